@@ -1,0 +1,142 @@
+// The logsim command line. Thin: it parses arguments, calls the layers, and maps outcomes to
+// DESIGN.md's exit codes: 0 all properties held (or the scenario's expected failure was
+// found), 1 a property was violated, 2 bad input, 3 nondeterminism, 4 liveness, 70 internal.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "engine/client/partitioner.h"
+#include "engine/env/assert.h"
+#include "reports/atomic_file.h"
+#include "reports/summary.h"
+#include "scenarios/loader.h"
+#include "scenarios/runner.h"
+
+namespace {
+
+using namespace logsim;
+
+constexpr int kExitPass = 0;
+constexpr int kExitViolated = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitNondeterminism = 3;
+constexpr int kExitLiveness = 4;
+constexpr int kExitInternal = 70;
+
+struct RunArgs {
+  std::string file;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  bool check_determinism = false;
+  std::string out;
+  bool json = false;
+  bool quiet = false;
+};
+
+int exit_code_for(const scenarios::RunResult& r) {
+  if (r.expectation_met) return kExitPass;
+  switch (r.verdict.outcome) {
+    case properties::Outcome::kLiveness: return kExitLiveness;
+    default: return kExitViolated;  // an unexpected violation, or an expected one not found
+  }
+}
+
+// Runs twice with full traces; on a difference names the first divergent event. Returns
+// true when the two runs agree.
+bool check_determinism(const scenarios::Scenario& s, std::uint64_t seed, const scenarios::RunOutput& first) {
+  scenarios::RunOutput second = scenarios::run_scenario(s, {seed, true});
+  if (second.result.trace_hash == first.result.trace_hash && second.result.trace_events == first.result.trace_events) return true;
+  std::fprintf(stderr, "logsim: NONDETERMINISM: seed %llu gave trace %s then %s\n",
+               static_cast<unsigned long long>(seed), reports::trace_hash_hex(first.result.trace_hash).c_str(),
+               reports::trace_hash_hex(second.result.trace_hash).c_str());
+  if (auto i = sim::first_divergence(first.trace, second.trace)) {
+    const auto& a = first.trace.entries();
+    const auto& b = second.trace.entries();
+    std::fprintf(stderr, "  first divergent event #%llu\n", static_cast<unsigned long long>(*i));
+    std::fprintf(stderr, "  run 1: %s\n", *i < a.size() ? sim::format_entry(a[*i]).c_str() : "(trace ended)");
+    std::fprintf(stderr, "  run 2: %s\n", *i < b.size() ? sim::format_entry(b[*i]).c_str() : "(trace ended)");
+  }
+  return false;
+}
+
+int run_command(const RunArgs& args) {
+  const scenarios::Scenario scenario = scenarios::load_scenario_file(args.file);
+  const std::uint64_t seed = args.seed_given ? args.seed : scenario.seed;
+  const auto start = std::chrono::steady_clock::now();
+  scenarios::RunOutput out = scenarios::run_scenario(scenario, {seed, args.check_determinism});
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (args.check_determinism && !check_determinism(scenario, seed, out)) return kExitNondeterminism;
+
+  const scenarios::RunResult& r = out.result;
+  if (!args.out.empty()) {
+    const std::string err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
+    if (!err.empty()) {
+      std::fprintf(stderr, "logsim: %s\n", err.c_str());
+      return kExitInternal;
+    }
+  }
+  if (args.json) {
+    std::cout << reports::summary_json(r, wall_ms).dump(2) << "\n";
+  } else if (!args.quiet) {
+    std::cout << reports::terminal_summary(r, wall_ms);
+    if (args.check_determinism) std::cout << "  determinism  the same seed ran twice to the same trace hash\n";
+    if (!args.out.empty()) std::cout << "  report     " << args.out << "/summary.json\n";
+  }
+  return exit_code_for(r);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"logsim: deterministic simulation and testing of Kafka-style logs"};
+  app.require_subcommand(1);
+
+  RunArgs run;
+  auto* run_cmd = app.add_subcommand("run", "Run a scenario file with a seed and check its properties");
+  run_cmd->add_option("scenario", run.file, "Scenario file (JSON)")->required();
+  auto* seed_opt = run_cmd->add_option("--seed", run.seed, "Master seed (default: the scenario's \"seed\")");
+  run_cmd->add_flag("--check-determinism", run.check_determinism, "Run twice and compare trace hashes (exit 3 if they differ)");
+  run_cmd->add_option("--out", run.out, "Directory for summary.json");
+  run_cmd->add_flag("--json", run.json, "Print summary.json to stdout instead of the human summary");
+  run_cmd->add_flag("--quiet", run.quiet, "Print nothing; the exit code tells the verdict");
+
+  std::string key;
+  std::int32_t partitions = 0;
+  auto* part_cmd = app.add_subcommand("partition", "Print the partition Kafka's default partitioner picks for a key");
+  part_cmd->add_option("key", key, "Record key (its UTF-8 bytes are hashed)")->required();
+  part_cmd->add_option("--partitions", partitions, "Number of partitions")->required()->check(CLI::Range(1, 1 << 30));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitBadInput;
+  }
+
+  try {
+    if (*part_cmd) {
+      std::cout << engine::partition_for_key(key, partitions) << "\n";
+      return kExitPass;
+    }
+    run.seed_given = seed_opt->count() > 0;
+    return run_command(run);
+  } catch (const scenarios::ScenarioError& e) {
+    std::fprintf(stderr, "logsim: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const InvariantError& e) {
+    std::fprintf(stderr, "logsim: INTERNAL ERROR (an engine invariant broke; this is a finding): %s\n  reproduce: logsim run %s --seed %llu\n",
+                 e.what(), run.file.c_str(), static_cast<unsigned long long>(run.seed));
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "logsim: internal error: %s\n", e.what());
+    return kExitInternal;
+  }
+}

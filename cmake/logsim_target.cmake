@@ -1,0 +1,31 @@
+# Shared compile settings for every logsim target: warnings, sanitizers, include root.
+
+set(LOGSIM_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+    -Wnon-virtual-dtor -Woverloaded-virtual -Wimplicit-fallthrough)
+
+function(logsim_configure target)
+  target_compile_options(${target} PRIVATE ${LOGSIM_WARNINGS})
+  if(LOGSIM_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# Sanitizers apply to every target, third-party-free code included, so link them globally.
+if(LOGSIM_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# logsim_test(NAME SOURCES... LIBS ... LABELS ...): one GoogleTest executable, one ctest entry.
+function(logsim_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  logsim_configure(${name})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  add_test(NAME ${name} COMMAND ${name})
+  set(labels unit)
+  if(T_LABELS)
+    set(labels ${T_LABELS})
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${labels}")
+endfunction()

@@ -1,0 +1,228 @@
+// The consumer client: per-partition fetch state machines and poll().
+#include "engine/client/consumer.h"
+
+#include <algorithm>
+
+#include "engine/env/assert.h"
+
+namespace logsim::engine {
+namespace {
+constexpr std::uint64_t kMetadataTag = 1;
+constexpr std::uint64_t kPartitionTag = 2;
+}  // namespace
+
+Consumer::Consumer(Env& env, ConsumerConfig config) : env_(env), config_(std::move(config)) {
+  LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "consumer needs bootstrap.servers");
+  LOGSIM_ASSERT(config_.max_poll_records > 0, "max.poll.records must be positive");
+}
+
+void Consumer::assign(const std::vector<TopicPartition>& partitions) {
+  std::map<TopicPartition, PartitionState> kept;
+  for (const auto& tp : partitions) {
+    auto it = partitions_.find(tp);
+    kept[tp] = it != partitions_.end() ? std::move(it->second) : PartitionState{};
+  }
+  for (auto& [tp, st] : partitions_) {
+    if (kept.contains(tp)) continue;
+    env_.cancel_timer(st.timer);
+    by_timer_.erase(st.timer);
+    by_correlation_.erase(st.in_flight);
+  }
+  partitions_ = std::move(kept);
+  assignment_ = partitions;
+  next_poll_partition_ = 0;
+  request_metadata();
+}
+
+void Consumer::seek(const TopicPartition& tp, Offset offset) {
+  auto it = partitions_.find(tp);
+  LOGSIM_ASSERT(it != partitions_.end(), "seek on an unassigned partition " + tp.topic);
+  PartitionState& st = it->second;
+  st.position = offset;
+  st.buffer.clear();
+  st.error.reset();
+  // A Fetch in flight asked for the old position: its answer is dropped when it comes.
+  by_correlation_.erase(st.in_flight);
+  st.in_flight = 0;
+  pump(tp);
+}
+
+std::optional<Offset> Consumer::position(const TopicPartition& tp) const {
+  auto it = partitions_.find(tp);
+  return it == partitions_.end() ? std::nullopt : it->second.position;
+}
+
+std::optional<ErrorCode> Consumer::partition_error(const TopicPartition& tp) const {
+  auto it = partitions_.find(tp);
+  return it == partitions_.end() ? std::nullopt : it->second.error;
+}
+
+void Consumer::request_metadata() {
+  if (metadata_correlation_ != 0) return;
+  const auto& servers = config_.bootstrap_servers;
+  const NodeId target = servers[env_.rng().uniform_u64(servers.size())];
+  metadata_correlation_ = ++next_correlation_;
+  std::vector<std::string> topics;
+  for (const auto& tp : assignment_) {
+    if (std::find(topics.begin(), topics.end(), tp.topic) == topics.end()) topics.push_back(tp.topic);
+  }
+  env_.send(target, MetadataRequest{metadata_correlation_, std::move(topics)});
+  metadata_timer_ = env_.set_timer(millis(config_.request_timeout_ms), kMetadataTag);
+}
+
+void Consumer::pump(const TopicPartition& tp) {
+  PartitionState& st = partitions_.at(tp);
+  if (st.error || st.in_flight != 0 || st.timer != 0) return;
+  const auto leader = metadata_.leader(tp.topic, tp.partition);
+  if (!leader) {
+    request_metadata();  // pumped again when metadata arrives
+    return;
+  }
+  if (!st.position) {
+    send_request(tp, st, *leader, true);
+    return;
+  }
+  if (static_cast<std::int32_t>(st.buffer.size()) >= config_.max_poll_records) return;
+  send_request(tp, st, *leader, false);
+}
+
+void Consumer::send_request(const TopicPartition& tp, PartitionState& st, NodeId leader, bool list_offsets) {
+  st.in_flight = ++next_correlation_;
+  by_correlation_[st.in_flight] = tp;
+  if (list_offsets) {
+    const std::int64_t ts = config_.auto_offset_reset == OffsetReset::kEarliest ? kListOffsetsEarliest : kListOffsetsLatest;
+    env_.send(leader, ListOffsetsRequest{st.in_flight, tp.topic, tp.partition, ts});
+  } else {
+    st.fetch_offset = st.buffer.empty() ? *st.position : st.buffer.back().offset + 1;
+    env_.send(leader, FetchRequest{st.in_flight, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records});
+  }
+  st.timer = env_.set_timer(millis(config_.request_timeout_ms), kPartitionTag);
+  st.waiting = false;
+  by_timer_[st.timer] = tp;
+}
+
+void Consumer::delay(PartitionState& st, const TopicPartition& tp, Nanos after) {
+  st.timer = env_.set_timer(after, kPartitionTag);
+  st.waiting = true;
+  by_timer_[st.timer] = tp;
+}
+
+void Consumer::reset_position(const TopicPartition& tp, PartitionState& st) {
+  st.buffer.clear();
+  st.position.reset();
+  if (config_.auto_offset_reset == OffsetReset::kNone) st.error = ErrorCode::OFFSET_OUT_OF_RANGE;
+  pump(tp);
+}
+
+Consumer::PartitionState* Consumer::state_for(CorrelationId id, TopicPartition& tp) {
+  auto it = by_correlation_.find(id);
+  if (it == by_correlation_.end()) return nullptr;
+  tp = it->second;
+  by_correlation_.erase(it);
+  PartitionState& st = partitions_.at(tp);
+  st.in_flight = 0;
+  env_.cancel_timer(st.timer);
+  by_timer_.erase(st.timer);
+  st.timer = 0;
+  return &st;
+}
+
+void Consumer::on_list_offsets(const ListOffsetsResponse& resp) {
+  TopicPartition tp;
+  PartitionState* st = state_for(resp.correlation_id, tp);
+  if (st == nullptr) return;
+  if (resp.error != ErrorCode::NONE) {
+    if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER) request_metadata();
+    delay(*st, tp, millis(config_.retry_backoff_ms));
+    return;
+  }
+  st->position = resp.offset;
+  pump(tp);
+}
+
+void Consumer::on_fetch(const FetchResponse& resp) {
+  TopicPartition tp;
+  PartitionState* st = state_for(resp.correlation_id, tp);
+  if (st == nullptr) return;
+  if (resp.error == ErrorCode::OFFSET_OUT_OF_RANGE) {
+    reset_position(tp, *st);
+    return;
+  }
+  if (resp.error != ErrorCode::NONE) {
+    if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER || resp.error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
+      request_metadata();
+    }
+    delay(*st, tp, millis(config_.retry_backoff_ms));
+    return;
+  }
+  if (resp.records.empty()) {
+    delay(*st, tp, millis(config_.fetch_max_wait_ms));
+    return;
+  }
+  for (const StoredRecord& r : resp.records) {
+    if (r.offset < st->fetch_offset) continue;  // below what was asked: never hand out twice
+    st->buffer.push_back(r);
+  }
+  pump(tp);
+}
+
+bool Consumer::on_message(NodeId, const Message& msg) {
+  if (const auto* meta = std::get_if<MetadataResponse>(&msg)) {
+    if (meta->correlation_id != metadata_correlation_) return false;
+    metadata_correlation_ = 0;
+    env_.cancel_timer(metadata_timer_);
+    metadata_.update(*meta);
+    for (const auto& tp : assignment_) pump(tp);
+    return true;
+  }
+  if (const auto* fetch = std::get_if<FetchResponse>(&msg)) {
+    on_fetch(*fetch);
+    return true;
+  }
+  if (const auto* list = std::get_if<ListOffsetsResponse>(&msg)) {
+    on_list_offsets(*list);
+    return true;
+  }
+  return false;
+}
+
+bool Consumer::on_timer(TimerId id, std::uint64_t tag) {
+  if (tag == kMetadataTag && id == metadata_timer_) {
+    metadata_correlation_ = 0;
+    request_metadata();
+    return true;
+  }
+  auto it = by_timer_.find(id);
+  if (it == by_timer_.end()) return false;
+  const TopicPartition tp = it->second;
+  by_timer_.erase(it);
+  PartitionState& st = partitions_.at(tp);
+  st.timer = 0;
+  if (!st.waiting) {
+    // The request timed out: forget it and ask again (its late answer is dropped).
+    by_correlation_.erase(st.in_flight);
+    st.in_flight = 0;
+  }
+  st.waiting = false;
+  pump(tp);
+  return true;
+}
+
+std::vector<ConsumerRecord> Consumer::poll() {
+  std::vector<ConsumerRecord> out;
+  const std::size_t n = assignment_.size();
+  for (std::size_t i = 0; i < n && static_cast<std::int32_t>(out.size()) < config_.max_poll_records; ++i) {
+    const TopicPartition& tp = assignment_[(next_poll_partition_ + i) % n];
+    PartitionState& st = partitions_.at(tp);
+    while (!st.buffer.empty() && static_cast<std::int32_t>(out.size()) < config_.max_poll_records) {
+      out.push_back(ConsumerRecord{tp, std::move(st.buffer.front())});
+      st.buffer.pop_front();
+      st.position = out.back().record.offset + 1;
+    }
+    pump(tp);
+  }
+  if (n > 0) next_poll_partition_ = (next_poll_partition_ + 1) % n;
+  return out;
+}
+
+}  // namespace logsim::engine

@@ -1,0 +1,29 @@
+// The client's view of the cluster: which broker leads each partition, and how many
+// partitions each topic has. Refreshed from any bootstrap broker by a Metadata request.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/env/messages.h"
+
+namespace logsim::engine {
+
+class MetadataCache {
+ public:
+  void update(const MetadataResponse& resp);
+  std::optional<NodeId> leader(const std::string& topic, PartitionId p) const;
+  // Number of partitions of a topic, or 0 when unknown.
+  std::int32_t partition_count(const std::string& topic) const;
+  bool knows(const std::string& topic) const { return partition_count(topic) > 0; }
+
+ private:
+  std::map<std::pair<std::string, std::int32_t>, NodeId> leaders_;
+  std::map<std::string, std::int32_t> counts_;
+};
+
+}  // namespace logsim::engine

@@ -1,0 +1,83 @@
+// Kafka's error codes, with Kafka's numbers and names. Expected failures are values (STYLE.md):
+// every response carries one of these, and clients decide by it whether to retry.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace logsim {
+
+enum class ErrorCode : std::int16_t {
+  // The server experienced an unexpected error when processing the request.
+  UNKNOWN_SERVER_ERROR = -1,
+  NONE = 0,
+  // The requested offset is below the log start offset or above the log end offset.
+  OFFSET_OUT_OF_RANGE = 1,
+  // The record failed its CRC check or is otherwise corrupt.
+  CORRUPT_MESSAGE = 2,
+  // This server does not host this topic-partition.
+  UNKNOWN_TOPIC_OR_PARTITION = 3,
+  // There is no leader for this partition right now (election in progress): retriable.
+  LEADER_NOT_AVAILABLE = 5,
+  // This broker is not the leader (or a follower) for the partition: refresh metadata, retry.
+  NOT_LEADER_OR_FOLLOWER = 6,
+  // The request timed out on the broker (e.g. acks=all waiting on followers).
+  REQUEST_TIMED_OUT = 7,
+  // The broker is not available.
+  BROKER_NOT_AVAILABLE = 8,
+  // The request is larger than the broker allows.
+  MESSAGE_TOO_LARGE = 10,
+  // The coordinator is loading offsets and group state and cannot serve yet.
+  COORDINATOR_LOAD_IN_PROGRESS = 14,
+  // The coordinator is not available.
+  COORDINATOR_NOT_AVAILABLE = 15,
+  // This broker is not the coordinator of the group.
+  NOT_COORDINATOR = 16,
+  // The topic name is not legal.
+  INVALID_TOPIC_EXCEPTION = 17,
+  // Fewer in-sync replicas than min.insync.replicas: nothing was written.
+  NOT_ENOUGH_REPLICAS = 19,
+  // Written to the leader's log, but the ISR shrank below min.insync.replicas: ambiguous.
+  NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20,
+  // The acks value is not one of -1, 0, 1.
+  INVALID_REQUIRED_ACKS = 21,
+  // The member's generation is not the group's current generation.
+  ILLEGAL_GENERATION = 22,
+  // The group member is not known to the coordinator.
+  UNKNOWN_MEMBER_ID = 25,
+  // The session timeout is outside the broker's allowed range.
+  INVALID_SESSION_TIMEOUT = 26,
+  // The group is rebalancing: rejoin.
+  REBALANCE_IN_PROGRESS = 27,
+  // The committed offset is invalid.
+  INVALID_COMMIT_OFFSET_SIZE = 28,
+  // The topic already exists.
+  TOPIC_ALREADY_EXISTS = 36,
+  // The number of partitions is invalid.
+  INVALID_PARTITIONS = 37,
+  // The replication factor is invalid (e.g. larger than the number of brokers).
+  INVALID_REPLICATION_FACTOR = 38,
+  // The producer's sequence number is not the next expected one.
+  OUT_OF_ORDER_SEQUENCE_NUMBER = 45,
+  // The producer's epoch is older than the broker's: a newer producer fenced it.
+  INVALID_PRODUCER_EPOCH = 47,
+  // The group has active members (e.g. offsets cannot be reset).
+  NON_EMPTY_GROUP = 68,
+  // The group does not exist.
+  GROUP_ID_NOT_FOUND = 69,
+  // The leader epoch in the request is older than the broker's.
+  FENCED_LEADER_EPOCH = 74,
+  // The leader epoch in the request is newer than the broker's.
+  UNKNOWN_LEADER_EPOCH = 75,
+  // A new dynamic member must rejoin with the member id it was given (KIP-394).
+  MEMBER_ID_REQUIRED = 79,
+  // Another member with the same group.instance.id has replaced this one (KIP-345).
+  FENCED_INSTANCE_ID = 82,
+};
+
+// Kafka's name for the code, e.g. "NOT_LEADER_OR_FOLLOWER".
+std::string_view error_name(ErrorCode code);
+// Whether a client should retry a request that failed with this code.
+bool is_retriable(ErrorCode code);
+
+}  // namespace logsim

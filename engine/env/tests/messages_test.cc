@@ -1,0 +1,190 @@
+// Tests for the engine's typed messages (engine/env/messages.h) and error names (errors.h).
+//
+// The message digest feeds the trace hash (DESIGN.md rule 5), so it must be a function of the
+// whole content: equal messages digest equally, and changing any one field, or the message's
+// type with the same fields, changes the digest. Names must be Kafka's, as reports show them.
+#include "engine/env/messages.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/env/errors.h"
+
+namespace logsim {
+namespace {
+
+ProduceRequest sample_produce() {
+  ProduceRequest r;
+  r.correlation_id = 17;
+  r.topic = "orders";
+  r.partition = PartitionId(2);
+  r.records = {Record{"k1", "v1", 1000}, Record{"k2", "v2", 1001}};
+  return r;
+}
+
+FetchResponse sample_fetch_response() {
+  FetchResponse r;
+  r.correlation_id = 17;
+  r.topic = "orders";
+  r.partition = PartitionId(2);
+  r.high_watermark = Offset(10);
+  r.log_start_offset = Offset(0);
+  r.records = {StoredRecord{Offset(8), Record{"k1", "v1", 1000}},
+               StoredRecord{Offset(9), Record{"k2", "v2", 1001}}};
+  return r;
+}
+
+// Applies `change` to a copy of `base` and expects the digest to move.
+template <typename M>
+void expect_changes_digest(const M& base, const std::function<void(M&)>& change,
+                           const char* what) {
+  M changed = base;
+  change(changed);
+  EXPECT_NE(message_digest(Message{base}), message_digest(Message{changed})) << what;
+}
+
+TEST(MessageDigest, EqualMessagesDigestEqually) {
+  EXPECT_EQ(message_digest(Message{sample_produce()}), message_digest(Message{sample_produce()}));
+  EXPECT_EQ(message_digest(Message{sample_fetch_response()}),
+            message_digest(Message{sample_fetch_response()}));
+  EXPECT_EQ(message_digest(Message{MetadataRequest{}}), message_digest(Message{MetadataRequest{}}));
+}
+
+TEST(MessageDigest, ProduceRequestEveryFieldCounts) {
+  const ProduceRequest base = sample_produce();
+  using P = ProduceRequest;
+  expect_changes_digest<P>(base, [](P& m) { m.correlation_id = 18; }, "correlation id");
+  expect_changes_digest<P>(base, [](P& m) { m.topic = "orderz"; }, "topic");
+  expect_changes_digest<P>(base, [](P& m) { m.partition = PartitionId(3); }, "partition");
+  expect_changes_digest<P>(base, [](P& m) { m.acks = 1; }, "acks");
+  expect_changes_digest<P>(base, [](P& m) { m.timeout_ms = 1; }, "timeout");
+  expect_changes_digest<P>(base, [](P& m) { m.records[1].key = "k3"; }, "record key");
+  expect_changes_digest<P>(base, [](P& m) { m.records[1].key.reset(); }, "null key");
+  expect_changes_digest<P>(base, [](P& m) { m.records[0].value = "v9"; }, "record value");
+  expect_changes_digest<P>(base, [](P& m) { m.records[0].timestamp_ms = 7; }, "timestamp");
+  expect_changes_digest<P>(base, [](P& m) { m.records.pop_back(); }, "record count");
+  expect_changes_digest<P>(base, [](P& m) { std::swap(m.records[0], m.records[1]); }, "order");
+}
+
+TEST(MessageDigest, NullValueDiffersFromEmptyValue) {
+  ProduceRequest tombstone = sample_produce();
+  tombstone.records[0].value.reset();
+  ProduceRequest empty = sample_produce();
+  empty.records[0].value = "";
+  EXPECT_NE(message_digest(Message{tombstone}), message_digest(Message{empty}));
+  ProduceRequest null_key = sample_produce();
+  null_key.records[0].key.reset();
+  ProduceRequest empty_key = sample_produce();
+  empty_key.records[0].key = "";
+  EXPECT_NE(message_digest(Message{null_key}), message_digest(Message{empty_key}));
+}
+
+TEST(MessageDigest, FetchResponseEveryFieldCounts) {
+  const FetchResponse base = sample_fetch_response();
+  using F = FetchResponse;
+  expect_changes_digest<F>(base, [](F& m) { m.correlation_id = 18; }, "correlation id");
+  expect_changes_digest<F>(base, [](F& m) { m.topic = "other"; }, "topic");
+  expect_changes_digest<F>(base, [](F& m) { m.partition = PartitionId(0); }, "partition");
+  expect_changes_digest<F>(
+      base, [](F& m) { m.error = ErrorCode::NOT_LEADER_OR_FOLLOWER; }, "error code");
+  expect_changes_digest<F>(base, [](F& m) { m.high_watermark = Offset(11); }, "high watermark");
+  expect_changes_digest<F>(base, [](F& m) { m.log_start_offset = Offset(1); }, "log start");
+  expect_changes_digest<F>(base, [](F& m) { m.records[0].offset = Offset(7); }, "record offset");
+  expect_changes_digest<F>(base, [](F& m) { m.records[0].record.key = "kx"; }, "record key");
+  expect_changes_digest<F>(base, [](F& m) { m.records[1].record.value = "vx"; }, "record value");
+  expect_changes_digest<F>(base, [](F& m) { m.records[1].record.value.reset(); }, "tombstone");
+}
+
+TEST(MessageDigest, ResponsesErrorCodeCounts) {
+  ProduceResponse produce;
+  produce.topic = "t";
+  expect_changes_digest<ProduceResponse>(
+      produce, [](ProduceResponse& m) { m.error = ErrorCode::NOT_ENOUGH_REPLICAS; }, "produce");
+  expect_changes_digest<ProduceResponse>(
+      produce, [](ProduceResponse& m) { m.base_offset = Offset(5); }, "base offset");
+  ListOffsetsResponse list;
+  list.topic = "t";
+  expect_changes_digest<ListOffsetsResponse>(
+      list, [](ListOffsetsResponse& m) { m.error = ErrorCode::OFFSET_OUT_OF_RANGE; }, "list");
+  expect_changes_digest<ListOffsetsResponse>(
+      list, [](ListOffsetsResponse& m) { m.offset = Offset(3); }, "list offset");
+}
+
+TEST(MessageDigest, MetadataFieldsCount) {
+  MetadataResponse base;
+  base.correlation_id = 3;
+  base.brokers = {NodeId(1), NodeId(2)};
+  base.topics = {TopicMetadata{"orders", ErrorCode::NONE,
+                               {PartitionMetadata{PartitionId(0), ErrorCode::NONE, NodeId(1),
+                                                  LeaderEpoch(4), {NodeId(1), NodeId(2)},
+                                                  {NodeId(1)}}}}};
+  using R = MetadataResponse;
+  expect_changes_digest<R>(base, [](R& m) { m.brokers.push_back(NodeId(3)); }, "brokers");
+  expect_changes_digest<R>(base, [](R& m) { m.topics[0].name = "x"; }, "topic name");
+  expect_changes_digest<R>(
+      base, [](R& m) { m.topics[0].partitions[0].leader = NodeId(2); }, "leader");
+  expect_changes_digest<R>(
+      base, [](R& m) { m.topics[0].partitions[0].leader_epoch = LeaderEpoch(5); }, "epoch");
+  expect_changes_digest<R>(
+      base, [](R& m) { m.topics[0].partitions[0].isr.push_back(NodeId(2)); }, "isr");
+  MetadataRequest request;
+  expect_changes_digest<MetadataRequest>(
+      request, [](MetadataRequest& m) { m.topics = {"orders"}; }, "requested topics");
+}
+
+TEST(MessageDigest, TypeCountsWhenFieldsAreTheSame) {
+  // Same correlation id, topic and partition; only the message type differs.
+  FetchRequest fetch;
+  fetch.correlation_id = 5;
+  fetch.topic = "t";
+  fetch.partition = PartitionId(1);
+  ListOffsetsRequest list;
+  list.correlation_id = 5;
+  list.topic = "t";
+  list.partition = PartitionId(1);
+  ProduceResponse produce_response;
+  produce_response.correlation_id = 5;
+  produce_response.topic = "t";
+  produce_response.partition = PartitionId(1);
+  ListOffsetsResponse list_response;
+  list_response.correlation_id = 5;
+  list_response.topic = "t";
+  list_response.partition = PartitionId(1);
+  EXPECT_NE(message_digest(Message{produce_response}), message_digest(Message{list_response}));
+  EXPECT_NE(message_digest(Message{fetch}), message_digest(Message{list}));
+  EXPECT_NE(message_digest(Message{MetadataRequest{}}), message_digest(Message{MetadataResponse{}}));
+}
+
+TEST(MessageName, KafkaApiNames) {
+  EXPECT_EQ(message_name(Message{ProduceRequest{}}), "Produce");
+  EXPECT_EQ(message_name(Message{ProduceResponse{}}), "ProduceResponse");
+  EXPECT_EQ(message_name(Message{FetchRequest{}}), "Fetch");
+  EXPECT_EQ(message_name(Message{FetchResponse{}}), "FetchResponse");
+  EXPECT_EQ(message_name(Message{ListOffsetsRequest{}}), "ListOffsets");
+  EXPECT_EQ(message_name(Message{ListOffsetsResponse{}}), "ListOffsetsResponse");
+  EXPECT_EQ(message_name(Message{MetadataRequest{}}), "Metadata");
+  EXPECT_EQ(message_name(Message{MetadataResponse{}}), "MetadataResponse");
+}
+
+TEST(ErrorName, KafkaNumbersAndNames) {
+  EXPECT_EQ(static_cast<int>(ErrorCode::NOT_LEADER_OR_FOLLOWER), 6);
+  EXPECT_EQ(error_name(ErrorCode::NOT_LEADER_OR_FOLLOWER), "NOT_LEADER_OR_FOLLOWER");
+  EXPECT_EQ(static_cast<int>(ErrorCode::NONE), 0);
+  EXPECT_EQ(error_name(ErrorCode::NONE), "NONE");
+  EXPECT_EQ(static_cast<int>(ErrorCode::UNKNOWN_SERVER_ERROR), -1);
+  EXPECT_EQ(error_name(ErrorCode::UNKNOWN_SERVER_ERROR), "UNKNOWN_SERVER_ERROR");
+  EXPECT_EQ(static_cast<int>(ErrorCode::OFFSET_OUT_OF_RANGE), 1);
+  EXPECT_EQ(error_name(ErrorCode::OFFSET_OUT_OF_RANGE), "OFFSET_OUT_OF_RANGE");
+  EXPECT_EQ(static_cast<int>(ErrorCode::REBALANCE_IN_PROGRESS), 27);
+  EXPECT_EQ(error_name(ErrorCode::REBALANCE_IN_PROGRESS), "REBALANCE_IN_PROGRESS");
+  EXPECT_EQ(static_cast<int>(ErrorCode::FENCED_INSTANCE_ID), 82);
+  EXPECT_EQ(error_name(ErrorCode::FENCED_INSTANCE_ID), "FENCED_INSTANCE_ID");
+  EXPECT_EQ(error_name(static_cast<ErrorCode>(4)), "UNKNOWN_ERROR_CODE");  // 4 is not listed
+}
+
+}  // namespace
+}  // namespace logsim

@@ -1,0 +1,47 @@
+// CheckerSet: fan-out of events to checkers and the ordering of their findings.
+#include "properties/checker.h"
+
+#include <algorithm>
+
+#include "properties/order_checker.h"
+
+namespace logsim::properties {
+
+std::string_view outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::kPass: return "pass";
+    case Outcome::kViolated: return "violated";
+    case Outcome::kLiveness: return "liveness";
+  }
+  return "?";
+}
+
+void CheckerSet::attach(History& history) {
+  history.observe([this](const HistoryEvent& e) { observe(e); });
+}
+
+void CheckerSet::observe(const HistoryEvent& e) {
+  for (auto& c : checkers_) c->observe(e);
+}
+
+Verdict CheckerSet::finish() {
+  Verdict v;
+  for (auto& c : checkers_) {
+    c->finish();
+    v.violations.insert(v.violations.end(), c->violations().begin(), c->violations().end());
+  }
+  std::stable_sort(v.violations.begin(), v.violations.end(),
+                   [](const Violation& a, const Violation& b) { return a.first_event < b.first_event; });
+  const bool liveness_only = !v.violations.empty() &&
+      std::all_of(v.violations.begin(), v.violations.end(), [](const Violation& x) { return x.anomaly == "liveness"; });
+  v.outcome = v.violations.empty() ? Outcome::kPass : (liveness_only ? Outcome::kLiveness : Outcome::kViolated);
+  return v;
+}
+
+CheckerSet default_checkers() {
+  CheckerSet set;
+  set.add(std::make_unique<OrderChecker>());
+  return set;
+}
+
+}  // namespace logsim::properties

@@ -1,0 +1,48 @@
+// A checker reads history events one by one as they are appended (online), so a violation
+// names its first event; the same checker runs offline over a recorded history. Checkers are
+// linear in the history's length and never look at the simulator.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "properties/history.h"
+#include "properties/verdict.h"
+
+namespace logsim::properties {
+
+class Checker {
+ public:
+  virtual ~Checker() = default;
+  virtual std::string_view name() const = 0;
+  virtual void observe(const HistoryEvent& e) = 0;
+  // Called once after the last event (end-of-run properties).
+  virtual void finish() {}
+  const std::vector<Violation>& violations() const { return violations_; }
+
+ protected:
+  void report(Violation v) { violations_.push_back(std::move(v)); }
+
+ private:
+  std::vector<Violation> violations_;
+};
+
+// Runs checkers over a history, online or offline, and gathers the verdict.
+class CheckerSet {
+ public:
+  void add(std::unique_ptr<Checker> c) { checkers_.push_back(std::move(c)); }
+  // Feeds every future event of `history` to the checkers as it is appended.
+  void attach(History& history);
+  void observe(const HistoryEvent& e);
+  // Finishes every checker and returns violations ordered by their first event.
+  Verdict finish();
+
+ private:
+  std::vector<std::unique_ptr<Checker>> checkers_;
+};
+
+// The checkers a run uses by default (more arrive with the properties work).
+CheckerSet default_checkers();
+
+}  // namespace logsim::properties

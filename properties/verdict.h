@@ -1,0 +1,40 @@
+// What the checkers conclude: the anomalies found, each with the first event that shows it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/env/types.h"
+
+namespace logsim::properties {
+
+// One violated property. Anomaly names are Jepsen's where Jepsen has one (DESIGN.md).
+struct Violation {
+  std::string anomaly;           // e.g. "nonmonotonic-poll"
+  std::uint64_t first_event = 0; // index of the history event that shows it
+  Nanos at = 0;
+  std::string process;
+  std::string topic;
+  std::int32_t partition = -1;
+  std::int64_t offset = -1;
+  std::optional<std::string> key;
+  std::vector<std::string> members;  // the processes involved
+  std::string explanation;           // one sentence
+};
+
+enum class Outcome : std::uint8_t {
+  kPass,       // every property held
+  kViolated,   // a safety property was violated
+  kLiveness,   // the run did not catch up after faults healed
+};
+
+struct Verdict {
+  Outcome outcome = Outcome::kPass;
+  std::vector<Violation> violations;
+};
+
+std::string_view outcome_name(Outcome o);
+
+}  // namespace logsim::properties

@@ -1,0 +1,71 @@
+// Rendering run results as summary.json and as the terminal summary.
+#include "reports/summary.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace logsim::reports {
+
+std::string trace_hash_hex(std::uint64_t hash) { return fmt::format("{:016x}", hash); }
+
+std::string replay_command(const scenarios::RunResult& r) {
+  return fmt::format("logsim run {} --seed {}", r.file, r.seed);
+}
+
+nlohmann::json summary_json(const scenarios::RunResult& r, double wall_ms) {
+  nlohmann::json j;
+  j["version"] = kSummaryVersion;
+  j["verdict"] = std::string(properties::outcome_name(r.verdict.outcome));
+  j["expectation_met"] = r.expectation_met;
+  j["expectation_detail"] = r.expectation_detail;
+  j["scenario"] = r.scenario;
+  j["file"] = r.file;
+  j["seed"] = r.seed;
+  j["trace_hash"] = trace_hash_hex(r.trace_hash);
+  j["trace_events"] = r.trace_events;
+  j["simulated_ms"] = to_millis(r.simulated_ns);
+  j["wall_ms"] = wall_ms;
+  j["stats"] = nlohmann::json::object();
+  for (const auto& [k, v] : r.stats) j["stats"][k] = v;
+  j["violations"] = nlohmann::json::array();
+  for (const auto& v : r.verdict.violations) {
+    nlohmann::json jv{{"anomaly", v.anomaly},       {"first_event", v.first_event}, {"at_ms", to_millis(v.at)},
+                      {"process", v.process},       {"topic", v.topic},             {"partition", v.partition},
+                      {"offset", v.offset},         {"members", v.members},         {"explanation", v.explanation}};
+    jv["key"] = v.key ? nlohmann::json(*v.key) : nlohmann::json(nullptr);
+    j["violations"].push_back(std::move(jv));
+  }
+  j["replay"] = replay_command(r);
+  return j;
+}
+
+std::string terminal_summary(const scenarios::RunResult& r, double wall_ms) {
+  const auto stat = [&](const std::string& k) {
+    auto it = r.stats.find(k);
+    return it == r.stats.end() ? std::int64_t{0} : it->second;
+  };
+  std::string verdict(properties::outcome_name(r.verdict.outcome));
+  for (auto& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string out = fmt::format("logsim: {} (seed {})\n", r.scenario, r.seed);
+  out += fmt::format("  verdict    {}{}\n", verdict,
+                     r.expectation_met ? "" : "  — NOT AS EXPECTED: " + r.expectation_detail);
+  out += fmt::format("  trace      {} ({} events, {:.3f}s simulated, {:.0f}ms wall)\n", trace_hash_hex(r.trace_hash),
+                     r.trace_events, static_cast<double>(r.simulated_ns) / 1e9, wall_ms);
+  out += fmt::format("  records    sent {} · acknowledged {} · failed {} · unknown {}\n", stat("records.sent"),
+                     stat("records.acknowledged"), stat("records.failed"), stat("records.unknown"));
+  std::string processed;
+  for (const auto& [k, v] : r.stats) {
+    if (k.rfind("records.processed.", 0) == 0) processed += fmt::format("{}{} {}", processed.empty() ? "" : " · ", k.substr(18), v);
+  }
+  if (!processed.empty()) out += "  processed  " + processed + "\n";
+  out += fmt::format("  faults     {}\n", stat("faults"));
+  for (const auto& v : r.verdict.violations) {
+    out += fmt::format("  VIOLATION  {} at {:.3f}s (event #{}): {}\n", v.anomaly, static_cast<double>(v.at) / 1e9,
+                       v.first_event, v.explanation);
+  }
+  out += "  replay     " + replay_command(r) + "\n";
+  return out;
+}
+
+}  // namespace logsim::reports

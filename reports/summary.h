@@ -1,0 +1,28 @@
+// The run summary: `summary.json` (machine-readable, versioned) and the terminal summary.
+//
+// summary.json, version 1: {"version", "verdict", "expectation_met", "expectation_detail",
+// "scenario", "file", "seed", "trace_hash" (16 hex digits), "trace_events", "simulated_ms",
+// "wall_ms", "stats" {name: count}, "violations" [{"anomaly", "first_event", "at_ms",
+// "process", "topic", "partition", "offset", "key", "members", "explanation"}],
+// "replay" (the command that reproduces the run)}.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/runner.h"
+
+namespace logsim::reports {
+
+constexpr int kSummaryVersion = 1;
+
+std::string trace_hash_hex(std::uint64_t hash);
+// The command that reproduces a run.
+std::string replay_command(const scenarios::RunResult& r);
+
+nlohmann::json summary_json(const scenarios::RunResult& r, double wall_ms);
+// The short human summary printed after a run.
+std::string terminal_summary(const scenarios::RunResult& r, double wall_ms);
+
+}  // namespace logsim::reports

@@ -1,0 +1,51 @@
+// The consumer application's poll loop and its history records.
+#include "scenarios/apps/consumer_app.h"
+
+namespace logsim::scenarios {
+namespace {
+constexpr std::uint64_t kPollTag = 1000;
+}  // namespace
+
+ConsumerApp::ConsumerApp(Env& env, const ConsumerSpec& spec, const std::vector<TopicSpec>& topics,
+                         RunContext& ctx, std::vector<NodeId> bootstrap)
+    : env_(env), spec_(spec), topics_(topics), ctx_(ctx), consumer_(env, [&] {
+        engine::ConsumerConfig c = spec.config;
+        c.bootstrap_servers = std::move(bootstrap);
+        return c;
+      }()) {}
+
+void ConsumerApp::on_start() {
+  std::vector<engine::TopicPartition> assignment;
+  auto e = ctx_.event(properties::OpKind::kAssign, spec_.name);
+  for (const auto& name : spec_.topics) {
+    for (const auto& t : topics_) {
+      if (t.name != name) continue;
+      for (std::int32_t p = 0; p < t.partitions; ++p) {
+        assignment.push_back({t.name, PartitionId(p)});
+        e.assignment.push_back({t.name, p});
+      }
+    }
+  }
+  consumer_.assign(assignment);
+  ctx_.history.append(e);
+  env_.set_timer(spec_.poll_interval, kPollTag);
+}
+
+void ConsumerApp::on_message(NodeId from, const Message& msg) { consumer_.on_message(from, msg); }
+
+void ConsumerApp::on_timer(TimerId id, std::uint64_t tag) {
+  if (consumer_.on_timer(id, tag)) return;
+  if (tag != kPollTag) return;
+  for (const auto& r : consumer_.poll()) {
+    auto e = ctx_.event(properties::OpKind::kProcess, spec_.name);
+    e.topic = r.tp.topic;
+    e.partition = r.tp.partition.value();
+    e.offset = r.record.offset.value();
+    e.key = r.record.record.key;
+    e.value_id = parse_value_id(r.record.record.value);
+    ctx_.history.append(e);
+  }
+  env_.set_timer(spec_.poll_interval, kPollTag);
+}
+
+}  // namespace logsim::scenarios

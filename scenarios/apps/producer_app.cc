@@ -1,0 +1,93 @@
+// The producer application's send loop and its history records.
+#include "scenarios/apps/producer_app.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace logsim::scenarios {
+namespace {
+constexpr std::uint64_t kTickTag = 1000;
+}  // namespace
+
+std::string make_value(std::uint64_t value_id, std::int32_t bytes) {
+  std::string v = std::to_string(value_id) + " ";
+  if (static_cast<std::int32_t>(v.size()) < bytes) v.resize(static_cast<std::size_t>(bytes), 'x');
+  return v;
+}
+
+std::uint64_t parse_value_id(const std::optional<std::string>& value) {
+  if (!value) return 0;
+  std::uint64_t id = 0;
+  auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), id);
+  return ec == std::errc() ? id : 0;
+}
+
+ProducerApp::ProducerApp(Env& env, const ProducerSpec& spec, std::uint64_t id_base, RunContext& ctx,
+                         std::vector<NodeId> bootstrap)
+    : env_(env), spec_(spec), id_base_(id_base), ctx_(ctx), producer_(env, [&] {
+        engine::ProducerConfig c = spec.config;
+        c.bootstrap_servers = std::move(bootstrap);
+        return c;
+      }()) {}
+
+void ProducerApp::on_start() {
+  producer_.start();
+  const Nanos wait = spec_.start > ctx_.world.now() ? spec_.start - ctx_.world.now() : 0;
+  tick_ = env_.set_timer(wait, kTickTag);
+}
+
+void ProducerApp::on_message(NodeId from, const Message& msg) { producer_.on_message(from, msg); }
+
+void ProducerApp::on_timer(TimerId id, std::uint64_t tag) {
+  if (producer_.on_timer(id, tag)) return;
+  if (tag != kTickTag) return;
+  send_one();
+  const auto interval = static_cast<Nanos>(std::llround(1e9 / spec_.rate_per_sec));
+  if (ctx_.producers.at(spec_.name).sent < spec_.count) tick_ = env_.set_timer(interval, kTickTag);
+}
+
+std::optional<std::string> ProducerApp::choose_key(Rng& rng) const {
+  switch (spec_.keys.kind) {
+    case KeySpec::Kind::kNone:
+      return std::nullopt;
+    case KeySpec::Kind::kUniform:
+      return "key-" + std::to_string(rng.uniform_u64(static_cast<std::uint64_t>(spec_.keys.uniform)));
+    case KeySpec::Kind::kList:
+      return spec_.keys.list[rng.uniform_u64(spec_.keys.list.size())];
+  }
+  return std::nullopt;
+}
+
+void ProducerApp::send_one() {
+  ProducerProgress& progress = ctx_.producers.at(spec_.name);
+  if (progress.sent >= spec_.count) return;
+  const std::uint64_t value_id = id_base_ + static_cast<std::uint64_t>(++progress.sent);
+  Record record{choose_key(progress.workload), make_value(value_id, spec_.value_bytes), to_millis(env_.now())};
+
+  auto invoke = ctx_.event(properties::OpKind::kSendInvoke, spec_.name);
+  invoke.topic = spec_.topic;
+  invoke.key = record.key;
+  invoke.value_id = value_id;
+  ctx_.history.append(invoke);
+
+  RunContext& ctx = ctx_;
+  const std::string name = spec_.name;
+  const std::string topic = spec_.topic;
+  const auto key = record.key;
+  producer_.send(topic, std::move(record), std::nullopt, [&ctx, name, topic, key, value_id](const engine::SendResult& r) {
+    using engine::SendOutcome;
+    const auto kind = r.outcome == SendOutcome::kAcknowledged ? properties::OpKind::kSendOk
+                      : r.outcome == SendOutcome::kFailed     ? properties::OpKind::kSendFail
+                                                              : properties::OpKind::kSendInfo;
+    auto e = ctx.event(kind, name);
+    e.topic = topic;
+    e.partition = r.partition.value();
+    e.offset = r.offset.value();
+    e.key = key;
+    e.value_id = value_id;
+    if (r.error != ErrorCode::NONE) e.error = std::string(error_name(r.error));
+    ctx.history.append(e);
+  });
+}
+
+}  // namespace logsim::scenarios

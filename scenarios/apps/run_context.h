@@ -1,0 +1,41 @@
+// What the simulated applications share with the harness: the history they record into, the
+// world's true clock (history times are true simulated time, not a node's skewed clock), and
+// workload progress that survives an application's restart (the test driver's memory, not
+// the application's).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "engine/env/rng.h"
+#include "properties/history.h"
+#include "sim/world.h"
+
+namespace logsim::scenarios {
+
+struct ProducerProgress {
+  std::int64_t sent = 0;  // records handed to the client so far
+  Rng workload;           // key choices
+};
+
+struct RunContext {
+  properties::History& history;
+  const sim::World& world;
+  std::map<std::string, ProducerProgress> producers;  // by producer name
+
+  properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const {
+    properties::HistoryEvent e;
+    e.at = world.now();
+    e.kind = kind;
+    e.process = process;
+    return e;
+  }
+};
+
+// The value a producer sends: its unique id in decimal, a space, then padding to `bytes`.
+std::string make_value(std::uint64_t value_id, std::int32_t bytes);
+// The id at the start of a value made by make_value, or 0 if there is none.
+std::uint64_t parse_value_id(const std::optional<std::string>& value);
+
+}  // namespace logsim::scenarios

@@ -1,0 +1,310 @@
+// The scenario loader: sections, Kafka config keys with Kafka's defaults, cross-checks.
+#include "scenarios/loader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "scenarios/json_reader.h"
+
+namespace logsim::scenarios {
+namespace {
+
+using engine::OffsetReset;
+
+const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop", "restart", "pause",
+                                                   "resume", "isolate", "partition", "heal"};
+
+void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
+  r.expect_object({"acks", "retries", "retry.backoff.ms", "request.timeout.ms", "delivery.timeout.ms", "batch.size"});
+  if (auto v = r.get("acks")) {
+    const auto& j = v->json();
+    if (j.is_string() && j.get<std::string>() == "all") c.acks = -1;
+    else {
+      const auto a = v->config_integer(-1, 1);
+      c.acks = static_cast<std::int16_t>(a);
+    }
+  }
+  if (auto v = r.get("retries")) c.retries = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  if (auto v = r.get("retry.backoff.ms")) c.retry_backoff_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  if (auto v = r.get("request.timeout.ms")) c.request_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  if (auto v = r.get("delivery.timeout.ms")) c.delivery_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  if (auto v = r.get("batch.size")) c.batch_size = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  if (c.delivery_timeout_ms < c.request_timeout_ms) {
+    r.fail("delivery.timeout.ms (" + std::to_string(c.delivery_timeout_ms) + ") is below request.timeout.ms (" +
+               std::to_string(c.request_timeout_ms) + ")",
+           "delivery.timeout.ms >= request.timeout.ms, as Kafka's producer requires");
+  }
+}
+
+void read_consumer_config(const JsonReader& r, engine::ConsumerConfig& c) {
+  r.expect_object({"max.poll.records", "auto.offset.reset", "fetch.max.wait.ms", "request.timeout.ms", "retry.backoff.ms"});
+  if (auto v = r.get("max.poll.records")) c.max_poll_records = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  if (auto v = r.get("auto.offset.reset")) {
+    const std::string s = v->string();
+    if (s == "earliest") c.auto_offset_reset = OffsetReset::kEarliest;
+    else if (s == "latest") c.auto_offset_reset = OffsetReset::kLatest;
+    else if (s == "none") c.auto_offset_reset = OffsetReset::kNone;
+    else v->fail("found \"" + s + "\"", "\"earliest\", \"latest\" or \"none\"");
+  }
+  if (auto v = r.get("fetch.max.wait.ms")) c.fetch_max_wait_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  if (auto v = r.get("request.timeout.ms")) c.request_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  if (auto v = r.get("retry.backoff.ms")) c.retry_backoff_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+}
+
+sim::LinkOptions read_network(const JsonReader& r) {
+  r.expect_object({"latency_min", "latency_mean", "loss_probability", "duplicate_probability", "reorder"});
+  sim::LinkOptions o;
+  if (auto v = r.get("latency_min")) o.latency_min_ns = v->duration();
+  if (auto v = r.get("latency_mean")) o.latency_mean_ns = v->duration();
+  if (auto v = r.get("loss_probability")) o.loss_probability = v->number(0, 1);
+  if (auto v = r.get("duplicate_probability")) o.duplicate_probability = v->number(0, 1);
+  if (auto v = r.get("reorder")) o.reorder = v->boolean();
+  return o;
+}
+
+KeySpec read_keys(const JsonReader& r) {
+  KeySpec k;
+  if (r.json().is_null()) return k;
+  r.expect_object({"uniform", "list"});
+  if (r.has("uniform") == r.has("list")) r.fail("a key choice needs exactly one of \"uniform\" or \"list\"", "{\"uniform\": N} or {\"list\": [\"k1\", ...]}");
+  if (auto v = r.get("uniform")) {
+    k.kind = KeySpec::Kind::kUniform;
+    k.uniform = static_cast<std::int32_t>(v->integer(1, 10'000'000));
+  }
+  if (auto v = r.get("list")) {
+    k.kind = KeySpec::Kind::kList;
+    for (const auto& item : v->items()) k.list.push_back(item.string());
+    if (k.list.empty()) v->fail("found an empty list", "at least one key");
+  }
+  return k;
+}
+
+void read_cluster(const JsonReader& r, Scenario& s) {
+  r.expect_object({"brokers", "network"});
+  if (auto v = r.get("brokers")) {
+    s.cluster.brokers = static_cast<std::int32_t>(v->integer(1, 1000));
+    // The foundation engine has one replica per partition; replication is the broker-engine work.
+    if (s.cluster.brokers != 1) v->fail("found " + std::to_string(s.cluster.brokers) + " brokers", "1 (multi-broker clusters are not supported yet)");
+  }
+  if (auto v = r.get("network")) s.cluster.network = read_network(*v);
+}
+
+void read_topics(const JsonReader& r, Scenario& s) {
+  for (const auto& t : r.items()) {
+    t.expect_object({"name", "partitions"});
+    TopicSpec spec;
+    spec.name = t.at("name").string();
+    if (spec.name.empty()) t.at("name").fail("found an empty name", "a topic name");
+    if (auto v = t.get("partitions")) spec.partitions = static_cast<std::int32_t>(v->integer(1, 10'000));
+    for (const auto& other : s.topics) {
+      if (other.name == spec.name) t.at("name").fail("topic \"" + spec.name + "\" is defined twice", "unique topic names");
+    }
+    s.topics.push_back(spec);
+  }
+}
+
+std::vector<std::string> topic_names(const Scenario& s) {
+  std::vector<std::string> out;
+  for (const auto& t : s.topics) out.push_back(t.name);
+  return out;
+}
+
+std::string check_topic(const JsonReader& r, const Scenario& s) {
+  const std::string name = r.string();
+  const auto names = topic_names(s);
+  if (std::find(names.begin(), names.end(), name) != names.end()) return name;
+  auto guess = did_you_mean(name, names);
+  r.fail("unknown topic \"" + name + "\"", guess ? "did you mean \"" + *guess + "\"?" : "a topic defined under /topics");
+}
+
+void read_producers(const JsonReader& r, Scenario& s) {
+  for (const auto& p : r.items()) {
+    p.expect_object({"name", "topic", "rate_per_sec", "count", "start", "keys", "value_bytes", "config"});
+    ProducerSpec spec;
+    spec.name = p.at("name").string();
+    spec.topic = check_topic(p.at("topic"), s);
+    if (auto v = p.get("rate_per_sec")) spec.rate_per_sec = v->number(0.001, 10'000'000);
+    if (auto v = p.get("count")) spec.count = v->integer(0, 1'000'000'000);
+    if (auto v = p.get("start")) spec.start = v->duration();
+    if (auto v = p.get("keys")) spec.keys = read_keys(*v);
+    if (auto v = p.get("value_bytes")) spec.value_bytes = static_cast<std::int32_t>(v->integer(24, 10 * 1024 * 1024));
+    if (auto v = p.get("config")) read_producer_config(*v, spec.config);
+    s.producers.push_back(std::move(spec));
+  }
+}
+
+void read_consumers(const JsonReader& r, Scenario& s) {
+  for (const auto& c : r.items()) {
+    c.expect_object({"name", "topics", "poll_interval", "config"});
+    ConsumerSpec spec;
+    spec.name = c.at("name").string();
+    for (const auto& t : c.at("topics").items()) spec.topics.push_back(check_topic(t, s));
+    if (spec.topics.empty()) c.at("topics").fail("found an empty list", "at least one topic");
+    if (auto v = c.get("poll_interval")) spec.poll_interval = v->duration();
+    if (spec.poll_interval <= 0) c.at("poll_interval").fail("found a zero interval", "a positive duration");
+    if (auto v = c.get("config")) read_consumer_config(*v, spec.config);
+    s.consumers.push_back(std::move(spec));
+  }
+}
+
+std::vector<std::string> node_names(const Scenario& s) {
+  std::vector<std::string> out;
+  for (std::int32_t b = 1; b <= s.cluster.brokers; ++b) out.push_back("broker-" + std::to_string(b));
+  for (const auto& p : s.producers) out.push_back(p.name);
+  for (const auto& c : s.consumers) out.push_back(c.name);
+  return out;
+}
+
+std::string check_node(const JsonReader& r, const std::vector<std::string>& names) {
+  const std::string name = r.string();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return name;
+  auto guess = did_you_mean(name, names);
+  std::string expected = guess ? "did you mean \"" + *guess + "\"?" : "one of:";
+  if (!guess) for (const auto& n : names) expected += " " + n;
+  r.fail("unknown target \"" + name + "\"", expected);
+}
+
+void read_timeline(const JsonReader& r, Scenario& s) {
+  const auto names = node_names(s);
+  for (const auto& step : r.items()) {
+    step.expect_object({"at", "action", "target", "groups"});
+    TimelineStep t;
+    t.pointer = step.pointer();
+    t.at = step.at("at").duration();
+    if (t.at > s.duration) {
+      step.at("at").fail("the step is after the end of the run (duration " + std::to_string(to_millis(s.duration)) + "ms)",
+                         "a time no later than the scenario's duration");
+    }
+    const auto action = step.at("action");
+    t.action = action.string();
+    if (std::find(kTimelineActions.begin(), kTimelineActions.end(), t.action) == kTimelineActions.end()) {
+      auto guess = did_you_mean(t.action, kTimelineActions);
+      std::string expected = guess ? "did you mean \"" + *guess + "\"?" : "one of:";
+      if (!guess) for (const auto& a : kTimelineActions) expected += " " + a;
+      action.fail("unknown action \"" + t.action + "\"", expected);
+    }
+    if (t.action == "partition") {
+      for (const auto& g : step.at("groups").items()) {
+        std::string group;
+        for (const auto& n : g.items()) group += (group.empty() ? "" : ",") + check_node(n, names);
+        t.targets.push_back(group);
+      }
+      if (t.targets.size() < 2) step.at("groups").fail("found fewer than two groups", "two or more groups of node names");
+    } else if (t.action != "heal") {
+      t.targets.push_back(check_node(step.at("target"), names));
+    }
+    s.timeline.push_back(std::move(t));
+  }
+  std::stable_sort(s.timeline.begin(), s.timeline.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+}
+
+void read_expect(const JsonReader& r, Scenario& s) {
+  r.expect_object({"verdict", "anomalies"});
+  if (auto v = r.get("verdict")) {
+    s.expect.verdict = v->string();
+    if (s.expect.verdict != "pass" && s.expect.verdict != "violated" && s.expect.verdict != "liveness") {
+      v->fail("found \"" + s.expect.verdict + "\"", "\"pass\", \"violated\" or \"liveness\"");
+    }
+  }
+  if (auto v = r.get("anomalies")) {
+    for (const auto& a : v->items()) s.expect.anomalies.push_back(a.string());
+  }
+}
+
+void check_unique_names(const JsonReader& root, const Scenario& s) {
+  std::set<std::string> seen;
+  for (const auto& n : node_names(s)) {
+    if (!seen.insert(n).second) root.fail("the name \"" + n + "\" is used twice", "unique names for brokers, producers and consumers");
+  }
+}
+
+}  // namespace
+
+ScenarioError::ScenarioError(std::string file, std::string pointer, std::string problem, std::string expected)
+    : std::runtime_error(file + ": " + pointer + ": " + problem + "; expected " + expected),
+      file_(std::move(file)), pointer_(std::move(pointer)), problem_(std::move(problem)), expected_(std::move(expected)) {}
+
+std::optional<Nanos> parse_duration(std::string_view text) {
+  std::size_t i = 0;
+  std::int64_t value = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (value > (INT64_MAX / 10) - 10) return std::nullopt;
+    value = value * 10 + (text[i] - '0');
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  const std::string_view unit = text.substr(i);
+  const std::vector<std::pair<std::string_view, Nanos>> units = {
+      {"ns", 1}, {"us", kNanosPerMicro}, {"ms", kNanosPerMilli}, {"s", kNanosPerSecond},
+      {"m", 60 * kNanosPerSecond}, {"h", 3600 * kNanosPerSecond}, {"d", 86400 * kNanosPerSecond}};
+  for (const auto& [u, scale] : units) {
+    if (unit == u) {
+      if (value > INT64_MAX / scale) return std::nullopt;
+      return value * scale;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_distance = word.size() / 3 + 2;  // closer than this counts as a typo
+  for (const auto& c : candidates) {
+    // Levenshtein distance, one row at a time.
+    std::vector<std::size_t> row(c.size() + 1);
+    for (std::size_t j = 0; j <= c.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= word.size(); ++i) {
+      std::size_t diag = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= c.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (word[i - 1] == c[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    if (row[c.size()] < best_distance) {
+      best_distance = row[c.size()];
+      best = c;
+    }
+  }
+  return best;
+}
+
+Scenario parse_scenario(std::string_view text, const std::string& file) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ScenarioError(file, "/", "not valid JSON (byte " + std::to_string(e.byte) + ")", "a JSON object");
+  }
+  const JsonReader root(j, "", file);
+  root.expect_object({"$schema", "name", "description", "duration", "seed", "cluster", "topics", "producers",
+                      "consumers", "timeline", "expect"});
+  Scenario s;
+  s.file = file;
+  s.name = root.at("name").string();
+  if (auto v = root.get("description")) s.description = v->string();
+  if (auto v = root.get("duration")) s.duration = v->duration();
+  if (s.duration <= 0) root.at("duration").fail("found a zero duration", "a positive duration");
+  if (auto v = root.get("seed")) s.seed = static_cast<std::uint64_t>(v->integer(0, INT64_MAX));
+  if (auto v = root.get("cluster")) read_cluster(*v, s);
+  read_topics(root.at("topics"), s);
+  if (auto v = root.get("producers")) read_producers(*v, s);
+  if (auto v = root.get("consumers")) read_consumers(*v, s);
+  check_unique_names(root, s);
+  if (auto v = root.get("timeline")) read_timeline(*v, s);
+  if (auto v = root.get("expect")) read_expect(*v, s);
+  return s;
+}
+
+Scenario load_scenario_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(path, "/", "cannot open the file", "a readable scenario file");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return parse_scenario(buf.str(), path);
+}
+
+}  // namespace logsim::scenarios

@@ -1,0 +1,48 @@
+// Runs one scenario with one seed: builds the World (brokers and applications on simulated
+// nodes), schedules the timeline, runs the event loop, feeds the history to the checkers as
+// it grows, and returns the result. One direction, no back-and-forth (DESIGN.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "properties/history.h"
+#include "properties/verdict.h"
+#include "scenarios/scenario.h"
+#include "sim/trace.h"
+
+namespace logsim::scenarios {
+
+struct RunOptions {
+  std::uint64_t seed = 1;
+  bool record_trace = false;  // keep every trace entry (for --trace and divergence reports)
+};
+
+struct RunResult {
+  std::string scenario;
+  std::string file;
+  std::uint64_t seed = 0;
+  std::uint64_t trace_hash = 0;
+  std::uint64_t trace_events = 0;
+  Nanos simulated_ns = 0;
+  properties::Verdict verdict;
+  std::map<std::string, std::int64_t> stats;  // ordered: stable output
+  bool expectation_met = true;
+  std::string expectation_detail;  // why the expectation was not met
+};
+
+struct RunOutput {
+  RunResult result;
+  properties::History history;
+  sim::Trace trace{false};
+};
+
+RunOutput run_scenario(const Scenario& scenario, const RunOptions& options);
+
+// Compares a verdict with the scenario's `expect`: a scenario that demonstrates a known
+// failure passes when exactly the expected anomalies are found.
+bool meets_expectation(const Expectation& expect, const properties::Verdict& verdict, std::string& detail);
+
+}  // namespace logsim::scenarios

@@ -1,0 +1,82 @@
+// A scenario: the cluster, topics, workloads and fault timeline of one run, as loaded from a
+// scenario file (see docs/scenarios.md). Values are validated by the loader; this is plain
+// data with Kafka's defaults filled in.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/client/consumer.h"
+#include "engine/client/producer.h"
+#include "engine/env/types.h"
+#include "sim/network.h"
+
+namespace logsim::scenarios {
+
+struct TopicSpec {
+  std::string name;
+  std::int32_t partitions = 1;
+};
+
+struct ClusterSpec {
+  std::int32_t brokers = 1;      // named broker-1 .. broker-N
+  sim::LinkOptions network;      // every link's default
+};
+
+// How a producer picks keys.
+struct KeySpec {
+  enum class Kind : std::uint8_t { kNone, kUniform, kList } kind = Kind::kNone;
+  std::int32_t uniform = 0;            // kUniform: keys "key-0" .. "key-(N-1)"
+  std::vector<std::string> list;       // kList: chosen uniformly
+};
+
+struct ProducerSpec {
+  std::string name;
+  std::string topic;
+  double rate_per_sec = 100;          // records per simulated second
+  std::int64_t count = 1000;          // records to send in all
+  Nanos start = 0;                    // when the first record is sent
+  KeySpec keys;
+  std::int32_t value_bytes = 100;     // size of each value
+  engine::ProducerConfig config;      // Kafka producer configs (bootstrap filled by the run)
+};
+
+struct ConsumerSpec {
+  std::string name;
+  std::vector<std::string> topics;    // every partition of these is assigned (manual assign)
+  Nanos poll_interval = millis(10);   // time between polls
+  engine::ConsumerConfig config;      // Kafka consumer configs (bootstrap filled by the run)
+};
+
+// One timeline step: at `at`, do `action` to `targets`.
+struct TimelineStep {
+  Nanos at = 0;
+  std::string action;                 // crash, power-loss, stop, restart, pause, resume,
+                                      // isolate, partition, heal
+  std::vector<std::string> targets;   // node names (partition: one group per entry, comma-separated)
+  std::string pointer;                // JSON pointer of the step in its file, for errors
+};
+
+struct Expectation {
+  std::string verdict = "pass";       // pass | violated | liveness
+  std::vector<std::string> anomalies; // for a scenario that demonstrates a known failure
+};
+
+struct Scenario {
+  std::string file;                   // where it was loaded from
+  std::string name;
+  std::string description;
+  Nanos duration = seconds(60);
+  std::uint64_t seed = 1;             // used when the command line gives none
+  ClusterSpec cluster;
+  std::vector<TopicSpec> topics;
+  std::vector<ProducerSpec> producers;
+  std::vector<ConsumerSpec> consumers;
+  std::vector<TimelineStep> timeline;
+  Expectation expect;
+};
+
+}  // namespace logsim::scenarios

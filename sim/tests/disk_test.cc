@@ -1,0 +1,338 @@
+// Tests of SimDisk's fault model: page cache vs durable image, fsync snapshots, crash, power
+// loss, torn tails, lying fsync, determinism.
+#include "sim/disk.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/env/assert.h"
+#include "engine/env/rng.h"
+
+namespace logsim::sim {
+namespace {
+
+struct Completion {
+  Nanos delay;
+  std::uint64_t token;
+  std::function<void()> complete;
+};
+
+// A disk whose fsync completions wait in a vector until the test fires them.
+class TestDisk {
+ public:
+  explicit TestDisk(SimDiskOptions options = {}, std::uint64_t seed = 1)
+      : disk(options, Rng(seed),
+             [this](Nanos delay, std::uint64_t token, std::function<void()> complete) {
+               completions.push_back({delay, token, std::move(complete)});
+             }) {}
+
+  // Fires every completion handed out so far, in the order given (or reversed).
+  void fire_all(bool reversed = false) {
+    std::vector<Completion> batch = std::move(completions);
+    completions.clear();
+    if (reversed) std::reverse(batch.begin(), batch.end());
+    for (Completion& c : batch) c.complete();
+  }
+  void sync(const std::string& file) {
+    disk.fsync(file, 0);
+    fire_all();
+  }
+  std::string contents(const std::string& file) const { return disk.read(file, 0, 1 << 20); }
+
+  std::vector<Completion> completions;  // declared first: the sink captures it
+  SimDisk disk;
+};
+
+TEST(SimDisk, AppendReadClipAndSortedList) {
+  TestDisk t;
+  t.disk.append("b", "hello");
+  t.disk.append("b", " world");
+  t.disk.append("a", "x");
+  t.disk.append("c/0", "");
+  EXPECT_EQ(t.contents("b"), "hello world");
+  EXPECT_EQ(t.disk.read("b", 6, 3), "wor");
+  EXPECT_EQ(t.disk.read("b", 6, 100), "world");
+  EXPECT_EQ(t.disk.read("b", 11, 1), "");
+  EXPECT_EQ(t.disk.read("b", 50, 1), "");
+  EXPECT_EQ(t.disk.size("b"), 11u);
+  EXPECT_TRUE(t.disk.exists("c/0"));
+  EXPECT_EQ(t.disk.size("c/0"), 0u);
+  EXPECT_FALSE(t.disk.exists("missing"));
+  EXPECT_EQ(t.disk.size("missing"), 0u);
+  EXPECT_EQ(t.disk.read("missing", 0, 10), "");
+  EXPECT_EQ(t.disk.list(), (std::vector<std::string>{"a", "b", "c/0"}));
+  EXPECT_EQ(t.disk.stats().bytes_appended, 12u);
+}
+
+TEST(SimDisk, PreconditionsAreAsserted) {
+  TestDisk t;
+  EXPECT_THROW(t.disk.append("", "x"), InvariantError);
+  EXPECT_THROW(t.disk.fsync("", 1), InvariantError);
+  EXPECT_THROW(t.disk.truncate("missing", 0), InvariantError);
+  EXPECT_THROW(t.disk.rename("missing", "x"), InvariantError);
+  SimDiskOptions bad;
+  bad.torn_write_probability = 1.5;
+  EXPECT_THROW(TestDisk{bad}, InvariantError);
+}
+
+TEST(SimDisk, FsyncHandsTokenAndLatencyToTheSink) {
+  SimDiskOptions options;
+  options.fsync_latency_min_ns = 100 * kNanosPerMicro;
+  options.fsync_latency_mean_ns = 400 * kNanosPerMicro;
+  TestDisk t(options);
+  t.disk.append("f", "x");
+  std::set<Nanos> delays;
+  for (std::uint64_t token = 1; token <= 50; ++token) t.disk.fsync("f", token);
+  ASSERT_EQ(t.completions.size(), 50u);
+  for (std::uint64_t i = 0; i < 50; ++i) {
+    EXPECT_EQ(t.completions[i].token, i + 1);
+    EXPECT_GE(t.completions[i].delay, options.fsync_latency_min_ns);
+    delays.insert(t.completions[i].delay);
+  }
+  EXPECT_GT(delays.size(), 40u);  // drawn, not constant
+
+  SimDiskOptions fixed;
+  fixed.fsync_latency_mean_ns = 0;
+  TestDisk u(fixed);
+  u.disk.fsync("f", 7);
+  EXPECT_EQ(u.completions.at(0).delay, fixed.fsync_latency_min_ns);
+}
+
+TEST(SimDisk, CrashKeepsUnsyncedData) {
+  TestDisk t;
+  t.disk.append("log", "synced");
+  t.sync("log");
+  t.disk.append("log", "+unsynced");
+  t.disk.append("new", "never synced");
+  t.disk.crash();
+  EXPECT_EQ(t.contents("log"), "synced+unsynced");
+  EXPECT_EQ(t.contents("new"), "never synced");
+  EXPECT_EQ(t.disk.durable_size("log"), 6u);
+  EXPECT_EQ(t.disk.durable_size("new"), std::nullopt);
+}
+
+TEST(SimDisk, PowerLossDropsUnsyncedAppendsKeepsSyncedOnes) {
+  TestDisk t;
+  t.disk.append("log", "abc");
+  t.sync("log");
+  EXPECT_EQ(t.disk.durable_size("log"), 3u);
+  t.disk.append("log", "def");
+  EXPECT_EQ(t.disk.durable_size("log"), 3u);
+  t.disk.power_loss();
+  EXPECT_EQ(t.contents("log"), "abc");
+  EXPECT_EQ(t.disk.durable_size("log"), 3u);
+  EXPECT_EQ(t.disk.stats().durable_copies, 0u);  // append-only: lengths, never copies
+}
+
+TEST(SimDisk, FilesNeverFsyncedVanish) {
+  TestDisk t;
+  t.disk.append("kept", "1");
+  t.disk.append("lost", "2");
+  t.disk.append("empty-but-synced", "");
+  t.sync("kept");
+  t.sync("empty-but-synced");
+  t.disk.power_loss();
+  EXPECT_EQ(t.disk.list(), (std::vector<std::string>{"empty-but-synced", "kept"}));
+  EXPECT_FALSE(t.disk.exists("lost"));
+}
+
+TEST(SimDisk, FsyncSnapshotsTheStateAtTheCall) {
+  TestDisk t;
+  t.disk.append("log", "abc");
+  t.disk.fsync("log", 1);
+  t.disk.append("log", "def");  // after the call, before the completion
+  t.fire_all();
+  EXPECT_EQ(t.disk.durable_size("log"), 3u);
+  t.disk.power_loss();
+  EXPECT_EQ(t.contents("log"), "abc");
+}
+
+TEST(SimDisk, SnapshotSurvivesATruncateBeforeItsCompletion) {
+  TestDisk t;
+  t.disk.append("log", "abcdef");
+  t.disk.fsync("log", 1);
+  t.disk.truncate("log", 2);
+  t.disk.append("log", "WXYZ");  // same length as the snapshot, different bytes
+  t.fire_all();
+  EXPECT_EQ(t.disk.durable_size("log"), 6u);
+  t.disk.power_loss();
+  EXPECT_EQ(t.contents("log"), "abcdef");
+}
+
+TEST(SimDisk, OutOfOrderCompletionsKeepTheNewestSnapshot) {
+  TestDisk t;
+  t.disk.append("log", "abc");
+  t.disk.fsync("log", 1);
+  t.disk.append("log", "def");
+  t.disk.fsync("log", 2);
+  t.fire_all(/*reversed=*/true);
+  EXPECT_EQ(t.disk.durable_size("log"), 6u);
+  t.disk.power_loss();
+  EXPECT_EQ(t.contents("log"), "abcdef");
+}
+
+TEST(SimDisk, CompletionAfterCrashIsANoOp) {
+  TestDisk t;
+  t.disk.append("log", "abc");
+  t.disk.fsync("log", 1);
+  t.disk.crash();
+  t.fire_all();
+  EXPECT_EQ(t.disk.durable_size("log"), std::nullopt);
+  EXPECT_EQ(t.disk.stats().fsyncs_dropped, 1u);
+  EXPECT_EQ(t.disk.stats().fsyncs_completed, 0u);
+  t.disk.power_loss();
+  EXPECT_FALSE(t.disk.exists("log"));
+}
+
+TEST(SimDisk, CompletionAfterPowerLossIsANoOp) {
+  TestDisk t;
+  t.disk.append("log", "abc");
+  t.sync("log");
+  t.disk.append("log", "def");
+  t.disk.fsync("log", 1);  // would make "abcdef" durable
+  t.disk.power_loss();
+  t.disk.append("log", "ghi");
+  t.fire_all();
+  EXPECT_EQ(t.disk.durable_size("log"), 3u);
+  t.disk.power_loss();
+  EXPECT_EQ(t.contents("log"), "abc");
+  EXPECT_EQ(t.disk.stats().fsyncs_dropped, 1u);
+}
+
+TEST(SimDisk, PowerLossUndoesAnUnsyncedRename) {
+  TestDisk t;
+  t.disk.append("meta", "old");
+  t.sync("meta");
+  t.disk.append("meta.tmp", "new");
+  t.sync("meta.tmp");
+  t.disk.rename("meta.tmp", "meta");
+  EXPECT_EQ(t.contents("meta"), "new");
+  EXPECT_FALSE(t.disk.exists("meta.tmp"));
+  t.disk.power_loss();
+  EXPECT_EQ(t.contents("meta"), "old");
+  EXPECT_EQ(t.contents("meta.tmp"), "new");
+
+  // Synced, the rename survives whole: the target and the source's removal.
+  t.disk.rename("meta.tmp", "meta");
+  t.sync("meta");
+  t.disk.power_loss();
+  EXPECT_EQ(t.contents("meta"), "new");
+  EXPECT_EQ(t.disk.list(), (std::vector<std::string>{"meta"}));
+}
+
+TEST(SimDisk, PowerLossUndoesAnUnsyncedRemove) {
+  TestDisk t;
+  t.disk.append("seg", "data");
+  t.sync("seg");
+  t.disk.remove("seg");
+  EXPECT_FALSE(t.disk.exists("seg"));
+  EXPECT_TRUE(t.disk.list().empty());
+  EXPECT_EQ(t.disk.durable_size("seg"), 4u);
+  t.disk.power_loss();
+  EXPECT_EQ(t.contents("seg"), "data");
+
+  t.disk.remove("seg");
+  t.sync("seg");  // fsync of a removed name makes the removal durable
+  EXPECT_EQ(t.disk.durable_size("seg"), std::nullopt);
+  t.disk.power_loss();
+  EXPECT_FALSE(t.disk.exists("seg"));
+}
+
+TEST(SimDisk, PowerLossUndoesAnUnsyncedTruncate) {
+  SimDiskOptions options;
+  options.torn_write_probability = 1.0;  // a diverged file is reverted, never torn
+  TestDisk t(options);
+  t.disk.append("log", "abcdef");
+  t.sync("log");
+  t.disk.truncate("log", 2);
+  t.disk.append("log", "XYZW");
+  EXPECT_EQ(t.contents("log"), "abXYZW");
+  t.disk.power_loss();
+  EXPECT_EQ(t.contents("log"), "abcdef");
+  EXPECT_EQ(t.disk.stats().torn_tails, 0u);
+  EXPECT_EQ(t.disk.stats().durable_copies, 1u);
+}
+
+TEST(SimDisk, TornTailKeepsAStrictPrefixOfTheUnsyncedTail) {
+  const std::string durable = "DURABLE";
+  const std::string tail = "abcdefgh";
+  std::set<std::uint64_t> kept_lengths;
+  std::uint64_t corrupted = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    SimDiskOptions options;
+    options.torn_write_probability = 1.0;
+    TestDisk t(options, seed);
+    t.disk.append("log", durable);
+    t.sync("log");
+    t.disk.append("log", tail);
+    t.disk.power_loss();
+    const std::string after = t.contents("log");
+    ASSERT_GE(after.size(), durable.size());
+    ASSERT_LT(after.size(), durable.size() + tail.size());
+    ASSERT_EQ(after.substr(0, durable.size()), durable) << "seed " << seed;
+    const std::uint64_t kept = after.size() - durable.size();
+    kept_lengths.insert(kept);
+    EXPECT_EQ(t.disk.durable_size("log"), after.size());  // survivors are on the platter
+    if (kept == 0) continue;
+    const std::string survived = after.substr(durable.size());
+    EXPECT_EQ(survived.substr(0, kept - 1), tail.substr(0, kept - 1));
+    const bool last_differs = survived.back() != tail[kept - 1];
+    EXPECT_EQ(last_differs, t.disk.stats().torn_corruptions == 1u) << "seed " << seed;
+    if (last_differs) ++corrupted;
+  }
+  EXPECT_TRUE(kept_lengths.contains(0));
+  EXPECT_TRUE(kept_lengths.contains(tail.size() - 1));
+  EXPECT_GE(kept_lengths.size(), 5u);  // middle lengths too
+  EXPECT_GT(corrupted, 0u);
+}
+
+TEST(SimDisk, LyingFsyncLosesDataDespiteCompletion) {
+  SimDiskOptions options;
+  options.lying_fsync_probability = 1.0;
+  TestDisk t(options);
+  t.disk.append("log", "abc");
+  t.disk.fsync("log", 42);
+  ASSERT_EQ(t.completions.size(), 1u);
+  EXPECT_EQ(t.completions[0].token, 42u);
+  t.fire_all();
+  EXPECT_EQ(t.disk.stats().fsyncs_lied, 1u);
+  EXPECT_EQ(t.disk.durable_size("log"), std::nullopt);
+  t.disk.power_loss();
+  EXPECT_FALSE(t.disk.exists("log"));
+}
+
+// Runs a fixed script with faults and returns every delay and the final contents.
+std::pair<std::vector<Nanos>, std::string> run_script(std::uint64_t seed) {
+  SimDiskOptions options;
+  options.torn_write_probability = 0.5;
+  TestDisk t(options, seed);
+  std::vector<Nanos> delays;
+  for (int round = 0; round < 20; ++round) {
+    t.disk.append("log", "record-" + std::to_string(round) + ";");
+    t.disk.fsync("log", static_cast<std::uint64_t>(round));
+    delays.push_back(t.completions.back().delay);
+    if (round % 2 == 0) t.fire_all();
+    if (round % 5 == 4) t.disk.power_loss();
+  }
+  return {delays, t.contents("log")};
+}
+
+TEST(SimDisk, SameSeedSameLatenciesAndTornLengths) {
+  const auto a = run_script(7);
+  const auto b = run_script(7);
+  EXPECT_EQ(a, b);
+  bool some_seed_differs = false;
+  for (std::uint64_t seed = 8; seed < 12; ++seed) some_seed_differs |= run_script(seed) != a;
+  EXPECT_TRUE(some_seed_differs);
+}
+
+}  // namespace
+}  // namespace logsim::sim

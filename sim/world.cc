@@ -1,0 +1,314 @@
+// The World's event loop, node lifecycle and the per-node simulated Env.
+#include "sim/world.h"
+
+#include <cassert>
+#include <cmath>
+#include <utility>
+
+#include "engine/env/assert.h"
+
+namespace logsim::sim {
+
+std::string_view node_state_name(NodeState s) {
+  switch (s) {
+    case NodeState::kDown: return "down";
+    case NodeState::kUp: return "up";
+    case NodeState::kCrashed: return "crashed";
+    case NodeState::kPaused: return "paused";
+  }
+  return "?";
+}
+
+// Everything the world keeps about one node. The Env outlives incarnations of the node.
+struct World::Slot {
+  NodeId id;
+  std::string name;
+  NodeFactory factory;
+  std::unique_ptr<SimDisk> disk;
+  Rng rng;
+  std::unique_ptr<SimEnv> env;
+  std::unique_ptr<Node> node;
+  NodeState state = NodeState::kDown;
+  std::uint32_t incarnation = 0;
+  Nanos clock_offset = 0;
+  double drift_ppm = 0;
+  TimerId next_timer = 0;
+  std::map<TimerId, Queue::Handle> armed;
+  std::vector<Payload> held;  // events that arrived while paused
+
+  Slot(NodeId i, std::string n, NodeFactory f, Rng r)
+      : id(i), name(std::move(n)), factory(std::move(f)), rng(r) {}
+};
+
+// The Env a node sees: its local clock, timers, the network, its disk and its random stream.
+class World::SimEnv final : public Env {
+ public:
+  SimEnv(World& world, Slot& slot) : world_(world), slot_(slot) {}
+  NodeId self() const override { return slot_.id; }
+  Nanos now() const override { return world_.local_time(slot_.id); }
+  TimerId set_timer(Nanos delay, std::uint64_t tag) override {
+    return world_.arm_timer(slot_, delay, tag);
+  }
+  void cancel_timer(TimerId id) override { world_.disarm_timer(slot_, id); }
+  void send(NodeId to, Message msg) override { world_.send(slot_, to, std::move(msg)); }
+  Disk& disk() override { return *slot_.disk; }
+  Rng& rng() override { return slot_.rng; }
+
+ private:
+  World& world_;
+  Slot& slot_;
+};
+
+World::World(std::uint64_t seed, WorldOptions options)
+    : seed_(seed),
+      options_(options),
+      network_(Rng::for_stream(seed, "network"), options.network),
+      trace_(options.record_trace) {}
+
+World::~World() = default;
+
+NodeId World::add_node(std::string name, NodeFactory factory, SimDiskOptions disk) {
+  LOGSIM_ASSERT(!find(name), "duplicate node name " + name);
+  const NodeId id(static_cast<std::int32_t>(slots_.size()));
+  auto s = std::make_unique<Slot>(id, name, std::move(factory), Rng::for_stream(seed_, "node/" + name));
+  Slot* raw = s.get();
+  auto sink = [this, raw](Nanos delay, std::uint64_t token, std::function<void()> complete) {
+    queue_.push(now_ + delay, FsyncEvent{raw->id.value(), raw->incarnation, token, std::move(complete)});
+  };
+  s->disk = std::make_unique<SimDisk>(disk, Rng::for_stream(seed_, "disk/" + name), std::move(sink));
+  s->env = std::make_unique<SimEnv>(*this, *s);
+  slots_.push_back(std::move(s));
+  return id;
+}
+
+World::Slot& World::slot(NodeId id) {
+  LOGSIM_ASSERT(id.value() >= 0 && static_cast<std::size_t>(id.value()) < slots_.size(), "no such node");
+  return *slots_[static_cast<std::size_t>(id.value())];
+}
+const World::Slot& World::slot(NodeId id) const {
+  LOGSIM_ASSERT(id.value() >= 0 && static_cast<std::size_t>(id.value()) < slots_.size(), "no such node");
+  return *slots_[static_cast<std::size_t>(id.value())];
+}
+
+const std::string& World::name(NodeId id) const { return slot(id).name; }
+NodeState World::state(NodeId id) const { return slot(id).state; }
+SimDisk& World::disk(NodeId id) { return *slot(id).disk; }
+Node* World::node(NodeId id) {
+  Slot& s = slot(id);
+  return s.state == NodeState::kUp ? s.node.get() : nullptr;
+}
+
+std::optional<NodeId> World::find(std::string_view name) const {
+  for (const auto& s : slots_) {
+    if (s->name == name) return s->id;
+  }
+  return std::nullopt;
+}
+
+Nanos World::local_time(NodeId id) const {
+  const Slot& s = slot(id);
+  const double drift = static_cast<double>(now_) * s.drift_ppm / 1e6;
+  return s.clock_offset + now_ + static_cast<Nanos>(std::llround(drift));
+}
+
+void World::fault(NodeId id, std::string_view what) {
+  trace_.append(now_, TraceKind::kFault, id.value(), -1, Digest().add(what).value(),
+                [&] { return std::string(what) + " " + slot(id).name; });
+}
+
+void World::boot(Slot& s) {
+  ++s.incarnation;
+  s.state = NodeState::kUp;
+  s.node = s.factory(*s.env);
+  s.node->on_start();
+}
+
+void World::kill(Slot& s) {
+  ++s.incarnation;  // everything addressed to the old incarnation is now stale
+  s.node.reset();
+  s.armed.clear();
+  s.held.clear();
+}
+
+void World::start(NodeId id) {
+  Slot& s = slot(id);
+  LOGSIM_ASSERT(s.state == NodeState::kDown || s.state == NodeState::kCrashed,
+                "start of a running node " + s.name);
+  fault(id, "start");
+  boot(s);
+}
+
+void World::restart(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state == NodeState::kUp || s.state == NodeState::kPaused) {
+    fault(id, "restart");
+    s.disk->crash();
+    kill(s);
+    boot(s);
+    return;
+  }
+  fault(id, "restart");
+  boot(s);
+}
+
+void World::crash(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state != NodeState::kUp && s.state != NodeState::kPaused) return;
+  fault(id, "crash");
+  s.disk->crash();
+  kill(s);
+  s.state = NodeState::kCrashed;
+}
+
+void World::power_loss(NodeId id) {
+  Slot& s = slot(id);
+  fault(id, "power-loss");
+  s.disk->power_loss();
+  if (s.state == NodeState::kUp || s.state == NodeState::kPaused) {
+    kill(s);
+    s.state = NodeState::kCrashed;
+  }
+}
+
+void World::stop(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state != NodeState::kUp && s.state != NodeState::kPaused) return;
+  fault(id, "stop");
+  s.state = NodeState::kUp;
+  s.node->on_stop();
+  s.disk->crash();  // the process ends; the OS keeps its page cache as after a crash
+  kill(s);
+  s.state = NodeState::kDown;
+}
+
+void World::pause(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state != NodeState::kUp) return;
+  fault(id, "pause");
+  s.state = NodeState::kPaused;
+}
+
+void World::resume(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state != NodeState::kPaused) return;
+  fault(id, "resume");
+  s.state = NodeState::kUp;
+  // Replay what arrived during the pause, in arrival order, now.
+  std::vector<Payload> held = std::move(s.held);
+  s.held.clear();
+  for (auto& p : held) queue_.push(now_, std::move(p));
+}
+
+void World::set_clock(NodeId id, Nanos offset, double drift_ppm) {
+  Slot& s = slot(id);
+  fault(id, "clock");
+  s.clock_offset = offset;
+  s.drift_ppm = drift_ppm;
+}
+
+void World::network_fault(std::string description, const std::function<void(Network&)>& apply) {
+  trace_.append(now_, TraceKind::kFault, -1, -1, Digest().add(description).value(),
+                [&] { return description; });
+  apply(network_);
+}
+
+void World::schedule(Nanos at, std::string description, std::function<void()> action) {
+  LOGSIM_ASSERT(at >= now_, "scheduling in the past: " + description);
+  queue_.push(at, ActionEvent{std::move(description), std::move(action)});
+}
+
+TimerId World::arm_timer(Slot& s, Nanos local_delay, std::uint64_t tag) {
+  LOGSIM_ASSERT(local_delay >= 0, "negative timer delay on " + s.name);
+  // A clock running fast (drift > 0) reaches a local deadline sooner in true time.
+  const double scale = 1.0 + s.drift_ppm / 1e6;
+  const auto true_delay = static_cast<Nanos>(std::ceil(static_cast<double>(local_delay) / scale));
+  const TimerId id = ++s.next_timer;
+  s.armed[id] = queue_.push(now_ + true_delay, TimerEvent{s.id.value(), s.incarnation, id, tag});
+  return id;
+}
+
+void World::disarm_timer(Slot& s, TimerId id) {
+  auto it = s.armed.find(id);
+  if (it == s.armed.end()) return;
+  queue_.cancel(it->second);
+  s.armed.erase(it);
+}
+
+void World::send(Slot& from, NodeId to, Message msg) {
+  LOGSIM_ASSERT(to.value() >= 0 && static_cast<std::size_t>(to.value()) < slots_.size(),
+                "send to an unknown node from " + from.name);
+  const Delivery plan = network_.plan(from.id, to, now_);
+  const std::uint32_t to_incarnation = slot(to).incarnation;
+  for (int i = 0; i < plan.count; ++i) {
+    Message copy = (i + 1 == plan.count) ? std::move(msg) : msg;
+    queue_.push(plan.at[static_cast<std::size_t>(i)],
+                DeliverEvent{from.id.value(), to.value(), to_incarnation, std::move(copy)});
+  }
+}
+
+RunEnd World::run_until(Nanos until) {
+  while (!queue_.empty()) {
+    if (queue_.next_time() > until) {
+      now_ = until;
+      return RunEnd::kTimeLimit;
+    }
+    if (events_run_ >= options_.max_events) return RunEnd::kEventLimit;
+    auto ev = queue_.pop();
+    now_ = ev->at;
+    ++events_run_;
+    dispatch(ev->at, ev->payload);
+  }
+  return RunEnd::kQuiescent;
+}
+
+void World::dispatch(Nanos at, Payload& payload) {
+  if (auto* t = std::get_if<TimerEvent>(&payload)) {
+    if (!hold_if_paused(slot(NodeId(t->node)), payload)) on_timer(*t);
+  } else if (auto* d = std::get_if<DeliverEvent>(&payload)) {
+    if (!hold_if_paused(slot(NodeId(d->to)), payload)) on_deliver(*d);
+  } else if (auto* f = std::get_if<FsyncEvent>(&payload)) {
+    if (!hold_if_paused(slot(NodeId(f->node)), payload)) on_fsync(*f);
+  } else if (auto* a = std::get_if<ActionEvent>(&payload)) {
+    trace_.append(at, TraceKind::kAction, -1, -1, Digest().add(a->description).value(),
+                  [&] { return a->description; });
+    a->action();
+  }
+}
+
+bool World::hold_if_paused(Slot& s, Payload& payload) {
+  if (s.state != NodeState::kPaused) return false;
+  LOGSIM_ASSERT(s.held.size() < options_.max_deferred_per_node, "too many events held for paused " + s.name);
+  s.held.push_back(std::move(payload));
+  return true;
+}
+
+void World::on_timer(TimerEvent& ev) {
+  Slot& s = slot(NodeId(ev.node));
+  if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
+  s.armed.erase(ev.id);
+  trace_.append(now_, TraceKind::kTimer, ev.node, -1, ev.tag,
+                [&] { return "tag=" + std::to_string(ev.tag); });
+  s.node->on_timer(ev.id, ev.tag);
+}
+
+void World::on_deliver(DeliverEvent& ev) {
+  Slot& s = slot(NodeId(ev.to));
+  const bool reset = ev.to_incarnation != s.incarnation && s.incarnation != 0 && ev.to_incarnation != 0;
+  const bool alive = s.state == NodeState::kUp && !reset;
+  const bool linked = network_.connected(NodeId(ev.from), NodeId(ev.to));
+  const TraceKind kind = alive && linked ? TraceKind::kDeliver : TraceKind::kDrop;
+  trace_.append(now_, kind, ev.to, ev.from, message_digest(ev.msg),
+                [&] { return std::string(message_name(ev.msg)); });
+  if (kind == TraceKind::kDeliver) s.node->on_message(NodeId(ev.from), ev.msg);
+}
+
+void World::on_fsync(FsyncEvent& ev) {
+  Slot& s = slot(NodeId(ev.node));
+  ev.complete();  // a no-op for an fsync begun before a crash or power loss
+  if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
+  trace_.append(now_, TraceKind::kFsync, ev.node, -1, ev.token,
+                [&] { return "token=" + std::to_string(ev.token); });
+  s.node->on_fsync(ev.token);
+}
+
+}  // namespace logsim::sim

@@ -1,0 +1,149 @@
+// The World: one deterministic simulation. It owns the event queue, the virtual clock, the
+// network, every node's disk and lifecycle, and the trace.
+//
+// Node lifecycle model:
+// - start/restart: a fresh Node object is built by the node's factory on its (persistent) Env
+//   and on_start() runs; whatever it remembers must come from its disk.
+// - crash: the process dies. The object is destroyed, timers and pending fsyncs are forgotten,
+//   the disk keeps its page cache (SimDisk::crash). Messages in flight to it are dropped on
+//   arrival (the connection was reset).
+// - power_loss: as crash, but the disk keeps only what was durable (SimDisk::power_loss).
+// - stop: graceful. on_stop() runs (it may send last messages), then the object is destroyed.
+// - pause/resume: a long GC pause. While paused the node handles nothing; messages, timers and
+//   fsync completions that arrive are held and run, in arrival order, at resume.
+// - clock: each node's local clock is offset + true_time * (1 + drift_ppm / 1e6). Timers are
+//   armed in local time and fire when the local clock reaches them.
+//
+// Events run one at a time in (time, sequence) order; the run stops at a time limit, when
+// nothing is left to do, or at max_events (a bound, so a livelock shows as a clear stop).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "engine/env/env.h"
+#include "sim/disk.h"
+#include "sim/event_queue.h"
+#include "sim/network.h"
+#include "sim/trace.h"
+
+namespace logsim::sim {
+
+struct WorldOptions {
+  LinkOptions network;                       // default options of every link
+  bool record_trace = false;                 // keep trace entries, not only the hash
+  std::uint64_t max_events = 2'000'000'000;  // a run stops after this many events
+  std::size_t max_deferred_per_node = 1'000'000;  // events held for a paused node
+};
+
+enum class NodeState : std::uint8_t { kDown, kUp, kCrashed, kPaused };
+std::string_view node_state_name(NodeState s);
+
+enum class RunEnd : std::uint8_t { kTimeLimit, kQuiescent, kEventLimit };
+
+class World {
+ public:
+  explicit World(std::uint64_t seed, WorldOptions options = {});
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // Registers a node (not started). Its disk uses `disk` options and stream "disk/<name>".
+  NodeId add_node(std::string name, NodeFactory factory, SimDiskOptions disk = {});
+
+  // Lifecycle, effective now. Each is traced as a fault.
+  void start(NodeId id);
+  void crash(NodeId id);
+  void power_loss(NodeId id);
+  void stop(NodeId id);
+  void restart(NodeId id);
+  void pause(NodeId id);
+  void resume(NodeId id);
+  void set_clock(NodeId id, Nanos offset, double drift_ppm);
+
+  // Applies a network fault now, traced with its description.
+  void network_fault(std::string description, const std::function<void(Network&)>& apply);
+
+  // Runs `action` at time `at` (>= now), traced as an action with its description.
+  void schedule(Nanos at, std::string description, std::function<void()> action);
+
+  RunEnd run_until(Nanos until);
+
+  Nanos now() const { return now_; }
+  std::uint64_t seed() const { return seed_; }
+  std::uint64_t events_run() const { return events_run_; }
+  // A new random stream of this run, for the harness (workloads, fault schedules).
+  Rng stream(std::string_view name) const { return Rng::for_stream(seed_, name); }
+
+  Network& network() { return network_; }
+  const Trace& trace() const { return trace_; }
+  std::size_t node_count() const { return slots_.size(); }
+  const std::string& name(NodeId id) const;
+  std::optional<NodeId> find(std::string_view name) const;
+  NodeState state(NodeId id) const;
+  SimDisk& disk(NodeId id);
+  // The live node object, or nullptr when it is not running.
+  Node* node(NodeId id);
+  // The node's local clock now.
+  Nanos local_time(NodeId id) const;
+
+ private:
+  class SimEnv;
+  struct TimerEvent {
+    std::int32_t node;
+    std::uint32_t incarnation;
+    TimerId id;
+    std::uint64_t tag;
+  };
+  struct DeliverEvent {
+    std::int32_t from;
+    std::int32_t to;
+    std::uint32_t to_incarnation;
+    Message msg;
+  };
+  struct FsyncEvent {
+    std::int32_t node;
+    std::uint32_t incarnation;
+    std::uint64_t token;
+    std::function<void()> complete;
+  };
+  struct ActionEvent {
+    std::string description;
+    std::function<void()> action;
+  };
+  using Payload = std::variant<std::monostate, TimerEvent, DeliverEvent, FsyncEvent, ActionEvent>;
+  using Queue = EventQueue<Payload>;
+  struct Slot;
+
+  Slot& slot(NodeId id);
+  const Slot& slot(NodeId id) const;
+  void fault(NodeId id, std::string_view what);
+  void kill(Slot& s);
+  void boot(Slot& s);
+  void send(Slot& from, NodeId to, Message msg);
+  TimerId arm_timer(Slot& s, Nanos local_delay, std::uint64_t tag);
+  void disarm_timer(Slot& s, TimerId id);
+  void dispatch(Nanos at, Payload& payload);
+  void on_timer(TimerEvent& ev);
+  void on_deliver(DeliverEvent& ev);
+  void on_fsync(FsyncEvent& ev);
+  bool hold_if_paused(Slot& s, Payload& payload);
+
+  std::uint64_t seed_;
+  WorldOptions options_;
+  Nanos now_ = 0;
+  std::uint64_t events_run_ = 0;
+  Queue queue_;
+  Network network_;
+  Trace trace_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+};
+
+}  // namespace logsim::sim
