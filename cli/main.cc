@@ -9,6 +9,8 @@
 #include <iostream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/client/partitioner.h"
 #include "engine/env/assert.h"
 #include "reports/atomic_file.h"
@@ -35,7 +37,19 @@ struct RunArgs {
   std::string out;
   bool json = false;
   bool quiet = false;
+  bool trace = false;
 };
+
+// trace.jsonl: one JSON object per trace entry, in run order.
+std::string trace_jsonl(const sim::Trace& trace) {
+  std::string out;
+  for (const auto& e : trace.entries()) {
+    nlohmann::json j{{"index", e.index}, {"at_ns", e.at}, {"kind", sim::trace_kind_name(e.kind)},
+                     {"node", e.node}, {"peer", e.peer}, {"detail", e.detail}, {"text", e.text}};
+    out += j.dump() + "\n";
+  }
+  return out;
+}
 
 int exit_code_for(const scenarios::RunResult& r) {
   if (r.expectation_met) return kExitPass;
@@ -67,13 +81,14 @@ int run_command(const RunArgs& args) {
   const scenarios::Scenario scenario = scenarios::load_scenario_file(args.file);
   const std::uint64_t seed = args.seed_given ? args.seed : scenario.seed;
   const auto start = std::chrono::steady_clock::now();
-  scenarios::RunOutput out = scenarios::run_scenario(scenario, {seed, args.check_determinism});
+  scenarios::RunOutput out = scenarios::run_scenario(scenario, {seed, args.check_determinism || args.trace});
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (args.check_determinism && !check_determinism(scenario, seed, out)) return kExitNondeterminism;
 
   const scenarios::RunResult& r = out.result;
   if (!args.out.empty()) {
-    const std::string err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
+    std::string err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
+    if (err.empty() && args.trace) err = reports::write_file_atomically(args.out + "/trace.jsonl", trace_jsonl(out.trace));
     if (!err.empty()) {
       std::fprintf(stderr, "logsim: %s\n", err.c_str());
       return kExitInternal;
@@ -103,6 +118,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--out", run.out, "Directory for summary.json");
   run_cmd->add_flag("--json", run.json, "Print summary.json to stdout instead of the human summary");
   run_cmd->add_flag("--quiet", run.quiet, "Print nothing; the exit code tells the verdict");
+  run_cmd->add_flag("--trace", run.trace, "Also write trace.jsonl (every delivered message, timer and fault) to --out");
 
   std::string key;
   std::int32_t partitions = 0;
@@ -127,6 +143,10 @@ int main(int argc, char** argv) {
       return kExitPass;
     }
     run.seed_given = seed_opt->count() > 0;
+    if (run.trace && run.out.empty()) {
+      std::fprintf(stderr, "logsim: --trace writes trace.jsonl into the --out directory; give --out DIR too\n");
+      return kExitBadInput;
+    }
     return run_command(run);
   } catch (const scenarios::ScenarioError& e) {
     std::fprintf(stderr, "logsim: %s\n", e.what());

@@ -14,6 +14,7 @@ std::string_view trace_kind_name(TraceKind kind) {
     case TraceKind::kDrop: return "drop";
     case TraceKind::kTimer: return "timer";
     case TraceKind::kFsync: return "fsync";
+    case TraceKind::kDisconnect: return "disconnect";
     case TraceKind::kFault: return "fault";
     case TraceKind::kAction: return "action";
   }

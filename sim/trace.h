@@ -21,6 +21,7 @@ enum class TraceKind : std::uint8_t {
   kDrop,      // a message was dropped at delivery (link cut, node down)
   kTimer,     // a timer fired on a node
   kFsync,     // an fsync completed on a node
+  kDisconnect,  // a node learned that a peer's process reset their connection
   kFault,     // a fault or lifecycle change was injected (crash, partition, ...)
   kAction,    // a scenario action ran (produce burst, reset, ...)
 };

@@ -35,6 +35,12 @@ struct World::Slot {
   TimerId next_timer = 0;
   std::map<TimerId, Queue::Handle> armed;
   std::vector<Payload> held;  // events that arrived while paused
+  bool powered_off = false;   // lost power: no process left to reset connections
+  // Connections, by peer: the peer incarnation this node last sent to, and the one whose reset
+  // it was last told of. A reset is told once per connection attempt (until the node sends to
+  // that peer again), and never after the node has moved on to a newer incarnation of the peer.
+  std::map<std::int32_t, std::uint32_t> connected_to;
+  std::map<std::int32_t, std::uint32_t> reset_told;
 
   Slot(NodeId i, std::string n, NodeFactory f, Rng r)
       : id(i), name(std::move(n)), factory(std::move(f)), rng(r) {}
@@ -118,6 +124,7 @@ void World::fault(NodeId id, std::string_view what) {
 
 void World::boot(Slot& s) {
   ++s.incarnation;
+  s.powered_off = false;
   s.state = NodeState::kUp;
   s.node = s.factory(*s.env);
   s.node->on_start();
@@ -128,6 +135,8 @@ void World::kill(Slot& s) {
   s.node.reset();
   s.armed.clear();
   s.held.clear();
+  s.connected_to.clear();
+  s.reset_told.clear();
 }
 
 void World::start(NodeId id) {
@@ -164,6 +173,7 @@ void World::power_loss(NodeId id) {
   Slot& s = slot(id);
   fault(id, "power-loss");
   s.disk->power_loss();
+  s.powered_off = true;
   if (s.state == NodeState::kUp || s.state == NodeState::kPaused) {
     kill(s);
     s.state = NodeState::kCrashed;
@@ -239,6 +249,8 @@ void World::send(Slot& from, NodeId to, Message msg) {
                 "send to an unknown node from " + from.name);
   const Delivery plan = network_.plan(from.id, to, now_);
   const std::uint32_t to_incarnation = slot(to).incarnation;
+  from.connected_to[to.value()] = to_incarnation;
+  from.reset_told.erase(to.value());  // a new send is a new connection attempt
   for (int i = 0; i < plan.count; ++i) {
     Message copy = (i + 1 == plan.count) ? std::move(msg) : msg;
     queue_.push(plan.at[static_cast<std::size_t>(i)],
@@ -268,6 +280,8 @@ void World::dispatch(Nanos at, Payload& payload) {
     if (!hold_if_paused(slot(NodeId(d->to)), payload)) on_deliver(*d);
   } else if (auto* f = std::get_if<FsyncEvent>(&payload)) {
     if (!hold_if_paused(slot(NodeId(f->node)), payload)) on_fsync(*f);
+  } else if (auto* x = std::get_if<DisconnectEvent>(&payload)) {
+    if (!hold_if_paused(slot(NodeId(x->node)), payload)) on_disconnect(*x);
   } else if (auto* a = std::get_if<ActionEvent>(&payload)) {
     trace_.append(at, TraceKind::kAction, -1, -1, Digest().add(a->description).value(),
                   [&] { return a->description; });
@@ -299,7 +313,31 @@ void World::on_deliver(DeliverEvent& ev) {
   const TraceKind kind = alive && linked ? TraceKind::kDeliver : TraceKind::kDrop;
   trace_.append(now_, kind, ev.to, ev.from, message_digest(ev.msg),
                 [&] { return std::string(message_name(ev.msg)); });
-  if (kind == TraceKind::kDeliver) s.node->on_message(NodeId(ev.from), ev.msg);
+  if (kind == TraceKind::kDeliver) {
+    s.node->on_message(NodeId(ev.from), ev.msg);
+    return;
+  }
+  // The destination's process is gone but its machine is up and reachable: its operating
+  // system resets the connection, and the sender hears of it one network hop later.
+  Slot& sender = slot(NodeId(ev.from));
+  auto conn = sender.connected_to.find(ev.to);
+  const bool current = conn != sender.connected_to.end() && conn->second == ev.to_incarnation;
+  auto told = sender.reset_told.find(ev.to);
+  const bool already = told != sender.reset_told.end() && told->second == ev.to_incarnation;
+  if (linked && !alive && !s.powered_off && ev.from != ev.to && current && !already) {
+    sender.reset_told[ev.to] = ev.to_incarnation;
+    const Nanos hop = network_.options(NodeId(ev.to), NodeId(ev.from)).latency_min_ns;
+    queue_.push(now_ + hop, DisconnectEvent{ev.from, sender.incarnation, ev.to, ev.to_incarnation});
+  }
+}
+
+void World::on_disconnect(DisconnectEvent& ev) {
+  Slot& s = slot(NodeId(ev.node));
+  if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
+  auto conn = s.connected_to.find(ev.peer);
+  if (conn == s.connected_to.end() || conn->second != ev.peer_incarnation) return;  // reconnected since
+  trace_.append(now_, TraceKind::kDisconnect, ev.node, ev.peer, 0, [] { return std::string("connection reset"); });
+  s.node->on_disconnect(NodeId(ev.peer));
 }
 
 void World::on_fsync(FsyncEvent& ev) {

@@ -6,8 +6,9 @@
 //   and on_start() runs; whatever it remembers must come from its disk.
 // - crash: the process dies. The object is destroyed, timers and pending fsyncs are forgotten,
 //   the disk keeps its page cache (SimDisk::crash). Messages in flight to it are dropped on
-//   arrival (the connection was reset).
-// - power_loss: as crash, but the disk keeps only what was durable (SimDisk::power_loss).
+//   arrival, and their senders are told by on_disconnect (the peer's OS reset the connection).
+// - power_loss: as crash, but the disk keeps only what was durable (SimDisk::power_loss), and
+//   nobody is told: the machine is gone, so senders learn only by their timeouts.
 // - stop: graceful. on_stop() runs (it may send last messages), then the object is destroyed.
 // - pause/resume: a long GC pause. While paused the node handles nothing; messages, timers and
 //   fsync completions that arrive are held and run, in arrival order, at resume.
@@ -114,11 +115,17 @@ class World {
     std::uint64_t token;
     std::function<void()> complete;
   };
+  struct DisconnectEvent {
+    std::int32_t node;  // told
+    std::uint32_t incarnation;
+    std::int32_t peer;  // whose process is gone
+    std::uint32_t peer_incarnation;  // the connection that broke
+  };
   struct ActionEvent {
     std::string description;
     std::function<void()> action;
   };
-  using Payload = std::variant<std::monostate, TimerEvent, DeliverEvent, FsyncEvent, ActionEvent>;
+  using Payload = std::variant<std::monostate, TimerEvent, DeliverEvent, FsyncEvent, DisconnectEvent, ActionEvent>;
   using Queue = EventQueue<Payload>;
   struct Slot;
 
@@ -134,6 +141,7 @@ class World {
   void on_timer(TimerEvent& ev);
   void on_deliver(DeliverEvent& ev);
   void on_fsync(FsyncEvent& ev);
+  void on_disconnect(DisconnectEvent& ev);
   bool hold_if_paused(Slot& s, Payload& payload);
 
   std::uint64_t seed_;

@@ -7,6 +7,8 @@
 
 namespace logsim::engine {
 namespace {
+// metadata_correlation_ while waiting out a backoff: no request is in flight, none may start.
+constexpr CorrelationId kMetadataBackoff = -1;
 constexpr std::uint64_t kMetadataTag = 1;
 constexpr std::uint64_t kPartitionTag = 2;
 }  // namespace
@@ -62,6 +64,7 @@ void Consumer::request_metadata() {
   const auto& servers = config_.bootstrap_servers;
   const NodeId target = servers[env_.rng().uniform_u64(servers.size())];
   metadata_correlation_ = ++next_correlation_;
+  metadata_target_ = target;
   std::vector<std::string> topics;
   for (const auto& tp : assignment_) {
     if (std::find(topics.begin(), topics.end(), tp.topic) == topics.end()) topics.push_back(tp.topic);
@@ -88,6 +91,7 @@ void Consumer::pump(const TopicPartition& tp) {
 
 void Consumer::send_request(const TopicPartition& tp, PartitionState& st, NodeId leader, bool list_offsets) {
   st.in_flight = ++next_correlation_;
+  st.target = leader;
   by_correlation_[st.in_flight] = tp;
   if (list_offsets) {
     const std::int64_t ts = config_.auto_offset_reset == OffsetReset::kEarliest ? kListOffsetsEarliest : kListOffsetsLatest;
@@ -168,7 +172,7 @@ void Consumer::on_fetch(const FetchResponse& resp) {
 
 bool Consumer::on_message(NodeId, const Message& msg) {
   if (const auto* meta = std::get_if<MetadataResponse>(&msg)) {
-    if (meta->correlation_id != metadata_correlation_) return false;
+    if (metadata_correlation_ <= 0 || meta->correlation_id != metadata_correlation_) return false;
     metadata_correlation_ = 0;
     env_.cancel_timer(metadata_timer_);
     metadata_.update(*meta);
@@ -188,7 +192,7 @@ bool Consumer::on_message(NodeId, const Message& msg) {
 
 bool Consumer::on_timer(TimerId id, std::uint64_t tag) {
   if (tag == kMetadataTag && id == metadata_timer_) {
-    metadata_correlation_ = 0;
+    metadata_correlation_ = 0;  // the request timed out, or its backoff ended
     request_metadata();
     return true;
   }
@@ -206,6 +210,24 @@ bool Consumer::on_timer(TimerId id, std::uint64_t tag) {
   st.waiting = false;
   pump(tp);
   return true;
+}
+
+void Consumer::on_disconnect(NodeId peer) {
+  if (metadata_correlation_ > 0 && metadata_target_ == peer) {
+    // Ask again after a backoff (reconnect.backoff.ms in Kafka), not at once: a broker that is
+    // down would answer every immediate retry with another reset.
+    env_.cancel_timer(metadata_timer_);
+    metadata_correlation_ = kMetadataBackoff;
+    metadata_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kMetadataTag);
+  }
+  for (const auto& tp : assignment_) {
+    PartitionState& st = partitions_.at(tp);
+    if (st.in_flight == 0 || st.target != peer) continue;
+    TopicPartition ignored;
+    state_for(st.in_flight, ignored);  // forgets the request and its timeout
+    request_metadata();
+    delay(st, tp, millis(config_.retry_backoff_ms));
+  }
 }
 
 std::vector<ConsumerRecord> Consumer::poll() {

@@ -65,6 +65,8 @@ class Consumer {
 
   bool on_message(NodeId from, const Message& msg);
   bool on_timer(TimerId id, std::uint64_t tag);
+  // The connection to a broker broke: requests in flight to it are retried after a backoff.
+  void on_disconnect(NodeId peer);
 
  private:
   struct PartitionState {
@@ -72,6 +74,7 @@ class Consumer {
     std::deque<StoredRecord> buffer; // fetched, not yet handed out
     CorrelationId in_flight = 0;     // Fetch or ListOffsets awaiting a response
     Offset fetch_offset{-1};         // what the Fetch in flight asked for
+    NodeId target{-1};               // where the request in flight went
     TimerId timer = 0;               // request timeout or next-fetch delay
     bool waiting = false;            // timer is a delay, not a request timeout
     std::optional<ErrorCode> error;
@@ -95,6 +98,7 @@ class Consumer {
   std::map<TimerId, TopicPartition> by_timer_;
   CorrelationId next_correlation_ = 0;
   CorrelationId metadata_correlation_ = 0;
+  NodeId metadata_target_{-1};
   TimerId metadata_timer_ = 0;
   std::size_t next_poll_partition_ = 0;  // round-robin start of poll()
 };

@@ -6,6 +6,8 @@
 
 namespace logsim::engine {
 namespace {
+// metadata_correlation_ while waiting out a backoff: no request is in flight, none may start.
+constexpr CorrelationId kMetadataBackoff = -1;
 constexpr std::uint64_t kMetadataRetryTag = 1;
 constexpr std::uint64_t kSendTimerTag = 2;
 }  // namespace
@@ -21,6 +23,7 @@ void Producer::request_metadata() {
   const auto& servers = config_.bootstrap_servers;
   const NodeId target = servers[env_.rng().uniform_u64(servers.size())];
   metadata_correlation_ = ++next_correlation_;
+  metadata_target_ = target;
   env_.send(target, MetadataRequest{metadata_correlation_, {}});
   // If no answer comes (broker down, message lost), ask again after the request timeout.
   metadata_timer_ = env_.set_timer(millis(config_.request_timeout_ms), kMetadataRetryTag);
@@ -29,8 +32,12 @@ void Producer::request_metadata() {
 void Producer::send(const std::string& topic, Record record, std::optional<PartitionId> partition,
                     SendCallback done) {
   const std::uint64_t id = ++next_send_;
-  PendingSend s{topic, std::move(record), partition, std::move(done),
-                env_.now() + millis(config_.delivery_timeout_ms), 0, 0, 0, false};
+  PendingSend s;
+  s.topic = topic;
+  s.record = std::move(record);
+  s.partition = partition;
+  s.done = std::move(done);
+  s.deadline = env_.now() + millis(config_.delivery_timeout_ms);
   sends_.emplace(id, std::move(s));
   try_send(id);
 }
@@ -72,6 +79,7 @@ void Producer::try_send(std::uint64_t id) {
     return;
   }
   ++s.attempts;
+  s.target = *leader;
   s.correlation = ++next_correlation_;
   by_correlation_[s.correlation] = id;
   ProduceRequest req{s.correlation, s.topic, *s.partition, config_.acks, config_.request_timeout_ms, {s.record}};
@@ -87,7 +95,7 @@ void Producer::try_send(std::uint64_t id) {
 
 bool Producer::on_message(NodeId, const Message& msg) {
   if (const auto* meta = std::get_if<MetadataResponse>(&msg)) {
-    if (meta->correlation_id != metadata_correlation_) return false;
+    if (metadata_correlation_ <= 0 || meta->correlation_id != metadata_correlation_) return false;
     metadata_correlation_ = 0;
     env_.cancel_timer(metadata_timer_);
     metadata_.update(*meta);
@@ -125,7 +133,7 @@ void Producer::on_produce_response(const ProduceResponse& resp) {
 
 bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
   if (tag == kMetadataRetryTag && timer == metadata_timer_) {
-    metadata_correlation_ = 0;
+    metadata_correlation_ = 0;  // the request timed out, or its backoff ended
     request_metadata();
     return true;
   }
@@ -144,6 +152,30 @@ bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
   s.correlation = 0;
   retry_or_finish(id, ErrorCode::REQUEST_TIMED_OUT, true);
   return true;
+}
+
+void Producer::on_disconnect(NodeId peer) {
+  if (metadata_correlation_ > 0 && metadata_target_ == peer) {
+    // Ask again after a backoff (reconnect.backoff.ms in Kafka), not at once: a broker that is
+    // down would answer every immediate retry with another reset.
+    env_.cancel_timer(metadata_timer_);
+    metadata_correlation_ = kMetadataBackoff;
+    metadata_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kMetadataRetryTag);
+  }
+  std::vector<std::uint64_t> broken;
+  for (const auto& [id, s] : sends_) {
+    if (s.correlation != 0 && s.target == peer) broken.push_back(id);
+  }
+  for (std::uint64_t id : broken) {
+    PendingSend& s = sends_.at(id);
+    by_correlation_.erase(s.correlation);
+    s.correlation = 0;
+    env_.cancel_timer(s.timer);
+    by_timer_.erase(s.timer);
+    // Kafka's NetworkException: the request may have been processed before the reset.
+    request_metadata();
+    retry_or_finish(id, ErrorCode::NETWORK_EXCEPTION, true);
+  }
 }
 
 void Producer::retry_or_finish(std::uint64_t id, ErrorCode error, bool ambiguous) {

@@ -56,6 +56,8 @@ class Producer {
   // Route a message or timer to the client; false when it is not the client's.
   bool on_message(NodeId from, const Message& msg);
   bool on_timer(TimerId id, std::uint64_t tag);
+  // The connection to a broker broke: attempts in flight to it fail (maybe written) and retry.
+  void on_disconnect(NodeId peer);
 
   std::size_t in_flight() const { return sends_.size(); }
 
@@ -68,6 +70,7 @@ class Producer {
     Nanos deadline = 0;          // delivery.timeout.ms from the send
     std::int32_t attempts = 0;
     CorrelationId correlation = 0;  // of the attempt in flight, 0 if none
+    NodeId target{-1};              // where the attempt in flight went
     TimerId timer = 0;              // request timeout or retry backoff
     bool waiting_backoff = false;
     bool asked_metadata = false;  // waited for one metadata refresh already
@@ -86,6 +89,7 @@ class Producer {
   MetadataCache metadata_;
   CorrelationId next_correlation_ = 0;
   CorrelationId metadata_correlation_ = 0;  // of the Metadata request in flight
+  NodeId metadata_target_{-1};
   TimerId metadata_timer_ = 0;
   std::uint64_t next_send_ = 0;
   std::map<std::uint64_t, PendingSend> sends_;               // by send id, ordered

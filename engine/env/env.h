@@ -51,6 +51,11 @@ class Node {
   virtual void on_message(NodeId from, const Message& msg) = 0;
   virtual void on_timer(TimerId id, std::uint64_t tag) = 0;
   virtual void on_fsync(std::uint64_t /*token*/) {}
+  // The connection to `peer` broke because its process exited (crash or stop) while a message
+  // to it was in flight or was sent to it: the peer's operating system reset the connection.
+  // Requests in flight to that peer will get no answer; retry elsewhere or later. Not called
+  // when the peer's machine lost power or the network cut the link: then only timeouts tell.
+  virtual void on_disconnect(NodeId /*peer*/) {}
   // A graceful stop: the last chance to commit, leave groups, flush. No timer fires after it.
   virtual void on_stop() {}
 };

@@ -25,6 +25,9 @@ enum class ErrorCode : std::int16_t {
   REQUEST_TIMED_OUT = 7,
   // The broker is not available.
   BROKER_NOT_AVAILABLE = 8,
+  // The connection broke before a response was received (client-side; the request may or may
+  // not have been processed).
+  NETWORK_EXCEPTION = 13,
   // The request is larger than the broker allows.
   MESSAGE_TOO_LARGE = 10,
   // The coordinator is loading offsets and group state and cannot serve yet.

@@ -1,1 +1,339 @@
+// Tests of the history model and the per-partition order checker (`nonmonotonic-poll`) on
+// hand-written histories: what must be flagged, what must not, and that a violation names the
+// event that shows it, found online as the history grows.
+#include "properties/order_checker.h"
+
 #include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "properties/checker.h"
+#include "properties/history.h"
+
+namespace logsim::properties {
+namespace {
+
+HistoryEvent process(const std::string& proc, const std::string& topic, std::int32_t partition,
+                     std::int64_t offset) {
+  HistoryEvent e;
+  e.kind = OpKind::kProcess;
+  e.process = proc;
+  e.topic = topic;
+  e.partition = partition;
+  e.offset = offset;
+  return e;
+}
+
+HistoryEvent assign(const std::string& proc, std::vector<TopicPartitionRef> tps) {
+  HistoryEvent e;
+  e.kind = OpKind::kAssign;
+  e.process = proc;
+  e.assignment = std::move(tps);
+  return e;
+}
+
+HistoryEvent seek(const std::string& proc, const std::string& topic, std::int32_t partition,
+                  std::int64_t offset) {
+  HistoryEvent e = process(proc, topic, partition, offset);
+  e.kind = OpKind::kSeek;
+  return e;
+}
+
+// Feeds events to a fresh OrderChecker through a History (so indexes are assigned) and
+// returns the checker's violations.
+std::vector<Violation> check(std::vector<HistoryEvent> events) {
+  History h;
+  OrderChecker c;
+  h.observe([&c](const HistoryEvent& e) { c.observe(e); });
+  for (auto& e : events) h.append(std::move(e));
+  c.finish();
+  return c.violations();
+}
+
+TEST(OrderChecker, IncreasingOffsetsPass) {
+  EXPECT_TRUE(check({assign("c1", {{"t", 0}}), process("c1", "t", 0, 0), process("c1", "t", 0, 1),
+                     process("c1", "t", 0, 5), process("c1", "t", 0, 6)})
+                  .empty());
+}
+
+TEST(OrderChecker, GapsAreNotThisCheckersBusiness) {
+  // Skipping offsets is `poll-skip`, a different anomaly: order only looks at direction.
+  EXPECT_TRUE(check({process("c1", "t", 0, 0), process("c1", "t", 0, 100)}).empty());
+}
+
+TEST(OrderChecker, RepeatedOffsetIsNonmonotonicPoll) {
+  HistoryEvent repeat = process("c1", "orders", 2, 7);
+  repeat.at = millis(1234);
+  repeat.key = "customer-9";
+  const auto v = check({assign("c1", {{"orders", 2}}), process("c1", "orders", 2, 6),
+                        process("c1", "orders", 2, 7), repeat});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "nonmonotonic-poll");
+  EXPECT_EQ(v[0].first_event, 3u);
+  EXPECT_EQ(v[0].at, millis(1234));
+  EXPECT_EQ(v[0].process, "c1");
+  EXPECT_EQ(v[0].topic, "orders");
+  EXPECT_EQ(v[0].partition, 2);
+  EXPECT_EQ(v[0].offset, 7);
+  ASSERT_TRUE(v[0].key.has_value());
+  EXPECT_EQ(*v[0].key, "customer-9");
+  EXPECT_EQ(v[0].members, std::vector<std::string>{"c1"});
+  // The explanation names the offending offset and the earlier one, with its event.
+  EXPECT_NE(v[0].explanation.find("orders/2 offset 7 after offset 7 (event #2)"), std::string::npos)
+      << v[0].explanation;
+}
+
+TEST(OrderChecker, LowerOffsetIsNonmonotonicPoll) {
+  const auto v = check({assign("c1", {{"t", 0}}), process("c1", "t", 0, 10), process("c1", "t", 0, 11),
+                        process("c1", "t", 0, 12), process("c1", "t", 0, 4), process("c1", "t", 0, 5)});
+  // One violation only: 5 after 4 goes up again, so it is not a second anomaly.
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "nonmonotonic-poll");
+  EXPECT_EQ(v[0].first_event, 4u);
+  EXPECT_EQ(v[0].process, "c1");
+  EXPECT_EQ(v[0].topic, "t");
+  EXPECT_EQ(v[0].partition, 0);
+  EXPECT_EQ(v[0].offset, 4);
+  EXPECT_NE(v[0].explanation.find("after offset 12 (event #3)"), std::string::npos) << v[0].explanation;
+}
+
+TEST(OrderChecker, EachBackwardStepIsReported) {
+  const auto v = check({process("c1", "t", 0, 5), process("c1", "t", 0, 3), process("c1", "t", 0, 1)});
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].first_event, 1u);
+  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[1].first_event, 2u);
+  EXPECT_EQ(v[1].offset, 1);
+}
+
+TEST(OrderChecker, NewAssignmentResetsEveryPartitionOfTheProcess) {
+  EXPECT_TRUE(check({assign("c1", {{"t", 0}, {"t", 1}}), process("c1", "t", 0, 10), process("c1", "t", 1, 20),
+                     assign("c1", {{"t", 0}, {"t", 1}}), process("c1", "t", 0, 3), process("c1", "t", 1, 4)})
+                  .empty());
+}
+
+TEST(OrderChecker, AssignmentOfAnotherProcessDoesNotReset) {
+  const auto v = check({process("c1", "t", 0, 10), assign("c2", {{"t", 0}}), process("c1", "t", 0, 3)});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].first_event, 2u);
+  EXPECT_EQ(v[0].process, "c1");
+}
+
+TEST(OrderChecker, AssignmentResetDoesNotLeakIntoProcessWithPrefixName) {
+  // "c1" sorts right before "c10" in the checker's map: a reset of c1 must stop at c1.
+  const auto v = check({process("c10", "t", 0, 10), process("c1", "t", 0, 10), assign("c1", {}),
+                        process("c10", "t", 0, 3)});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].process, "c10");
+  EXPECT_EQ(v[0].first_event, 3u);
+}
+
+TEST(OrderChecker, SeekResetsOnlyThatPartition) {
+  const auto v = check({assign("c1", {{"t", 0}, {"t", 1}}), process("c1", "t", 0, 10), process("c1", "t", 1, 10),
+                        seek("c1", "t", 0, 2), process("c1", "t", 0, 2),  // fine: after a seek
+                        process("c1", "t", 1, 9)});                       // not fine: no seek on t/1
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].first_event, 5u);
+  EXPECT_EQ(v[0].partition, 1);
+  EXPECT_EQ(v[0].offset, 9);
+}
+
+TEST(OrderChecker, SeekOnSamePartitionNumberOfAnotherTopicDoesNotReset) {
+  const auto v = check({process("c1", "a", 0, 10), seek("c1", "b", 0, 0), process("c1", "a", 0, 1)});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].topic, "a");
+}
+
+TEST(OrderChecker, SeekByAnotherProcessDoesNotReset) {
+  const auto v = check({process("c1", "t", 0, 10), seek("c2", "t", 0, 0), process("c1", "t", 0, 1)});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].process, "c1");
+}
+
+TEST(OrderChecker, AfterSeekTheNewRunIsCheckedAgain) {
+  const auto v = check({process("c1", "t", 0, 10), seek("c1", "t", 0, 0), process("c1", "t", 0, 1),
+                        process("c1", "t", 0, 0)});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].first_event, 3u);
+  EXPECT_NE(v[0].explanation.find("after offset 1 (event #2)"), std::string::npos) << v[0].explanation;
+}
+
+TEST(OrderChecker, ProcessesAreIndependent) {
+  // Two readers of one partition each read it from the start: interleaved, the offsets go
+  // down, but each reader's own offsets only go up.
+  EXPECT_TRUE(check({process("a", "t", 0, 0), process("a", "t", 0, 1), process("b", "t", 0, 0),
+                     process("a", "t", 0, 2), process("b", "t", 0, 1)})
+                  .empty());
+}
+
+TEST(OrderChecker, PartitionsAreIndependent) {
+  // Order is per partition only: across partitions the offsets may go anywhere.
+  EXPECT_TRUE(check({process("c", "t", 0, 50), process("c", "t", 1, 0), process("c", "t", 0, 51),
+                     process("c", "t", 1, 1), process("c", "u", 0, 0)})
+                  .empty());
+}
+
+TEST(OrderChecker, OtherEventKindsAreIgnored) {
+  HistoryEvent send = process("c1", "t", 0, 0);
+  send.kind = OpKind::kSendOk;
+  HistoryEvent fault;
+  fault.kind = OpKind::kFault;
+  fault.process = "c1";
+  EXPECT_TRUE(check({process("c1", "t", 0, 5), send, fault, process("c1", "t", 0, 6)}).empty());
+}
+
+// A checker that reports one violation at finish(), at a given event, to check how CheckerSet
+// merges the findings of several checkers.
+class FixedChecker final : public Checker {
+ public:
+  FixedChecker(std::string anomaly, std::uint64_t first_event) : anomaly_(std::move(anomaly)), first_(first_event) {}
+  std::string_view name() const override { return "fixed"; }
+  void observe(const HistoryEvent&) override {}
+  void finish() override {
+    Violation v;
+    v.anomaly = anomaly_;
+    v.first_event = first_;
+    report(std::move(v));
+  }
+
+ private:
+  std::string anomaly_;
+  std::uint64_t first_;
+};
+
+TEST(CheckerSet, DefaultCheckersPassOnAGoodHistory) {
+  History h;
+  auto set = default_checkers();
+  set.attach(h);
+  h.append(assign("c1", {{"t", 0}}));
+  h.append(process("c1", "t", 0, 0));
+  h.append(process("c1", "t", 0, 1));
+  const Verdict v = set.finish();
+  EXPECT_EQ(v.outcome, Outcome::kPass);
+  EXPECT_TRUE(v.violations.empty());
+}
+
+TEST(CheckerSet, DefaultCheckersIncludeTheOrderChecker) {
+  History h;
+  auto set = default_checkers();
+  set.attach(h);
+  h.append(process("c1", "t", 0, 3));
+  h.append(process("c1", "t", 0, 2));
+  const Verdict v = set.finish();
+  EXPECT_EQ(v.outcome, Outcome::kViolated);
+  ASSERT_EQ(v.violations.size(), 1u);
+  EXPECT_EQ(v.violations[0].anomaly, "nonmonotonic-poll");
+  EXPECT_EQ(v.violations[0].first_event, 1u);
+}
+
+TEST(CheckerSet, ViolationsAreOrderedByFirstEventAcrossCheckers) {
+  auto set = default_checkers();
+  set.add(std::make_unique<FixedChecker>("duplicate", 0));
+  set.add(std::make_unique<FixedChecker>("lost-write", 3));
+  // Offline: the events are fed directly, not through a History.
+  std::vector<HistoryEvent> events = {process("c1", "t", 0, 9), process("c1", "t", 0, 8),
+                                      process("c1", "t", 0, 9), process("c1", "t", 0, 9),
+                                      process("c1", "t", 0, 1)};
+  for (std::uint64_t i = 0; i < events.size(); ++i) {
+    events[i].index = i;
+    set.observe(events[i]);
+  }
+  const Verdict v = set.finish();
+  EXPECT_EQ(v.outcome, Outcome::kViolated);
+  ASSERT_EQ(v.violations.size(), 5u);
+  // nonmonotonic-poll at 1, 3 and 4; the fixed ones at 0 and 3. Ties keep checker order.
+  const std::vector<std::pair<std::string, std::uint64_t>> want = {
+      {"duplicate", 0}, {"nonmonotonic-poll", 1}, {"nonmonotonic-poll", 3}, {"lost-write", 3}, {"nonmonotonic-poll", 4}};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(v.violations[i].anomaly, want[i].first) << "at " << i;
+    EXPECT_EQ(v.violations[i].first_event, want[i].second) << "at " << i;
+  }
+}
+
+TEST(CheckerSet, OnlyLivenessFindingsGiveLivenessOutcome) {
+  CheckerSet only_liveness;
+  only_liveness.add(std::make_unique<FixedChecker>("liveness", 0));
+  EXPECT_EQ(only_liveness.finish().outcome, Outcome::kLiveness);
+
+  CheckerSet mixed;
+  mixed.add(std::make_unique<FixedChecker>("liveness", 0));
+  mixed.add(std::make_unique<FixedChecker>("lost-write", 1));
+  EXPECT_EQ(mixed.finish().outcome, Outcome::kViolated);
+}
+
+TEST(Outcome, Names) {
+  EXPECT_EQ(outcome_name(Outcome::kPass), "pass");
+  EXPECT_EQ(outcome_name(Outcome::kViolated), "violated");
+  EXPECT_EQ(outcome_name(Outcome::kLiveness), "liveness");
+}
+
+TEST(History, AppendAssignsIndexesAndCallsObserversInOrder) {
+  History h;
+  std::vector<std::string> calls;
+  h.observe([&](const HistoryEvent& e) { calls.push_back("first:" + std::to_string(e.index)); });
+  h.observe([&](const HistoryEvent& e) { calls.push_back("second:" + std::to_string(e.index)); });
+  HistoryEvent e = process("c1", "t", 0, 0);
+  e.index = 99;  // overwritten: the history owns the numbering
+  EXPECT_EQ(h.append(e).index, 0u);
+  EXPECT_EQ(h.append(process("c1", "t", 0, 1)).index, 1u);
+  EXPECT_EQ(h.append(process("c1", "t", 0, 2)).index, 2u);
+  ASSERT_EQ(h.size(), 3u);
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(h.events()[i].index, i);
+    EXPECT_EQ(h.events()[i].offset, static_cast<std::int64_t>(i));
+  }
+  EXPECT_EQ(calls, (std::vector<std::string>{"first:0", "second:0", "first:1", "second:1", "first:2", "second:2"}));
+}
+
+TEST(History, ObserverSeesTheStoredEvent) {
+  History h;
+  std::uint64_t seen_index = 1000;
+  std::int64_t seen_size = -1;
+  h.observe([&](const HistoryEvent& e) {
+    seen_index = e.index;
+    seen_size = static_cast<std::int64_t>(h.size());
+    EXPECT_EQ(&e, &h.events().back());
+  });
+  h.append(process("c1", "t", 0, 0));
+  EXPECT_EQ(seen_index, 0u);
+  EXPECT_EQ(seen_size, 1);  // the event is in the history before observers run
+}
+
+TEST(History, ViolationIsFoundOnlineWhenTheEventIsAppended) {
+  History h;
+  auto owned = std::make_unique<OrderChecker>();
+  const OrderChecker* order = owned.get();
+  CheckerSet set;
+  set.add(std::move(owned));
+  set.attach(h);
+  h.append(process("c1", "t", 0, 5));
+  EXPECT_TRUE(order->violations().empty());
+  h.append(process("c1", "t", 0, 4));
+  // Found now, before any later event and before finish().
+  ASSERT_EQ(order->violations().size(), 1u);
+  EXPECT_EQ(order->violations()[0].first_event, 1u);
+  h.append(process("c1", "t", 0, 6));
+  h.append(process("c1", "t", 0, 7));
+  EXPECT_EQ(order->violations().size(), 1u);
+  const Verdict v = set.finish();
+  ASSERT_EQ(v.violations.size(), 1u);
+  EXPECT_EQ(v.violations[0].first_event, 1u);
+}
+
+TEST(History, OpKindNamesRoundTrip) {
+  for (OpKind k : {OpKind::kSendInvoke, OpKind::kSendOk, OpKind::kSendFail, OpKind::kSendInfo, OpKind::kAssign,
+                   OpKind::kSeek, OpKind::kProcess, OpKind::kFault}) {
+    const auto name = op_kind_name(k);
+    EXPECT_NE(name, "?");
+    const auto back = op_kind_from_name(name);
+    ASSERT_TRUE(back.has_value()) << name;
+    EXPECT_EQ(*back, k);
+  }
+  EXPECT_EQ(op_kind_name(OpKind::kProcess), "process");
+  EXPECT_FALSE(op_kind_from_name("poll").has_value());
+}
+
+}  // namespace
+}  // namespace logsim::properties

@@ -16,6 +16,7 @@ class ConsumerApp final : public Node {
   void on_start() override;
   void on_message(NodeId from, const Message& msg) override;
   void on_timer(TimerId id, std::uint64_t tag) override;
+  void on_disconnect(NodeId peer) override { consumer_.on_disconnect(peer); }
 
  private:
   Env& env_;

@@ -15,6 +15,7 @@ class ProducerApp final : public Node {
   void on_start() override;
   void on_message(NodeId from, const Message& msg) override;
   void on_timer(TimerId id, std::uint64_t tag) override;
+  void on_disconnect(NodeId peer) override { producer_.on_disconnect(peer); }
 
  private:
   void send_one();

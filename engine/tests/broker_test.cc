@@ -1,0 +1,324 @@
+// Tests of the single-replica broker through its Node interface: Metadata, Produce, Fetch and
+// ListOffsets answers and their error codes, and log recovery when a new Broker object starts
+// on the disk of a crashed one. The Env is a small fake: it records what the broker sends,
+// hands it a SimDisk, and ignores timers.
+#include "engine/broker/broker.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "engine/env/env.h"
+#include "engine/env/rng.h"
+#include "sim/disk.h"
+
+namespace logsim::engine {
+namespace {
+
+const NodeId kBroker(1);
+const NodeId kClient(100);
+
+struct Sent {
+  NodeId to;
+  Message msg;
+};
+
+class FakeEnv final : public Env {
+ public:
+  explicit FakeEnv(Disk& disk) : disk_(disk) {}
+
+  NodeId self() const override { return kBroker; }
+  Nanos now() const override { return now_; }
+  TimerId set_timer(Nanos, std::uint64_t) override { return ++timers_; }
+  void cancel_timer(TimerId) override {}
+  void send(NodeId to, Message msg) override { sent.push_back({to, std::move(msg)}); }
+  Disk& disk() override { return disk_; }
+  Rng& rng() override { return rng_; }
+
+  void set_now(Nanos t) { now_ = t; }
+
+  std::vector<Sent> sent;
+
+ private:
+  Disk& disk_;
+  Nanos now_ = 0;
+  TimerId timers_ = 0;
+  Rng rng_{42};
+};
+
+// A SimDisk whose fsync completions are held (the broker under test does not fsync yet).
+struct TestDisk {
+  std::vector<std::function<void()>> completions;  // declared first: the sink captures it
+  sim::SimDisk disk{sim::SimDiskOptions{}, Rng(7), [this](Nanos, std::uint64_t, std::function<void()> c) {
+                      completions.push_back(std::move(c));
+                    }};
+};
+
+BrokerConfig two_topics() { return BrokerConfig{{TopicSpec{"orders", 3}, TopicSpec{"audit", 1}}}; }
+
+Record rec(std::string key, std::string value, std::int64_t ts = 0) {
+  return Record{std::move(key), std::move(value), ts};
+}
+
+class BrokerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { broker.on_start(); }
+
+  // Delivers a request and returns the one response it caused, sent back to the client.
+  template <typename Response>
+  Response call(Message request) {
+    const std::size_t before = env.sent.size();
+    broker.on_message(kClient, request);
+    EXPECT_EQ(env.sent.size(), before + 1) << "expected exactly one response";
+    if (env.sent.size() != before + 1) return Response{};
+    const Sent& s = env.sent.back();
+    EXPECT_EQ(s.to, kClient);
+    const auto* resp = std::get_if<Response>(&s.msg);
+    EXPECT_NE(resp, nullptr) << "response of the wrong type: " << message_name(s.msg);
+    return resp != nullptr ? *resp : Response{};
+  }
+
+  ProduceResponse produce(const std::string& topic, std::int32_t partition, std::vector<Record> records,
+                          std::int16_t acks = -1, CorrelationId cid = 1) {
+    return call<ProduceResponse>(ProduceRequest{cid, topic, PartitionId(partition), acks, 30000, std::move(records)});
+  }
+  FetchResponse fetch(const std::string& topic, std::int32_t partition, std::int64_t offset,
+                      std::int32_t max_records = 500, CorrelationId cid = 2) {
+    return call<FetchResponse>(FetchRequest{cid, topic, PartitionId(partition), Offset(offset), max_records});
+  }
+  ListOffsetsResponse list_offsets(const std::string& topic, std::int32_t partition, std::int64_t ts,
+                                   CorrelationId cid = 3) {
+    return call<ListOffsetsResponse>(ListOffsetsRequest{cid, topic, PartitionId(partition), ts});
+  }
+
+  TestDisk t;
+  FakeEnv env{t.disk};
+  Broker broker{env, two_topics()};
+};
+
+// ---- Metadata.
+
+TEST_F(BrokerTest, MetadataListsConfiguredTopicsLedByThisBroker) {
+  const auto resp = call<MetadataResponse>(MetadataRequest{77, {}});
+  EXPECT_EQ(resp.correlation_id, 77);
+  EXPECT_EQ(resp.brokers, std::vector<NodeId>{kBroker});
+  ASSERT_EQ(resp.topics.size(), 2u);
+  EXPECT_EQ(resp.topics[0].name, "orders");
+  EXPECT_EQ(resp.topics[1].name, "audit");
+  const std::size_t partitions[] = {3, 1};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const TopicMetadata& tm = resp.topics[i];
+    EXPECT_EQ(tm.error, ErrorCode::NONE);
+    ASSERT_EQ(tm.partitions.size(), partitions[i]) << tm.name;
+    for (std::size_t p = 0; p < tm.partitions.size(); ++p) {
+      const PartitionMetadata& pm = tm.partitions[p];
+      EXPECT_EQ(pm.partition, PartitionId(static_cast<std::int32_t>(p)));
+      EXPECT_EQ(pm.error, ErrorCode::NONE);
+      EXPECT_EQ(pm.leader, kBroker);
+      EXPECT_EQ(pm.replicas, std::vector<NodeId>{kBroker});
+      EXPECT_EQ(pm.isr, std::vector<NodeId>{kBroker});
+    }
+  }
+}
+
+TEST_F(BrokerTest, MetadataForRequestedTopicsFlagsUnknownOnes) {
+  const auto resp = call<MetadataResponse>(MetadataRequest{5, {"audit", "nope"}});
+  EXPECT_EQ(resp.correlation_id, 5);
+  ASSERT_EQ(resp.topics.size(), 2u);
+  EXPECT_EQ(resp.topics[0].name, "audit");
+  EXPECT_EQ(resp.topics[0].error, ErrorCode::NONE);
+  EXPECT_EQ(resp.topics[0].partitions.size(), 1u);
+  EXPECT_EQ(resp.topics[1].name, "nope");
+  EXPECT_EQ(resp.topics[1].error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  EXPECT_TRUE(resp.topics[1].partitions.empty());
+}
+
+// ---- Produce.
+
+TEST_F(BrokerTest, ProduceAssignsConsecutiveOffsetsPerPartition) {
+  const auto r1 = produce("orders", 1, {rec("a", "1"), rec("b", "2")}, -1, 11);
+  EXPECT_EQ(r1.correlation_id, 11);
+  EXPECT_EQ(r1.topic, "orders");
+  EXPECT_EQ(r1.partition, PartitionId(1));
+  EXPECT_EQ(r1.error, ErrorCode::NONE);
+  EXPECT_EQ(r1.base_offset, Offset(0));
+  const auto r2 = produce("orders", 1, {rec("c", "3")}, 1, 12);
+  EXPECT_EQ(r2.error, ErrorCode::NONE);
+  EXPECT_EQ(r2.base_offset, Offset(2));
+  const auto r3 = produce("orders", 1, {rec("d", "4"), rec("e", "5"), rec("f", "6")});
+  EXPECT_EQ(r3.base_offset, Offset(3));
+  // Other partitions have their own offsets.
+  EXPECT_EQ(produce("orders", 0, {rec("x", "y")}).base_offset, Offset(0));
+  EXPECT_EQ(produce("audit", 0, {rec("x", "y")}).base_offset, Offset(0));
+  EXPECT_EQ(produce("orders", 1, {rec("g", "7")}).base_offset, Offset(6));
+}
+
+TEST_F(BrokerTest, ProduceWithAcksZeroSendsNoResponseButAppends) {
+  broker.on_message(kClient, ProduceRequest{1, "orders", PartitionId(0), 0, 30000, {rec("a", "1"), rec("b", "2")}});
+  EXPECT_TRUE(env.sent.empty());
+  EXPECT_EQ(produce("orders", 0, {rec("c", "3")}).base_offset, Offset(2));
+}
+
+TEST_F(BrokerTest, ProduceWithInvalidAcksIsRejectedAndWritesNothing) {
+  for (std::int16_t acks : {std::int16_t{2}, std::int16_t{-2}, std::int16_t{5}}) {
+    const auto resp = produce("orders", 0, {rec("a", "1")}, acks);
+    EXPECT_EQ(resp.error, ErrorCode::INVALID_REQUIRED_ACKS) << acks;
+    EXPECT_EQ(resp.base_offset, Offset(-1));
+  }
+  EXPECT_EQ(list_offsets("orders", 0, kListOffsetsLatest).offset, Offset(0));
+}
+
+TEST_F(BrokerTest, ProduceToUnknownTopicOrPartitionIsRejected) {
+  for (const auto& [topic, partition] : std::vector<std::pair<std::string, std::int32_t>>{
+           {"orders", 3}, {"orders", -1}, {"audit", 1}, {"nope", 0}}) {
+    const auto resp = produce(topic, partition, {rec("a", "1")});
+    EXPECT_EQ(resp.error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) << topic << "-" << partition;
+    EXPECT_EQ(resp.base_offset, Offset(-1));
+    EXPECT_EQ(resp.topic, topic);
+    EXPECT_EQ(resp.partition, PartitionId(partition));
+  }
+}
+
+// ---- Fetch.
+
+TEST_F(BrokerTest, FetchReturnsRecordsUpToTheHighWatermark) {
+  produce("orders", 2, {rec("k0", "v0", 10), rec("k1", "v1", 11), rec("k2", "v2", 12)});
+  produce("orders", 2, {rec("k3", "v3", 13), rec("k4", "v4", 14)});
+  const auto all = fetch("orders", 2, 0, 500, 21);
+  EXPECT_EQ(all.correlation_id, 21);
+  EXPECT_EQ(all.topic, "orders");
+  EXPECT_EQ(all.partition, PartitionId(2));
+  EXPECT_EQ(all.error, ErrorCode::NONE);
+  EXPECT_EQ(all.high_watermark, Offset(5));
+  EXPECT_EQ(all.log_start_offset, Offset(0));
+  ASSERT_EQ(all.records.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const auto n = static_cast<std::int64_t>(i);
+    EXPECT_EQ(all.records[i].offset, Offset(n));
+    EXPECT_EQ(all.records[i].record.key, "k" + std::to_string(i));
+    EXPECT_EQ(all.records[i].record.value, "v" + std::to_string(i));
+    EXPECT_EQ(all.records[i].record.timestamp_ms, 10 + n);
+  }
+  const auto middle = fetch("orders", 2, 1, 2);
+  EXPECT_EQ(middle.error, ErrorCode::NONE);
+  EXPECT_EQ(middle.high_watermark, Offset(5));
+  ASSERT_EQ(middle.records.size(), 2u);
+  EXPECT_EQ(middle.records[0].offset, Offset(1));
+  EXPECT_EQ(middle.records[1].offset, Offset(2));
+  EXPECT_EQ(middle.records[1].record.key, "k2");
+  const auto tail = fetch("orders", 2, 3, 500);
+  ASSERT_EQ(tail.records.size(), 2u);
+  EXPECT_EQ(tail.records[0].offset, Offset(3));
+  EXPECT_EQ(tail.records[1].offset, Offset(4));
+}
+
+TEST_F(BrokerTest, FetchAtLogEndIsEmptyWithoutError) {
+  const auto empty_log = fetch("audit", 0, 0);
+  EXPECT_EQ(empty_log.error, ErrorCode::NONE);
+  EXPECT_TRUE(empty_log.records.empty());
+  EXPECT_EQ(empty_log.high_watermark, Offset(0));
+  produce("audit", 0, {rec("a", "1"), rec("b", "2")});
+  const auto at_end = fetch("audit", 0, 2);
+  EXPECT_EQ(at_end.error, ErrorCode::NONE);
+  EXPECT_TRUE(at_end.records.empty());
+  EXPECT_EQ(at_end.high_watermark, Offset(2));
+  EXPECT_EQ(at_end.log_start_offset, Offset(0));
+}
+
+TEST_F(BrokerTest, FetchOutsideTheLogIsOffsetOutOfRange) {
+  produce("audit", 0, {rec("a", "1"), rec("b", "2")});
+  for (std::int64_t offset : {3, 100, -1}) {
+    const auto resp = fetch("audit", 0, offset);
+    EXPECT_EQ(resp.error, ErrorCode::OFFSET_OUT_OF_RANGE) << offset;
+    EXPECT_TRUE(resp.records.empty()) << offset;
+  }
+}
+
+TEST_F(BrokerTest, FetchOfUnknownPartitionIsRejected) {
+  EXPECT_EQ(fetch("orders", 7, 0).error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  EXPECT_EQ(fetch("nope", 0, 0).error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+}
+
+// ---- ListOffsets.
+
+TEST_F(BrokerTest, ListOffsetsEarliestAndLatest) {
+  auto earliest = list_offsets("orders", 0, kListOffsetsEarliest, 31);
+  EXPECT_EQ(earliest.correlation_id, 31);
+  EXPECT_EQ(earliest.error, ErrorCode::NONE);
+  EXPECT_EQ(earliest.offset, Offset(0));
+  EXPECT_EQ(list_offsets("orders", 0, kListOffsetsLatest).offset, Offset(0));
+  produce("orders", 0, {rec("a", "1"), rec("b", "2"), rec("c", "3")});
+  EXPECT_EQ(list_offsets("orders", 0, kListOffsetsEarliest).offset, Offset(0));
+  const auto latest = list_offsets("orders", 0, kListOffsetsLatest);
+  EXPECT_EQ(latest.error, ErrorCode::NONE);
+  EXPECT_EQ(latest.topic, "orders");
+  EXPECT_EQ(latest.partition, PartitionId(0));
+  EXPECT_EQ(latest.offset, Offset(3));
+  EXPECT_EQ(list_offsets("orders", 1, kListOffsetsLatest).offset, Offset(0));
+  const auto unknown = list_offsets("orders", 9, kListOffsetsLatest);
+  EXPECT_EQ(unknown.error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+}
+
+// ---- Restart.
+
+TEST_F(BrokerTest, RestartedBrokerRecoversItsLogsAndKeepsOffsets) {
+  produce("orders", 0, {rec("a", "1"), rec("b", "2")});
+  produce("orders", 2, {rec("c", "3")});
+  produce("audit", 0, {rec("d", "4"), rec("e", "5"), rec("f", "6")});
+  t.disk.crash();
+
+  FakeEnv env2(t.disk);
+  Broker restarted(env2, two_topics());
+  restarted.on_start();
+  const auto call2 = [&](Message m) {
+    env2.sent.clear();
+    restarted.on_message(kClient, std::move(m));
+    EXPECT_EQ(env2.sent.size(), 1u);
+    return env2.sent.empty() ? Message{} : env2.sent.back().msg;
+  };
+  const auto latest = [&](const std::string& topic, std::int32_t p) {
+    const Message m = call2(ListOffsetsRequest{1, topic, PartitionId(p), kListOffsetsLatest});
+    return std::get<ListOffsetsResponse>(m).offset;
+  };
+  EXPECT_EQ(latest("orders", 0), Offset(2));
+  EXPECT_EQ(latest("orders", 1), Offset(0));
+  EXPECT_EQ(latest("orders", 2), Offset(1));
+  EXPECT_EQ(latest("audit", 0), Offset(3));
+
+  const auto fetched = std::get<FetchResponse>(call2(FetchRequest{2, "audit", PartitionId(0), Offset(0), 500}));
+  EXPECT_EQ(fetched.error, ErrorCode::NONE);
+  EXPECT_EQ(fetched.high_watermark, Offset(3));
+  ASSERT_EQ(fetched.records.size(), 3u);
+  EXPECT_EQ(fetched.records[0].record.key, "d");
+  EXPECT_EQ(fetched.records[2].record.value, "6");
+  EXPECT_EQ(fetched.records[2].offset, Offset(2));
+
+  // New records continue after the recovered ones.
+  const auto produced = std::get<ProduceResponse>(
+      call2(ProduceRequest{3, "orders", PartitionId(0), -1, 30000, {rec("g", "7")}}));
+  EXPECT_EQ(produced.error, ErrorCode::NONE);
+  EXPECT_EQ(produced.base_offset, Offset(2));
+}
+
+// A broker that loses power before any fsync comes back with empty logs (nothing was durable):
+// the single-replica broker acknowledges acks=all before its data is durable, as Kafka does
+// (it relies on replication, not fsync).
+TEST_F(BrokerTest, PowerLossBeforeAnyFsyncLosesAcknowledgedRecords) {
+  EXPECT_EQ(produce("orders", 0, {rec("a", "1")}).error, ErrorCode::NONE);
+  t.disk.power_loss();
+  FakeEnv env2(t.disk);
+  Broker restarted(env2, two_topics());
+  restarted.on_start();
+  restarted.on_message(kClient, ListOffsetsRequest{1, "orders", PartitionId(0), kListOffsetsLatest});
+  ASSERT_EQ(env2.sent.size(), 1u);
+  EXPECT_EQ(std::get<ListOffsetsResponse>(env2.sent[0].msg).offset, Offset(0));
+}
+
+}  // namespace
+}  // namespace logsim::engine
