@@ -139,6 +139,22 @@ void World::kill(Slot& s) {
   s.reset_told.clear();
 }
 
+// The process of `s` is about to die with its machine up: its OS closes every connection, so
+// each node connected to this incarnation hears a reset one network hop later.
+void World::reset_connections_to(Slot& s) {
+  const std::int32_t x = s.id.value();
+  for (auto& other : slots_) {
+    if (other.get() == &s || (other->state != NodeState::kUp && other->state != NodeState::kPaused)) continue;
+    auto conn = other->connected_to.find(x);
+    if (conn == other->connected_to.end() || conn->second != s.incarnation) continue;
+    auto told = other->reset_told.find(x);
+    if (told != other->reset_told.end() && told->second == s.incarnation) continue;
+    other->reset_told[x] = s.incarnation;
+    const Nanos hop = network_.options(s.id, other->id).latency_min_ns;
+    queue_.push(now_ + hop, DisconnectEvent{other->id.value(), other->incarnation, x, s.incarnation});
+  }
+}
+
 void World::start(NodeId id) {
   Slot& s = slot(id);
   LOGSIM_ASSERT(s.state == NodeState::kDown || s.state == NodeState::kCrashed,
@@ -152,6 +168,7 @@ void World::restart(NodeId id) {
   if (s.state == NodeState::kUp || s.state == NodeState::kPaused) {
     fault(id, "restart");
     s.disk->crash();
+    reset_connections_to(s);
     kill(s);
     boot(s);
     return;
@@ -165,6 +182,7 @@ void World::crash(NodeId id) {
   if (s.state != NodeState::kUp && s.state != NodeState::kPaused) return;
   fault(id, "crash");
   s.disk->crash();
+  reset_connections_to(s);
   kill(s);
   s.state = NodeState::kCrashed;
 }
@@ -187,6 +205,7 @@ void World::stop(NodeId id) {
   s.state = NodeState::kUp;
   s.node->on_stop();
   s.disk->crash();  // the process ends; the OS keeps its page cache as after a crash
+  reset_connections_to(s);
   kill(s);
   s.state = NodeState::kDown;
 }

@@ -6,7 +6,8 @@
 //   and on_start() runs; whatever it remembers must come from its disk.
 // - crash: the process dies. The object is destroyed, timers and pending fsyncs are forgotten,
 //   the disk keeps its page cache (SimDisk::crash). Messages in flight to it are dropped on
-//   arrival, and their senders are told by on_disconnect (the peer's OS reset the connection).
+//   arrival. Nodes connected to it (that sent to this incarnation) are told by on_disconnect:
+//   its operating system closed the sockets. So are later senders, once per attempt.
 // - power_loss: as crash, but the disk keeps only what was durable (SimDisk::power_loss), and
 //   nobody is told: the machine is gone, so senders learn only by their timeouts.
 // - stop: graceful. on_stop() runs (it may send last messages), then the object is destroyed.
@@ -133,6 +134,7 @@ class World {
   const Slot& slot(NodeId id) const;
   void fault(NodeId id, std::string_view what);
   void kill(Slot& s);
+  void reset_connections_to(Slot& s);
   void boot(Slot& s);
   void send(Slot& from, NodeId to, Message msg);
   TimerId arm_timer(Slot& s, Nanos local_delay, std::uint64_t tag);

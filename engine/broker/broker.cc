@@ -8,7 +8,7 @@ PartitionLog* BrokerState::find(const std::string& topic, PartitionId p) {
   return it == logs.end() ? nullptr : it->second.get();
 }
 
-Broker::Broker(Env& env, BrokerConfig config) : state_{env, std::move(config), {}} {}
+Broker::Broker(Env& env, BrokerConfig config) : state_{env, std::move(config), {}, {}} {}
 
 void Broker::on_start() {
   for (const TopicSpec& t : state_.config.topics) {
@@ -20,13 +20,19 @@ void Broker::on_start() {
   }
 }
 
+namespace {
+constexpr std::uint64_t kFetchWaitTag = 1;
+}  // namespace
+
 void Broker::on_message(NodeId from, const Message& msg) {
   Env& env = state_.env;
   if (const auto* produce = std::get_if<ProduceRequest>(&msg)) {
     ProduceResponse resp = handle_produce(state_, *produce);
+    const bool appended = resp.error == ErrorCode::NONE;
     if (produce->acks != 0) env.send(from, std::move(resp));
+    if (appended) wake(produce->topic, produce->partition);
   } else if (const auto* fetch = std::get_if<FetchRequest>(&msg)) {
-    env.send(from, handle_fetch(state_, *fetch));
+    on_fetch(from, *fetch);
   } else if (const auto* list = std::get_if<ListOffsetsRequest>(&msg)) {
     env.send(from, handle_list_offsets(state_, *list));
   } else if (const auto* meta = std::get_if<MetadataRequest>(&msg)) {
@@ -35,6 +41,39 @@ void Broker::on_message(NodeId from, const Message& msg) {
   // Responses addressed to a broker are not expected; they are ignored.
 }
 
-void Broker::on_timer(TimerId, std::uint64_t) {}
+void Broker::on_fetch(NodeId from, const FetchRequest& req) {
+  FetchResponse resp = handle_fetch(state_, req);
+  if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0) {
+    state_.env.send(from, std::move(resp));
+    return;
+  }
+  // Nothing to return yet: hold the request until records arrive or the wait ends.
+  const TimerId timer = state_.env.set_timer(millis(req.max_wait_ms), kFetchWaitTag);
+  state_.parked[{req.topic, req.partition.value()}].push_back(ParkedFetch{from, req, timer});
+}
+
+void Broker::wake(const std::string& topic, PartitionId p) {
+  auto it = state_.parked.find({topic, p.value()});
+  if (it == state_.parked.end()) return;
+  std::vector<ParkedFetch> waiting = std::move(it->second);
+  state_.parked.erase(it);
+  for (auto& w : waiting) {
+    state_.env.cancel_timer(w.timer);
+    state_.env.send(w.from, handle_fetch(state_, w.request));
+  }
+}
+
+void Broker::on_timer(TimerId id, std::uint64_t tag) {
+  if (tag != kFetchWaitTag) return;
+  for (auto& [key, waiting] : state_.parked) {
+    for (auto w = waiting.begin(); w != waiting.end(); ++w) {
+      if (w->timer != id) continue;
+      ParkedFetch done = std::move(*w);
+      waiting.erase(w);
+      state_.env.send(done.from, handle_fetch(state_, done.request));
+      return;
+    }
+  }
+}
 
 }  // namespace logsim::engine

@@ -27,12 +27,21 @@ struct BrokerConfig {
   std::vector<TopicSpec> topics;  // created at first start (auto-created topics)
 };
 
+// A Fetch the broker holds until records arrive or its max wait ends (Kafka's long poll).
+struct ParkedFetch {
+  NodeId from;
+  FetchRequest request;
+  TimerId timer = 0;
+};
+
 // What the handlers work on: the broker's logs and identity.
 struct BrokerState {
   Env& env;
   BrokerConfig config;
   // (topic, partition) -> log; ordered so iteration is deterministic.
   std::map<std::pair<std::string, std::int32_t>, std::unique_ptr<PartitionLog>> logs;
+  // Held fetches, by the partition they wait on, in arrival order.
+  std::map<std::pair<std::string, std::int32_t>, std::vector<ParkedFetch>> parked;
 
   PartitionLog* find(const std::string& topic, PartitionId p);
 };
@@ -47,6 +56,10 @@ class Broker final : public Node {
   const BrokerState& state() const { return state_; }
 
  private:
+  void on_fetch(NodeId from, const FetchRequest& req);
+  // Answers every fetch held on a partition (records arrived, or their wait ended).
+  void wake(const std::string& topic, PartitionId p);
+
   BrokerState state_;
 };
 

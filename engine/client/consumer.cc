@@ -98,7 +98,8 @@ void Consumer::send_request(const TopicPartition& tp, PartitionState& st, NodeId
     env_.send(leader, ListOffsetsRequest{st.in_flight, tp.topic, tp.partition, ts});
   } else {
     st.fetch_offset = st.buffer.empty() ? *st.position : st.buffer.back().offset + 1;
-    env_.send(leader, FetchRequest{st.in_flight, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records});
+    env_.send(leader, FetchRequest{st.in_flight, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records,
+                                   config_.fetch_max_wait_ms});
   }
   st.timer = env_.set_timer(millis(config_.request_timeout_ms), kPartitionTag);
   st.waiting = false;
@@ -160,7 +161,7 @@ void Consumer::on_fetch(const FetchResponse& resp) {
     return;
   }
   if (resp.records.empty()) {
-    delay(*st, tp, millis(config_.fetch_max_wait_ms));
+    pump(tp);  // the broker already waited up to fetch.max.wait.ms: ask again
     return;
   }
   for (const StoredRecord& r : resp.records) {

@@ -5,8 +5,8 @@
 // poll() hands out at most max.poll.records buffered records and advances positions past
 // them; a partition without a position is reset by auto.offset.reset (earliest, latest, or
 // none: the partition reports OFFSET_OUT_OF_RANGE and stays idle); OFFSET_OUT_OF_RANGE from
-// the broker is handled the same way. When a fetch comes back empty the next one waits
-// fetch.max.wait.ms (the broker's long poll, modelled on the client side for now).
+// the broker is handled the same way. The broker holds an empty fetch up to fetch.max.wait.ms
+// (the long poll), so an empty answer is followed by the next fetch at once.
 //
 // Group membership (subscribe, rebalances, commits) arrives with the consumer-group work;
 // the assignment here is what KafkaConsumer#assign gives. One client per application node.

@@ -14,7 +14,7 @@ void ProduceResponse::fold(Digest& d) const {
 }
 
 void FetchRequest::fold(Digest& d) const {
-  d.add(correlation_id).add(topic).add(partition).add(fetch_offset).add(max_records);
+  d.add(correlation_id).add(topic).add(partition).add(fetch_offset).add(max_records).add(max_wait_ms);
 }
 
 void FetchResponse::fold(Digest& d) const {

@@ -63,6 +63,9 @@ struct FetchRequest {
   PartitionId partition;
   Offset fetch_offset;
   std::int32_t max_records = 500;
+  // How long the broker may hold the request when it has nothing to return (fetch.max.wait.ms;
+  // fetch.min.bytes is 1: any record answers it at once).
+  std::int32_t max_wait_ms = 500;
   void fold(Digest& d) const;
 };
 

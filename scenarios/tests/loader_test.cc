@@ -1,1 +1,645 @@
+// Tests of the strict scenario loader: the bundled example loads, Kafka's defaults are filled
+// in, and each kind of mistake is reported at the JSON pointer of the bad value with what was
+// expected there (a did-you-mean where a name is misspelled).
+#include "scenarios/loader.h"
+
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace logsim::scenarios {
+namespace {
+
+// The directory of this source file's module (scenarios/), found from __FILE__ so the test
+// does not depend on the directory ctest runs it in.
+std::string scenarios_dir() {
+  const std::string here = __FILE__;
+  const std::string suffix = "tests/loader_test.cc";
+  EXPECT_GE(here.size(), suffix.size());
+  EXPECT_EQ(here.substr(here.size() - suffix.size()), suffix);
+  return here.substr(0, here.size() - suffix.size());
+}
+
+constexpr const char* kMinimal = R"({"name": "m", "topics": [{"name": "t"}]})";
+
+// A scenario with one topic "orders" (3 partitions), a producer "p" and a consumer "c", with
+// `extra` spliced in as further top-level members (e.g. a timeline).
+std::string with(const std::string& extra, const std::string& producer_extra = "",
+                 const std::string& consumer_extra = "") {
+  return R"({"name": "s", "duration": "10s", "topics": [{"name": "orders", "partitions": 3}],
+    "producers": [{"name": "p", "topic": "orders")" + producer_extra + R"(}],
+    "consumers": [{"name": "c", "topics": ["orders"])" + consumer_extra + "}]" +
+         (extra.empty() ? "" : ", " + extra) + "}";
+}
+
+// Parses `text`, which must fail, and returns the error.
+ScenarioError error_of(const std::string& text) {
+  try {
+    parse_scenario(text, "mem.json");
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error for: " << text;
+  return ScenarioError("", "", "", "");
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+#define EXPECT_CONTAINS(haystack, needle) EXPECT_PRED2(contains, haystack, needle)
+
+// ---- the bundled example and defaults ----------------------------------------------------
+
+TEST(Loader, QuickstartLoads) {
+  const std::string path = scenarios_dir() + "quickstart.json";
+  const Scenario s = load_scenario_file(path);
+  EXPECT_EQ(s.file, path);
+  EXPECT_EQ(s.name, "quickstart");
+  EXPECT_EQ(s.duration, seconds(20));
+  EXPECT_EQ(s.seed, 7u);
+  EXPECT_EQ(s.cluster.brokers, 1);
+  ASSERT_EQ(s.topics.size(), 1u);
+  EXPECT_EQ(s.topics[0].name, "orders");
+  EXPECT_EQ(s.topics[0].partitions, 3);
+  ASSERT_EQ(s.producers.size(), 1u);
+  EXPECT_EQ(s.producers[0].name, "checkout");
+  EXPECT_EQ(s.producers[0].topic, "orders");
+  EXPECT_EQ(s.producers[0].rate_per_sec, 200);
+  EXPECT_EQ(s.producers[0].count, 2000);
+  EXPECT_EQ(s.producers[0].keys.kind, KeySpec::Kind::kUniform);
+  EXPECT_EQ(s.producers[0].keys.uniform, 50);
+  EXPECT_EQ(s.producers[0].config.acks, -1);
+  ASSERT_EQ(s.consumers.size(), 2u);
+  EXPECT_EQ(s.consumers[0].name, "email");
+  EXPECT_EQ(s.consumers[0].config.auto_offset_reset, engine::OffsetReset::kEarliest);
+  EXPECT_EQ(s.consumers[1].poll_interval, millis(50));
+  EXPECT_EQ(s.consumers[1].config.max_poll_records, 100);
+  ASSERT_EQ(s.timeline.size(), 4u);
+  EXPECT_EQ(s.timeline[0].at, seconds(4));
+  EXPECT_EQ(s.timeline[0].action, "crash");
+  EXPECT_EQ(s.timeline[0].targets, std::vector<std::string>{"broker-1"});
+  EXPECT_EQ(s.timeline[0].pointer, "/timeline/0");
+  EXPECT_EQ(s.timeline[3].at, millis(9500));
+  EXPECT_EQ(s.timeline[3].action, "resume");
+  EXPECT_EQ(s.expect.verdict, "pass");
+}
+
+TEST(Loader, MinimalScenarioGetsDefaults) {
+  const Scenario s = parse_scenario(kMinimal, "mem.json");
+  EXPECT_EQ(s.file, "mem.json");
+  EXPECT_EQ(s.name, "m");
+  EXPECT_EQ(s.duration, seconds(60));
+  EXPECT_EQ(s.seed, 1u);
+  EXPECT_EQ(s.cluster.brokers, 1);
+  ASSERT_EQ(s.topics.size(), 1u);
+  EXPECT_EQ(s.topics[0].partitions, 1);
+  EXPECT_TRUE(s.producers.empty());
+  EXPECT_TRUE(s.consumers.empty());
+  EXPECT_TRUE(s.timeline.empty());
+  EXPECT_EQ(s.expect.verdict, "pass");
+}
+
+TEST(Loader, ClientsGetKafkasDefaults) {
+  const Scenario s = parse_scenario(with(""), "mem.json");
+  ASSERT_EQ(s.producers.size(), 1u);
+  const auto& p = s.producers[0].config;
+  EXPECT_EQ(p.acks, -1);
+  EXPECT_EQ(p.retries, 2147483647);
+  EXPECT_EQ(p.retry_backoff_ms, 100);
+  EXPECT_EQ(p.request_timeout_ms, 30000);
+  EXPECT_EQ(p.delivery_timeout_ms, 120000);
+  EXPECT_EQ(p.batch_size, 16384);
+  ASSERT_EQ(s.consumers.size(), 1u);
+  const auto& c = s.consumers[0].config;
+  EXPECT_EQ(c.max_poll_records, 500);
+  EXPECT_EQ(c.auto_offset_reset, engine::OffsetReset::kLatest);
+  EXPECT_EQ(c.fetch_max_wait_ms, 500);
+  EXPECT_EQ(c.request_timeout_ms, 30000);
+  EXPECT_EQ(s.consumers[0].poll_interval, millis(10));
+}
+
+TEST(Loader, TimelineIsSortedByTimeKeepingFilePositions) {
+  const Scenario s = parse_scenario(with(R"("timeline": [
+      {"at": "5s", "action": "restart", "target": "broker-1"},
+      {"at": "1s", "action": "crash", "target": "broker-1"},
+      {"at": "2s", "action": "partition", "groups": [["broker-1"], ["p", "c"]]},
+      {"at": "3s", "action": "heal"}])"),
+                                    "mem.json");
+  ASSERT_EQ(s.timeline.size(), 4u);
+  EXPECT_EQ(s.timeline[0].action, "crash");
+  EXPECT_EQ(s.timeline[0].pointer, "/timeline/1");
+  EXPECT_EQ(s.timeline[1].action, "partition");
+  EXPECT_EQ(s.timeline[1].targets, (std::vector<std::string>{"broker-1", "p,c"}));
+  EXPECT_EQ(s.timeline[2].action, "heal");
+  EXPECT_TRUE(s.timeline[2].targets.empty());
+  EXPECT_EQ(s.timeline[3].action, "restart");
+  EXPECT_EQ(s.timeline[3].pointer, "/timeline/0");
+}
+
+// ---- the shape of an error -----------------------------------------------------------------
+
+TEST(ScenarioError, WhatJoinsFilePointerProblemAndExpected) {
+  const ScenarioError e("a.json", "/topics/0", "found 0", "an integer from 1 to 10000");
+  EXPECT_EQ(e.file(), "a.json");
+  EXPECT_EQ(e.pointer(), "/topics/0");
+  EXPECT_EQ(e.problem(), "found 0");
+  EXPECT_EQ(e.expected(), "an integer from 1 to 10000");
+  EXPECT_STREQ(e.what(), "a.json: /topics/0: found 0; expected an integer from 1 to 10000");
+}
+
+TEST(Loader, MissingFileNamesThePath) {
+  const std::string path = "/nonexistent-logsim-dir/no-such-scenario.json";
+  try {
+    load_scenario_file(path);
+    FAIL() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_CONTAINS(std::string(e.what()), path);
+    EXPECT_CONTAINS(e.problem(), "cannot open");
+  }
+}
+
+TEST(Loader, DirectoryInsteadOfFileSaysSo) {
+  // BUG: scenarios/loader.cc load_scenario_file: std::ifstream opens a directory without
+  // error on Linux; reading it yields nothing, so the user is told "not valid JSON (byte 1)"
+  // instead of "is a directory". Check std::filesystem::is_directory (or in.rdbuf() read
+  // failure) and report "cannot read the file: it is a directory".
+  GTEST_SKIP() << "BUG: a directory path is reported as invalid JSON";
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  try {
+    load_scenario_file(dir);
+    FAIL() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.file(), dir);
+    EXPECT_CONTAINS(e.problem(), "directory");
+  }
+}
+
+TEST(Loader, FileErrorsNameTheFile) {
+  const std::string path = scenarios_dir() + "tests/bad/unknown_action.json";
+  try {
+    load_scenario_file(path);
+    FAIL() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.pointer(), "/timeline/1/action");
+    EXPECT_EQ(e.expected(), "did you mean \"restart\"?");
+    EXPECT_EQ(std::string(e.what()), path + ": /timeline/1/action: unknown action \"restrat\"; expected did you mean \"restart\"?");
+  }
+}
+
+// ---- syntax and required keys ----------------------------------------------------------------
+
+TEST(Loader, InvalidJson) {
+  const auto e = error_of(R"({"name": "m", "topics": [)");
+  EXPECT_EQ(e.file(), "mem.json");
+  EXPECT_EQ(e.pointer(), "/");
+  EXPECT_CONTAINS(e.problem(), "not valid JSON");
+  EXPECT_EQ(e.expected(), "a JSON object");
+}
+
+TEST(Loader, TopLevelMustBeAnObject) {
+  const auto e = error_of("[1, 2]");
+  EXPECT_EQ(e.pointer(), "/");
+  EXPECT_EQ(e.problem(), "found an array");
+  EXPECT_EQ(e.expected(), "an object");
+}
+
+TEST(Loader, MissingName) {
+  const auto e = error_of(R"({"topics": [{"name": "t"}]})");
+  EXPECT_EQ(e.pointer(), "/");
+  EXPECT_EQ(e.problem(), "missing required key \"name\"");
+  EXPECT_CONTAINS(e.expected(), "\"name\"");
+}
+
+TEST(Loader, MissingTopics) {
+  const auto e = error_of(R"({"name": "m"})");
+  EXPECT_EQ(e.pointer(), "/");
+  EXPECT_EQ(e.problem(), "missing required key \"topics\"");
+  EXPECT_CONTAINS(e.expected(), "\"topics\"");
+}
+
+TEST(Loader, MissingTopicName) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}, {"partitions": 2}]})");
+  EXPECT_EQ(e.pointer(), "/topics/1");
+  EXPECT_EQ(e.problem(), "missing required key \"name\"");
+}
+
+// ---- unknown keys ----------------------------------------------------------------------------
+
+TEST(Loader, UnknownTopLevelKeySuggestsTopics) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}], "topic": "x"})");
+  EXPECT_EQ(e.pointer(), "/topic");
+  EXPECT_EQ(e.problem(), "unknown key \"topic\"");
+  EXPECT_EQ(e.expected(), "did you mean \"topics\"?");
+}
+
+TEST(Loader, UnknownTopLevelKeySuggestsDuration) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}], "duraton": "5s"})");
+  EXPECT_EQ(e.pointer(), "/duraton");
+  EXPECT_EQ(e.problem(), "unknown key \"duraton\"");
+  EXPECT_EQ(e.expected(), "did you mean \"duration\"?");
+}
+
+TEST(Loader, UnknownKeyFarFromAnyListsTheAllowedKeys) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}], "zzzzzzzzzzzz": 1})");
+  EXPECT_EQ(e.pointer(), "/zzzzzzzzzzzz");
+  EXPECT_CONTAINS(e.expected(), "one of:");
+  EXPECT_CONTAINS(e.expected(), "topics");
+  EXPECT_CONTAINS(e.expected(), "duration");
+}
+
+TEST(Loader, UnknownProducerConfigKeySuggestsAcks) {
+  const auto e = error_of(with("", R"(, "config": {"ack": "all"})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/ack");
+  EXPECT_EQ(e.problem(), "unknown key \"ack\"");
+  EXPECT_EQ(e.expected(), "did you mean \"acks\"?");
+}
+
+TEST(Loader, UnknownConsumerConfigKeySuggestsTheKafkaSpelling) {
+  const auto e = error_of(with("", "", R"(, "config": {"auto_offset_reset": "earliest"})"));
+  EXPECT_EQ(e.pointer(), "/consumers/0/config/auto_offset_reset");
+  EXPECT_EQ(e.expected(), "did you mean \"auto.offset.reset\"?");
+}
+
+TEST(Loader, KeyWithSlashIsEscapedInPointer) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t", "a/b~c": 1}]})");
+  EXPECT_EQ(e.pointer(), "/topics/0/a~1b~0c");
+}
+
+// ---- types and ranges ------------------------------------------------------------------------
+
+TEST(Loader, PartitionsOfWrongType) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t", "partitions": "3"}]})");
+  EXPECT_EQ(e.pointer(), "/topics/0/partitions");
+  EXPECT_EQ(e.problem(), "found a string \"3\"");
+  EXPECT_EQ(e.expected(), "an integer from 1 to 10000");
+}
+
+TEST(Loader, PartitionsOutOfRange) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t", "partitions": 0}]})");
+  EXPECT_EQ(e.pointer(), "/topics/0/partitions");
+  EXPECT_EQ(e.problem(), "found 0");
+  EXPECT_EQ(e.expected(), "an integer from 1 to 10000");
+}
+
+TEST(Loader, NameOfWrongType) {
+  const auto e = error_of(R"({"name": 5, "topics": [{"name": "t"}]})");
+  EXPECT_EQ(e.pointer(), "/name");
+  EXPECT_EQ(e.problem(), "found an integer 5");
+  EXPECT_EQ(e.expected(), "a string");
+}
+
+TEST(Loader, TopicsMustBeAnArray) {
+  const auto e = error_of(R"({"name": "m", "topics": {"name": "t"}})");
+  EXPECT_EQ(e.pointer(), "/topics");
+  EXPECT_EQ(e.problem(), "found an object");
+  EXPECT_EQ(e.expected(), "an array");
+}
+
+TEST(Loader, MultiBrokerClusterIsRejectedForNow) {
+  const auto e = error_of(R"({"name": "m", "cluster": {"brokers": 3}, "topics": [{"name": "t"}]})");
+  EXPECT_EQ(e.pointer(), "/cluster/brokers");
+  EXPECT_CONTAINS(e.expected(), "1");
+}
+
+TEST(Loader, ProbabilityOutOfRange) {
+  const auto e = error_of(R"({"name": "m", "cluster": {"network": {"loss_probability": 1.5}}, "topics": [{"name": "t"}]})");
+  EXPECT_EQ(e.pointer(), "/cluster/network/loss_probability");
+  EXPECT_CONTAINS(e.expected(), "a number from 0");
+}
+
+// ---- durations -------------------------------------------------------------------------------
+
+TEST(Loader, DurationWithSpaceAndWordUnit) {
+  const auto e = error_of(R"({"name": "m", "duration": "5 sec", "topics": [{"name": "t"}]})");
+  EXPECT_EQ(e.pointer(), "/duration");
+  EXPECT_EQ(e.problem(), "found \"5 sec\"");
+  EXPECT_CONTAINS(e.expected(), "\"250ms\"");
+  EXPECT_CONTAINS(e.expected(), "\"5s\"");
+}
+
+TEST(Loader, DurationWithoutUnit) {
+  const auto e = error_of(R"({"name": "m", "duration": "5", "topics": [{"name": "t"}]})");
+  EXPECT_EQ(e.pointer(), "/duration");
+  EXPECT_EQ(e.problem(), "found \"5\"");
+  EXPECT_CONTAINS(e.expected(), "a duration such as");
+}
+
+TEST(Loader, DurationAsNumber) {
+  const auto e = error_of(R"({"name": "m", "duration": 5, "topics": [{"name": "t"}]})");
+  EXPECT_EQ(e.pointer(), "/duration");
+  EXPECT_EQ(e.problem(), "found an integer 5");
+  EXPECT_CONTAINS(e.expected(), "a duration such as");
+}
+
+TEST(Loader, ZeroDuration) {
+  const auto e = error_of(R"({"name": "m", "duration": "0s", "topics": [{"name": "t"}]})");
+  EXPECT_EQ(e.pointer(), "/duration");
+  EXPECT_EQ(e.expected(), "a positive duration");
+}
+
+TEST(Loader, ZeroPollInterval) {
+  const auto e = error_of(with("", "", R"(, "poll_interval": "0ms")"));
+  EXPECT_EQ(e.pointer(), "/consumers/0/poll_interval");
+  EXPECT_EQ(e.expected(), "a positive duration");
+}
+
+TEST(Loader, DurationUnits) {
+  const auto s = parse_scenario(R"({"name": "m", "duration": "90m", "topics": [{"name": "t"}]})", "mem.json");
+  EXPECT_EQ(s.duration, seconds(90 * 60));
+}
+
+// ---- names that must refer to something ------------------------------------------------------
+
+TEST(Loader, UnknownTopicInProducerSuggestsTheTopic) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "orders"}],
+      "producers": [{"name": "p", "topic": "order"}]})");
+  EXPECT_EQ(e.pointer(), "/producers/0/topic");
+  EXPECT_EQ(e.problem(), "unknown topic \"order\"");
+  EXPECT_EQ(e.expected(), "did you mean \"orders\"?");
+}
+
+TEST(Loader, UnknownTopicFarFromAny) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "orders"}],
+      "producers": [{"name": "p", "topic": "payments"}]})");
+  EXPECT_EQ(e.pointer(), "/producers/0/topic");
+  EXPECT_EQ(e.expected(), "a topic defined under /topics");
+}
+
+TEST(Loader, UnknownTopicInConsumer) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "orders"}],
+      "consumers": [{"name": "c", "topics": ["orders", "ordres"]}]})");
+  EXPECT_EQ(e.pointer(), "/consumers/0/topics/1");
+  EXPECT_EQ(e.expected(), "did you mean \"orders\"?");
+}
+
+TEST(Loader, UnknownTimelineTargetBroker2) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "crash", "target": "broker-2"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/target");
+  EXPECT_EQ(e.problem(), "unknown target \"broker-2\"");
+  EXPECT_EQ(e.expected(), "did you mean \"broker-1\"?");
+}
+
+TEST(Loader, UnknownTimelineTargetMisspelled) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "crash", "target": "brokr-1"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/target");
+  EXPECT_EQ(e.problem(), "unknown target \"brokr-1\"");
+  EXPECT_EQ(e.expected(), "did you mean \"broker-1\"?");
+}
+
+TEST(Loader, UnknownTimelineTargetFarFromAnyListsTheNodes) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "pause", "target": "zookeeper-node"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/target");
+  EXPECT_EQ(e.expected(), "one of: broker-1 p c");
+}
+
+TEST(Loader, UnknownNodeInPartitionGroup) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "partition", "groups": [["broker-1"], ["p", "cc"]]}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/groups/1/1");
+  EXPECT_EQ(e.problem(), "unknown target \"cc\"");
+}
+
+TEST(Loader, PartitionNeedsTwoGroups) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "partition", "groups": [["broker-1", "p"]]}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/groups");
+  EXPECT_CONTAINS(e.expected(), "two or more groups");
+}
+
+TEST(Loader, UnknownTimelineActionSuggestsCrash) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "crsh", "target": "broker-1"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/action");
+  EXPECT_EQ(e.problem(), "unknown action \"crsh\"");
+  EXPECT_EQ(e.expected(), "did you mean \"crash\"?");
+}
+
+TEST(Loader, UnknownTimelineActionFarFromAnyListsTheActions) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "explode", "target": "broker-1"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/action");
+  EXPECT_CONTAINS(e.expected(), "one of:");
+  EXPECT_CONTAINS(e.expected(), "power-loss");
+  EXPECT_CONTAINS(e.expected(), "heal");
+}
+
+TEST(Loader, MissingTargetForCrash) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "crash"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0");
+  EXPECT_EQ(e.problem(), "missing required key \"target\"");
+}
+
+TEST(Loader, KeysAnActionDoesNotUseAreRejected) {
+  // BUG: scenarios/loader.cc read_timeline allows "target" and "groups" on every step and
+  // silently ignores the one the action does not use: {"action": "heal", "target": "brokr-1"}
+  // loads (the misspelled name is never checked) and heals *every* link, not only broker-1's;
+  // "groups" on a crash is dropped the same way. A strict loader should reject them, e.g.
+  // "heal takes no target; expected no \"target\" (heal ends every network partition)", with
+  // the pointer /timeline/0/target.
+  GTEST_SKIP() << "BUG: target on heal (and groups on crash) is silently ignored";
+  const auto heal = error_of(with(R"("timeline": [{"at": "1s", "action": "heal", "target": "brokr-1"}])"));
+  EXPECT_EQ(heal.pointer(), "/timeline/0/target");
+  const auto crash = error_of(
+      with(R"("timeline": [{"at": "1s", "action": "crash", "target": "p", "groups": [["p"], ["c"]]}])"));
+  EXPECT_EQ(crash.pointer(), "/timeline/0/groups");
+}
+
+TEST(Loader, TimelineStepAfterTheEnd) {
+  const auto e = error_of(with(R"("timeline": [{"at": "10s", "action": "crash", "target": "broker-1"},
+                                              {"at": "11s", "action": "restart", "target": "broker-1"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/1/at");
+  EXPECT_CONTAINS(e.problem(), "after the end of the run");
+  EXPECT_CONTAINS(e.problem(), "10000ms");
+  EXPECT_EQ(e.expected(), "a time no later than the scenario's duration");
+}
+
+TEST(Loader, StepExactlyAtTheEndIsAllowed) {
+  const auto s = parse_scenario(with(R"("timeline": [{"at": "10s", "action": "crash", "target": "broker-1"}])"), "mem.json");
+  ASSERT_EQ(s.timeline.size(), 1u);
+  EXPECT_EQ(s.timeline[0].at, seconds(10));
+}
+
+TEST(Loader, DuplicateTopicNames) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}, {"name": "u"}, {"name": "t", "partitions": 2}]})");
+  EXPECT_EQ(e.pointer(), "/topics/2/name");
+  EXPECT_EQ(e.problem(), "topic \"t\" is defined twice");
+  EXPECT_EQ(e.expected(), "unique topic names");
+}
+
+TEST(Loader, DuplicateNodeNamesAreRejected) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}],
+      "producers": [{"name": "app", "topic": "t"}], "consumers": [{"name": "app", "topics": ["t"]}]})");
+  EXPECT_EQ(e.problem(), "the name \"app\" is used twice");
+  EXPECT_EQ(e.expected(), "unique names for brokers, producers and consumers");
+}
+
+TEST(Loader, NodeNamedLikeABrokerIsRejected) {
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}],
+      "consumers": [{"name": "broker-1", "topics": ["t"]}]})");
+  EXPECT_EQ(e.problem(), "the name \"broker-1\" is used twice");
+}
+
+TEST(Loader, DuplicateNodeNamePointsAtTheSecondName) {
+  // BUG: scenarios/loader.cc check_unique_names reports every duplicate node name at the root
+  // pointer "/" (root.fail), so in a file with many clients the user must hunt for it. The
+  // loader's contract is the pointer of the bad value: point at the second use, here
+  // /consumers/0/name (e.g. check names while reading producers and consumers, passing the
+  // name's JsonReader, and say where the first use is in the problem).
+  GTEST_SKIP() << "BUG: duplicate node names are reported at \"/\"";
+  const auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}],
+      "producers": [{"name": "app", "topic": "t"}], "consumers": [{"name": "app", "topics": ["t"]}]})");
+  EXPECT_EQ(e.pointer(), "/consumers/0/name");
+}
+
+// ---- Kafka configs ---------------------------------------------------------------------------
+
+TEST(Loader, DeliveryTimeoutBelowRequestTimeout) {
+  const auto e = error_of(with("", R"(, "config": {"request.timeout.ms": 30000, "delivery.timeout.ms": 1000})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config");
+  EXPECT_EQ(e.problem(), "delivery.timeout.ms (1000) is below request.timeout.ms (30000)");
+  EXPECT_CONTAINS(e.expected(), "delivery.timeout.ms >= request.timeout.ms");
+}
+
+TEST(Loader, RequestTimeoutAboveDefaultDeliveryTimeout) {
+  const auto e = error_of(with("", R"(, "config": {"request.timeout.ms": 200000})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config");
+  EXPECT_EQ(e.problem(), "delivery.timeout.ms (120000) is below request.timeout.ms (200000)");
+}
+
+TEST(Loader, EqualTimeoutsAreAccepted) {
+  const auto s = parse_scenario(with("", R"(, "config": {"request.timeout.ms": 5000, "delivery.timeout.ms": "5000"})"), "mem.json");
+  EXPECT_EQ(s.producers[0].config.request_timeout_ms, 5000);
+  EXPECT_EQ(s.producers[0].config.delivery_timeout_ms, 5000);
+}
+
+std::int16_t acks_of(const std::string& value) {
+  return parse_scenario(with("", R"(, "config": {"acks": )" + value + "}"), "mem.json").producers[0].config.acks;
+}
+
+TEST(Loader, AcksAcceptedSpellings) {
+  EXPECT_EQ(acks_of(R"("all")"), -1);
+  EXPECT_EQ(acks_of("-1"), -1);
+  EXPECT_EQ(acks_of(R"("-1")"), -1);
+  EXPECT_EQ(acks_of(R"("1")"), 1);
+  EXPECT_EQ(acks_of("1"), 1);
+  EXPECT_EQ(acks_of("0"), 0);
+  EXPECT_EQ(acks_of(R"("0")"), 0);
+}
+
+TEST(Loader, AcksTwoRejected) {
+  const auto e = error_of(with("", R"(, "config": {"acks": 2})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/acks");
+  EXPECT_EQ(e.problem(), "found 2");
+  EXPECT_CONTAINS(e.expected(), "-1");
+  EXPECT_CONTAINS(e.expected(), "1");
+}
+
+TEST(Loader, AcksRejectionMentionsAll) {
+  // UX BUG: scenarios/loader.cc read_producer_config: a bad acks value ("ALL", "al", 2) is
+  // answered with config_integer's "expected an integer from -1 to 1", which never mentions
+  // "all", the spelling Kafka's documentation and our quickstart use. Suggested fix: catch the
+  // non-"all" case before config_integer and fail with expected "\"all\", -1, 0 or 1".
+  GTEST_SKIP() << "BUG: acks error does not mention \"all\"";
+  const auto e = error_of(with("", R"(, "config": {"acks": "ALL"})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/acks");
+  EXPECT_CONTAINS(e.expected(), "\"all\"");
+}
+
+TEST(Loader, ConfigIntegerAsStringWithGarbage) {
+  const auto e = error_of(with("", R"(, "config": {"retries": "3x"})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/retries");
+  EXPECT_EQ(e.problem(), "found \"3x\"");
+  EXPECT_CONTAINS(e.expected(), "an integer from 0");
+}
+
+engine::OffsetReset reset_of(const std::string& value) {
+  return parse_scenario(with("", "", R"(, "config": {"auto.offset.reset": ")" + value + "\"}"), "mem.json")
+      .consumers[0]
+      .config.auto_offset_reset;
+}
+
+TEST(Loader, AutoOffsetResetAcceptedValues) {
+  EXPECT_EQ(reset_of("earliest"), engine::OffsetReset::kEarliest);
+  EXPECT_EQ(reset_of("latest"), engine::OffsetReset::kLatest);
+  EXPECT_EQ(reset_of("none"), engine::OffsetReset::kNone);
+}
+
+TEST(Loader, AutoOffsetResetBeginRejected) {
+  const auto e = error_of(with("", "", R"(, "config": {"auto.offset.reset": "begin"})"));
+  EXPECT_EQ(e.pointer(), "/consumers/0/config/auto.offset.reset");
+  EXPECT_EQ(e.problem(), "found \"begin\"");
+  EXPECT_EQ(e.expected(), "\"earliest\", \"latest\" or \"none\"");
+}
+
+TEST(Loader, MaxPollRecordsZeroRejected) {
+  const auto e = error_of(with("", "", R"(, "config": {"max.poll.records": 0})"));
+  EXPECT_EQ(e.pointer(), "/consumers/0/config/max.poll.records");
+  EXPECT_EQ(e.problem(), "found 0");
+}
+
+TEST(Loader, KeysNeedExactlyOneChoice) {
+  const auto e = error_of(with("", R"(, "keys": {"uniform": 3, "list": ["a"]})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/keys");
+  EXPECT_CONTAINS(e.problem(), "exactly one");
+}
+
+TEST(Loader, ExpectVerdictMustBeKnown) {
+  const auto e = error_of(with(R"("expect": {"verdict": "fail"})"));
+  EXPECT_EQ(e.pointer(), "/expect/verdict");
+  EXPECT_EQ(e.expected(), "\"pass\", \"violated\" or \"liveness\"");
+}
+
+// ---- parse_duration --------------------------------------------------------------------------
+
+TEST(ParseDuration, Units) {
+  EXPECT_EQ(parse_duration("7ns"), std::optional<Nanos>(7));
+  EXPECT_EQ(parse_duration("7us"), std::optional<Nanos>(7'000));
+  EXPECT_EQ(parse_duration("250ms"), std::optional<Nanos>(millis(250)));
+  EXPECT_EQ(parse_duration("5s"), std::optional<Nanos>(seconds(5)));
+  EXPECT_EQ(parse_duration("2m"), std::optional<Nanos>(seconds(120)));
+  EXPECT_EQ(parse_duration("1h"), std::optional<Nanos>(seconds(3600)));
+  EXPECT_EQ(parse_duration("7d"), std::optional<Nanos>(seconds(7 * 86400)));
+  EXPECT_EQ(parse_duration("0s"), std::optional<Nanos>(0));
+}
+
+TEST(ParseDuration, RejectsMalformed) {
+  for (const char* bad : {"", "ms", "5x", "-5s", "5", "5 s", " 5s", "5s ", "5S", "1.5s", "5sec", "5ms5"}) {
+    EXPECT_FALSE(parse_duration(bad).has_value()) << '"' << bad << '"';
+  }
+}
+
+TEST(ParseDuration, RejectsOverflow) {
+  EXPECT_FALSE(parse_duration("99999999999999999999ns").has_value());  // above INT64_MAX itself
+  EXPECT_FALSE(parse_duration("106752d").has_value());                // in range as days, not as ns
+  EXPECT_FALSE(parse_duration("9223372036854775808ns").has_value());   // INT64_MAX + 1
+  EXPECT_EQ(parse_duration("106751d"), std::optional<Nanos>(seconds(std::int64_t{106751} * 86400)));
+  EXPECT_EQ(parse_duration("9223372036s"), std::optional<Nanos>(9223372036 * kNanosPerSecond));
+}
+
+// ---- did_you_mean ----------------------------------------------------------------------------
+
+TEST(DidYouMean, FindsCloseWords) {
+  const std::vector<std::string> keys = {"name", "duration", "topics", "producers", "consumers"};
+  EXPECT_EQ(did_you_mean("topic", keys), std::optional<std::string>("topics"));
+  EXPECT_EQ(did_you_mean("duraton", keys), std::optional<std::string>("duration"));
+  EXPECT_EQ(did_you_mean("producer", keys), std::optional<std::string>("producers"));
+  EXPECT_EQ(did_you_mean("consumres", keys), std::optional<std::string>("consumers"));
+}
+
+TEST(DidYouMean, PicksTheClosest) {
+  // "step" is within reach (distance 2) but "stop" is closer (1), though listed later.
+  EXPECT_EQ(did_you_mean("sop", {"step", "stop"}), std::optional<std::string>("stop"));
+}
+
+TEST(DidYouMean, NothingForFarWords) {
+  const std::vector<std::string> keys = {"name", "duration", "topics", "producers", "consumers"};
+  EXPECT_FALSE(did_you_mean("zzzzzz", keys).has_value());
+  EXPECT_FALSE(did_you_mean("retention.ms", keys).has_value());
+  EXPECT_FALSE(did_you_mean("x", {"acks"}).has_value());
+  EXPECT_FALSE(did_you_mean("anything", {}).has_value());
+}
+
+}  // namespace
+}  // namespace logsim::scenarios

@@ -1,1 +1,132 @@
+// Runs whole scenarios through the simulator: the thin path from scenario to verdict.
+#include "scenarios/runner.h"
+
 #include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "scenarios/loader.h"
+
+namespace logsim::scenarios {
+namespace {
+
+std::string quickstart_path() {
+  std::string here = __FILE__;
+  return here.substr(0, here.rfind("/tests/")) + "/quickstart.json";
+}
+
+Scenario small(const std::string& timeline = "[]", const std::string& extra_consumer_config = "") {
+  const std::string text = R"({
+    "name": "small", "duration": "10s",
+    "topics": [{"name": "t", "partitions": 2}],
+    "producers": [{"name": "p", "topic": "t", "rate_per_sec": 100, "count": 300, "keys": {"uniform": 10}}],
+    "consumers": [{"name": "c", "topics": ["t"], "config": {"auto.offset.reset": "earliest")" +
+                           extra_consumer_config + R"(}}],
+    "timeline": )" + timeline + "}";
+  return parse_scenario(text, "small.json");
+}
+
+std::int64_t stat(const RunResult& r, const std::string& k) {
+  auto it = r.stats.find(k);
+  return it == r.stats.end() ? -1 : it->second;
+}
+
+TEST(Runner, QuickstartPassesAndEveryAcknowledgedRecordIsProcessed) {
+  const Scenario s = load_scenario_file(quickstart_path());
+  const RunOutput out = run_scenario(s, {7, false});
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass);
+  EXPECT_TRUE(out.result.expectation_met) << out.result.expectation_detail;
+  EXPECT_EQ(stat(out.result, "records.sent"), 2000);
+  EXPECT_EQ(stat(out.result, "records.acknowledged"), 2000);
+  EXPECT_EQ(stat(out.result, "records.processed.email"), 2000);
+  EXPECT_EQ(stat(out.result, "records.processed.analytics"), 2000);
+  EXPECT_EQ(stat(out.result, "faults"), 4);
+}
+
+TEST(Runner, SameSeedSameTraceDifferentSeedDifferentTrace) {
+  const Scenario s = small();
+  const RunOutput a = run_scenario(s, {11, false});
+  const RunOutput b = run_scenario(s, {11, true});  // recording must not change the hash
+  const RunOutput c = run_scenario(s, {12, false});
+  EXPECT_EQ(a.result.trace_hash, b.result.trace_hash);
+  EXPECT_EQ(a.result.trace_events, b.result.trace_events);
+  EXPECT_EQ(b.trace.entries().size(), b.result.trace_events);
+  EXPECT_NE(a.result.trace_hash, c.result.trace_hash);
+  EXPECT_EQ(a.history.size(), b.history.size());
+}
+
+TEST(Runner, HistoryRecordsEverySendAndItsOutcomeWithOffsets) {
+  const RunOutput out = run_scenario(small(), {3, false});
+  std::set<std::uint64_t> invoked, acked, processed;
+  std::set<std::pair<std::int32_t, std::int64_t>> acked_offsets;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == properties::OpKind::kSendInvoke) invoked.insert(e.value_id);
+    if (e.kind == properties::OpKind::kSendOk) {
+      acked.insert(e.value_id);
+      EXPECT_GE(e.offset, 0);
+      EXPECT_TRUE(acked_offsets.insert({e.partition, e.offset}).second) << "two acks at one offset";
+    }
+    if (e.kind == properties::OpKind::kProcess) processed.insert(e.value_id);
+  }
+  EXPECT_EQ(invoked.size(), 300u);
+  EXPECT_EQ(acked, invoked);
+  EXPECT_EQ(processed, acked);
+}
+
+TEST(Runner, KeysAlwaysLandOnTheirMurmur2Partition) {
+  const RunOutput out = run_scenario(small(), {5, false});
+  std::map<std::string, std::int32_t> partition_of_key;
+  for (const auto& e : out.history.events()) {
+    if (e.kind != properties::OpKind::kSendOk) continue;
+    auto [it, fresh] = partition_of_key.emplace(*e.key, e.partition);
+    EXPECT_EQ(it->second, e.partition) << "key " << *e.key << " moved partitions";
+  }
+  EXPECT_EQ(partition_of_key.size(), 10u);
+}
+
+TEST(Runner, BrokerCrashLosesNothingButPowerLossLosesUnflushedAcknowledgedRecords) {
+  // A process crash keeps the page cache: every acknowledged record is still read.
+  const RunOutput crash = run_scenario(
+      small(R"([{"at": "1s", "action": "crash", "target": "broker-1"}, {"at": "2s", "action": "restart", "target": "broker-1"}])"),
+      {9, false});
+  EXPECT_EQ(stat(crash.result, "records.acknowledged"), 300);
+  EXPECT_EQ(stat(crash.result, "records.processed.c"), 300);
+  // A power loss drops what was never fsynced (Kafka leaves flushing to the OS by default), so
+  // records acknowledged before it are gone: fewer are processed than acknowledged.
+  const RunOutput power = run_scenario(
+      small(R"([{"at": "1s", "action": "power-loss", "target": "broker-1"}, {"at": "2s", "action": "restart", "target": "broker-1"}])"),
+      {9, false});
+  EXPECT_GT(stat(power.result, "records.acknowledged"), 150);
+  EXPECT_LT(stat(power.result, "records.processed.c"), stat(power.result, "records.acknowledged"));
+}
+
+TEST(Runner, AConsumerPausedPastTheRunSeesNothingAfterThePause) {
+  const RunOutput out = run_scenario(small(R"([{"at": "500ms", "action": "pause", "target": "c"}])"), {4, false});
+  for (const auto& e : out.history.events()) {
+    if (e.kind == properties::OpKind::kProcess) {
+      EXPECT_LE(e.at, millis(500)) << "processed while paused";
+    }
+  }
+  EXPECT_GT(stat(out.result, "records.processed.c"), 0);
+  EXPECT_LT(stat(out.result, "records.processed.c"), 300);
+}
+
+TEST(Runner, ExpectationsCompareVerdictAndAnomalies) {
+  properties::Verdict pass;
+  properties::Verdict violated;
+  violated.outcome = properties::Outcome::kViolated;
+  violated.violations.push_back({});
+  violated.violations.back().anomaly = "nonmonotonic-poll";
+  std::string detail;
+  EXPECT_TRUE(meets_expectation(Expectation{}, pass, detail));
+  EXPECT_FALSE(meets_expectation(Expectation{}, violated, detail));
+  EXPECT_NE(detail.find("expected verdict \"pass\""), std::string::npos);
+  EXPECT_TRUE(meets_expectation(Expectation{"violated", {"nonmonotonic-poll"}}, violated, detail));
+  EXPECT_FALSE(meets_expectation(Expectation{"violated", {"lost-write"}}, violated, detail));
+  EXPECT_NE(detail.find("lost-write"), std::string::npos);
+  EXPECT_FALSE(meets_expectation(Expectation{"violated", {}}, pass, detail));
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
