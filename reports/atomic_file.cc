@@ -15,7 +15,7 @@ std::string write_file_atomically(const std::string& path, std::string_view cont
   const std::filesystem::path target(path);
   std::error_code ec;
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
-  if (ec) return "cannot create " + target.parent_path().string() + ": " + ec.message();
+  if (ec) return "cannot create directory " + target.parent_path().string() + ": " + ec.message();
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return "cannot write " + tmp + ": " + std::strerror(errno);
@@ -31,9 +31,13 @@ std::string write_file_atomically(const std::string& path, std::string_view cont
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  const bool synced = ::fsync(fd) == 0;
+  const int sync_errno = errno;
+  const bool closed = ::close(fd) == 0;
+  const int close_errno = errno;
+  if (!synced || !closed) {
     ::unlink(tmp.c_str());
-    return "cannot flush " + tmp + ": " + std::strerror(errno);
+    return "cannot flush " + tmp + ": " + std::strerror(synced ? close_errno : sync_errno);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string err = std::strerror(errno);

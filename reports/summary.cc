@@ -9,8 +9,20 @@ namespace logsim::reports {
 
 std::string trace_hash_hex(std::uint64_t hash) { return fmt::format("{:016x}", hash); }
 
+namespace {
+// The path as one shell word: unchanged when safe, else single-quoted.
+std::string shell_quote(const std::string& s) {
+  const bool safe = !s.empty() && s.find_first_not_of(
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+-") == std::string::npos;
+  if (safe) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
 std::string replay_command(const scenarios::RunResult& r) {
-  return fmt::format("logsim run {} --seed {}", r.file, r.seed);
+  return fmt::format("logsim run {} --seed {}", shell_quote(r.file), r.seed);
 }
 
 nlohmann::json summary_json(const scenarios::RunResult& r, double wall_ms) {

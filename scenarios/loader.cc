@@ -2,7 +2,9 @@
 #include "scenarios/loader.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -20,11 +22,11 @@ void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
   r.expect_object({"acks", "retries", "retry.backoff.ms", "request.timeout.ms", "delivery.timeout.ms", "batch.size"});
   if (auto v = r.get("acks")) {
     const auto& j = v->json();
-    if (j.is_string() && j.get<std::string>() == "all") c.acks = -1;
-    else {
-      const auto a = v->config_integer(-1, 1);
-      c.acks = static_cast<std::int16_t>(a);
-    }
+    const std::string s = j.is_string() ? j.get<std::string>() : j.dump();
+    if (s == "all" || s == "-1") c.acks = -1;
+    else if (s == "0") c.acks = 0;
+    else if (s == "1") c.acks = 1;
+    else v->fail("found " + j.dump(), "\"all\", -1, 0 or 1");
   }
   if (auto v = r.get("retries")) c.retries = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
   if (auto v = r.get("retry.backoff.ms")) c.retry_backoff_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
@@ -185,14 +187,23 @@ void read_timeline(const JsonReader& r, Scenario& s) {
       if (!guess) for (const auto& a : kTimelineActions) expected += " " + a;
       action.fail("unknown action \"" + t.action + "\"", expected);
     }
-    if (t.action == "partition") {
+    const bool wants_groups = t.action == "partition";
+    const bool wants_target = t.action != "partition" && t.action != "heal";
+    if (!wants_groups && step.has("groups")) {
+      step.at("groups").fail(t.action + " takes no \"groups\"", "\"groups\" only on a partition step");
+    }
+    if (!wants_target && step.has("target")) {
+      step.at("target").fail(t.action + " takes no \"target\"",
+                             t.action == "heal" ? "no \"target\" (heal ends every network fault)" : "\"groups\" instead");
+    }
+    if (wants_groups) {
       for (const auto& g : step.at("groups").items()) {
         std::string group;
         for (const auto& n : g.items()) group += (group.empty() ? "" : ",") + check_node(n, names);
         t.targets.push_back(group);
       }
       if (t.targets.size() < 2) step.at("groups").fail("found fewer than two groups", "two or more groups of node names");
-    } else if (t.action != "heal") {
+    } else if (wants_target) {
       t.targets.push_back(check_node(step.at("target"), names));
     }
     s.timeline.push_back(std::move(t));
@@ -213,11 +224,22 @@ void read_expect(const JsonReader& r, Scenario& s) {
   }
 }
 
+// Fails at the second use of a node name, saying where the first one is.
 void check_unique_names(const JsonReader& root, const Scenario& s) {
-  std::set<std::string> seen;
-  for (const auto& n : node_names(s)) {
-    if (!seen.insert(n).second) root.fail("the name \"" + n + "\" is used twice", "unique names for brokers, producers and consumers");
-  }
+  std::map<std::string, std::string> first;  // name -> where it is defined
+  for (std::int32_t b = 1; b <= s.cluster.brokers; ++b) first["broker-" + std::to_string(b)] = "/cluster/brokers";
+  auto check = [&](const char* section, std::size_t count, auto name_of) {
+    if (!root.has(section)) return;
+    const auto items = root.at(section).items();
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::string& name = name_of(i);
+      const JsonReader at = items[i].at("name");
+      auto [it, fresh] = first.emplace(name, at.pointer());
+      if (!fresh) at.fail("the name \"" + name + "\" is already used at " + it->second, "a name no other broker, producer or consumer has");
+    }
+  };
+  check("producers", s.producers.size(), [&](std::size_t i) -> const std::string& { return s.producers[i].name; });
+  check("consumers", s.consumers.size(), [&](std::size_t i) -> const std::string& { return s.consumers[i].name; });
 }
 
 }  // namespace
@@ -300,6 +322,10 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
 }
 
 Scenario load_scenario_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ScenarioError(path, "/", "cannot read the file: it is a directory", "a scenario file (.json)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, "/", "cannot open the file", "a readable scenario file");
   std::ostringstream buf;

@@ -22,6 +22,9 @@ void Broker::on_start() {
 
 namespace {
 constexpr std::uint64_t kFetchWaitTag = 1;
+// A bound on held fetches per partition (STYLE.md: every queue has one). Past it a fetch is
+// answered at once, empty, which a client treats like an expired wait.
+constexpr std::size_t kMaxParkedFetchesPerPartition = 4096;
 }  // namespace
 
 void Broker::on_message(NodeId from, const Message& msg) {
@@ -43,13 +46,15 @@ void Broker::on_message(NodeId from, const Message& msg) {
 
 void Broker::on_fetch(NodeId from, const FetchRequest& req) {
   FetchResponse resp = handle_fetch(state_, req);
-  if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0) {
+  auto& parked = state_.parked[{req.topic, req.partition.value()}];
+  if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0 ||
+      parked.size() >= kMaxParkedFetchesPerPartition) {
     state_.env.send(from, std::move(resp));
     return;
   }
   // Nothing to return yet: hold the request until records arrive or the wait ends.
   const TimerId timer = state_.env.set_timer(millis(req.max_wait_ms), kFetchWaitTag);
-  state_.parked[{req.topic, req.partition.value()}].push_back(ParkedFetch{from, req, timer});
+  parked.push_back(ParkedFetch{from, req, timer});
 }
 
 void Broker::wake(const std::string& topic, PartitionId p) {

@@ -232,7 +232,6 @@ TEST(ReplayCommand, QuotesPathsTheShellWouldSplit) {
   // `logsim run my scenarios/crash test.json`, which the shell splits into three arguments.
   // Suggested fix: shell-quote the path when it holds anything outside [A-Za-z0-9_./:=@%+-]
   // ('...' with each ' written as '\'').
-  if (false) GTEST_SKIP() << "BUG: replay command does not quote the scenario path";
   auto r = violated_result();
   r.file = "my scenarios/crash test.json";
   EXPECT_EQ(replay_command(r), "logsim run 'my scenarios/crash test.json' --seed 42");

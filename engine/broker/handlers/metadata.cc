@@ -21,7 +21,12 @@ MetadataResponse handle_metadata(BrokerState& b, const MetadataRequest& req) {
     }
     resp.topics.push_back(std::move(tm));
   }
-  for (const std::string& name : req.topics) {
+  for (std::size_t i = 0; i < req.topics.size(); ++i) {
+    const std::string& name = req.topics[i];
+    if (std::find(req.topics.begin(), req.topics.begin() + static_cast<std::ptrdiff_t>(i), name) !=
+        req.topics.begin() + static_cast<std::ptrdiff_t>(i)) {
+      continue;  // named twice: listed once, as Kafka does
+    }
     const bool known = std::any_of(b.config.topics.begin(), b.config.topics.end(),
                                    [&](const TopicSpec& t) { return t.name == name; });
     if (!known) resp.topics.push_back(TopicMetadata{name, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, {}});
