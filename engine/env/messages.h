@@ -28,12 +28,13 @@ struct Record {
   void fold(Digest& d) const { d.add(key).add(value).add(timestamp_ms); }
 };
 
-// A record as stored and fetched: with its offset.
+// A record as stored and fetched: with its offset and the leader epoch that appended it.
 struct StoredRecord {
   Offset offset;
   Record record;
+  LeaderEpoch leader_epoch{0};
   void fold(Digest& d) const {
-    d.add(offset);
+    d.add(offset).add(leader_epoch);
     record.fold(d);
   }
 };

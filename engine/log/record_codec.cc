@@ -60,6 +60,7 @@ class Reader {
 void encode_record(const StoredRecord& rec, std::string& out) {
   std::string body;
   put<std::int64_t>(body, rec.offset.value());
+  put<std::int32_t>(body, rec.leader_epoch.value());
   put<std::int64_t>(body, rec.record.timestamp_ms);
   put_bytes(body, rec.record.key);
   put_bytes(body, rec.record.value);
@@ -83,12 +84,15 @@ DecodedLog decode_records(std::string_view bytes) {
     Reader r(body);
     StoredRecord rec;
     std::int64_t offset = 0;
-    if (!r.get(offset) || !r.get(rec.record.timestamp_ms) || !r.get_bytes(rec.record.key) ||
+    std::int32_t epoch = 0;
+    if (!r.get(offset) || !r.get(epoch) || !r.get(rec.record.timestamp_ms) || !r.get_bytes(rec.record.key) ||
         !r.get_bytes(rec.record.value) || !r.done()) {
       break;
     }
     rec.offset = Offset(offset);
+    rec.leader_epoch = LeaderEpoch(epoch);
     log.records.push_back(std::move(rec));
+    log.positions.push_back(pos);
     pos += kHeader + len;
     log.valid_bytes = pos;
   }

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/env/assert.h"
 #include "engine/env/digest.h"
 #include "engine/env/rng.h"
 #include "engine/log/record_codec.h"
@@ -123,6 +124,7 @@ TEST(RecordCodec, FrameLayoutIsTheDocumentedOne) {
     body.append(buf, sizeof v);
   };
   put(std::int64_t{7});
+  put(std::int32_t{0});  // leader epoch
   put(std::int64_t{9});
   put(std::int32_t{2});
   body += "ab";
@@ -468,6 +470,86 @@ TEST(PartitionLogRecovery, TornTailsAlwaysRecoverAPrefix) {
   EXPECT_GT(corrupted, 50u);
   EXPECT_GT(partial_frames_cut, 50u);
   EXPECT_GT(whole_frames_lost, 50u);
+}
+
+}  // namespace
+}  // namespace logsim::engine
+
+// ---- Leader epochs and truncation (replication).
+namespace logsim::engine {
+namespace {
+
+std::vector<Record> records(int n, const std::string& tag) {
+  std::vector<Record> out;
+  for (int i = 0; i < n; ++i) out.push_back(rec(tag + std::to_string(i), "v", i));
+  return out;
+}
+
+TEST(PartitionLogEpochs, AppendStampsEpochsAndTheCacheAnswersOffsetsForLeaderEpoch) {
+  TestDisk t;
+  PartitionLog log(t.disk, kFile);
+  log.recover();
+  EXPECT_EQ(log.latest_epoch(), LeaderEpoch(-1));
+  EXPECT_FALSE(log.end_offset_for_epoch(LeaderEpoch(5)).has_value());
+  log.append(records(3, "a"), LeaderEpoch(1));  // offsets 0..2
+  log.append(records(2, "b"), LeaderEpoch(1));  // 3..4
+  log.append(records(4, "c"), LeaderEpoch(4));  // 5..8
+  EXPECT_EQ(log.latest_epoch(), LeaderEpoch(4));
+  const auto all = read_all(log);
+  EXPECT_EQ(all[4].leader_epoch, LeaderEpoch(1));
+  EXPECT_EQ(all[5].leader_epoch, LeaderEpoch(4));
+  // Epoch 1 ends where epoch 4 starts; epochs 2 and 3 never appended, so asking for them
+  // answers with epoch 1 and its end (KIP-279); the latest epoch ends at the log end.
+  EXPECT_EQ(log.end_offset_for_epoch(LeaderEpoch(1)), std::make_pair(LeaderEpoch(1), Offset(5)));
+  EXPECT_EQ(log.end_offset_for_epoch(LeaderEpoch(3)), std::make_pair(LeaderEpoch(1), Offset(5)));
+  EXPECT_EQ(log.end_offset_for_epoch(LeaderEpoch(4)), std::make_pair(LeaderEpoch(4), Offset(9)));
+  EXPECT_EQ(log.end_offset_for_epoch(LeaderEpoch(9)), std::make_pair(LeaderEpoch(4), Offset(9)));
+  EXPECT_FALSE(log.end_offset_for_epoch(LeaderEpoch(0)).has_value());
+}
+
+TEST(PartitionLogEpochs, TruncationDropsRecordsBytesAndEpochsAndSurvivesRecovery) {
+  TestDisk t;
+  {
+    PartitionLog log(t.disk, kFile);
+    log.recover();
+    log.append(records(3, "a"), LeaderEpoch(1));
+    const std::uint64_t bytes_after_epoch_1 = log.size_bytes();
+    log.append(records(3, "b"), LeaderEpoch(2));
+    log.truncate_to(Offset(3));
+    EXPECT_EQ(log.log_end_offset(), Offset(3));
+    EXPECT_EQ(log.size_bytes(), bytes_after_epoch_1);
+    EXPECT_EQ(t.disk.size(kFile), bytes_after_epoch_1);
+    EXPECT_EQ(log.latest_epoch(), LeaderEpoch(1));
+    // A divergent tail from another leader takes the truncated offsets.
+    log.append(records(2, "x"), LeaderEpoch(3));
+    log.truncate_to(Offset(10));  // above the end: nothing happens
+    EXPECT_EQ(log.log_end_offset(), Offset(5));
+  }
+  t.disk.crash();
+  PartitionLog log(t.disk, kFile);
+  log.recover();
+  const auto all = read_all(log);
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(*all[3].record.key, "x0");
+  EXPECT_EQ(all[3].leader_epoch, LeaderEpoch(3));
+  EXPECT_EQ(log.end_offset_for_epoch(LeaderEpoch(2)), std::make_pair(LeaderEpoch(1), Offset(3)));
+}
+
+TEST(PartitionLogEpochs, ReplicatedAppendKeepsOffsetsAndEpochsAndRefusesGaps) {
+  TestDisk t;
+  PartitionLog leader(t.disk, "leader.log");
+  PartitionLog follower(t.disk, "follower.log");
+  leader.recover();
+  follower.recover();
+  leader.append(records(2, "a"), LeaderEpoch(1));
+  leader.append(records(2, "b"), LeaderEpoch(2));
+  const auto fetched = leader.read(Offset(0), 100, leader.log_end_offset());
+  follower.append_replicated(fetched);
+  EXPECT_EQ(follower.log_end_offset(), Offset(4));
+  EXPECT_EQ(follower.end_offset_for_epoch(LeaderEpoch(1)), leader.end_offset_for_epoch(LeaderEpoch(1)));
+  EXPECT_EQ(t.disk.read("follower.log", 0, 1 << 20), t.disk.read("leader.log", 0, 1 << 20));
+  // A batch that does not start at the log end is an invariant failure, not a silent gap.
+  EXPECT_THROW(follower.append_replicated(std::vector<StoredRecord>{fetched[1]}), InvariantError);
 }
 
 }  // namespace
