@@ -145,6 +145,7 @@ void World::reset_connections_to(Slot& s) {
   const std::int32_t x = s.id.value();
   for (auto& other : slots_) {
     if (other.get() == &s || (other->state != NodeState::kUp && other->state != NodeState::kPaused)) continue;
+    if (!network_.connected(s.id, other->id)) continue;  // the reset cannot reach it
     auto conn = other->connected_to.find(x);
     if (conn == other->connected_to.end() || conn->second != s.incarnation) continue;
     auto told = other->reset_told.find(x);
@@ -278,6 +279,7 @@ void World::send(Slot& from, NodeId to, Message msg) {
 }
 
 RunEnd World::run_until(Nanos until) {
+  LOGSIM_ASSERT(until >= now_, "run_until would move the clock back");
   while (!queue_.empty()) {
     if (queue_.next_time() > until) {
       now_ = until;
@@ -289,6 +291,7 @@ RunEnd World::run_until(Nanos until) {
     ++events_run_;
     dispatch(ev->at, ev->payload);
   }
+  now_ = until;  // nothing left to do: time still passes to the limit
   return RunEnd::kQuiescent;
 }
 
@@ -298,6 +301,9 @@ void World::dispatch(Nanos at, Payload& payload) {
   } else if (auto* d = std::get_if<DeliverEvent>(&payload)) {
     if (!hold_if_paused(slot(NodeId(d->to)), payload)) on_deliver(*d);
   } else if (auto* f = std::get_if<FsyncEvent>(&payload)) {
+    // The device finishes the fsync on time whatever the process is doing; only telling the
+    // process waits for a pause to end.
+    if (f->complete) std::exchange(f->complete, nullptr)();
     if (!hold_if_paused(slot(NodeId(f->node)), payload)) on_fsync(*f);
   } else if (auto* x = std::get_if<DisconnectEvent>(&payload)) {
     if (!hold_if_paused(slot(NodeId(x->node)), payload)) on_disconnect(*x);
@@ -318,7 +324,8 @@ bool World::hold_if_paused(Slot& s, Payload& payload) {
 void World::on_timer(TimerEvent& ev) {
   Slot& s = slot(NodeId(ev.node));
   if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
-  s.armed.erase(ev.id);
+  // A timer cancelled after its event was held (pause) is no longer armed: it must not fire.
+  if (s.armed.erase(ev.id) == 0) return;
   trace_.append(now_, TraceKind::kTimer, ev.node, -1, ev.tag,
                 [&] { return "tag=" + std::to_string(ev.tag); });
   s.node->on_timer(ev.id, ev.tag);
@@ -343,7 +350,8 @@ void World::on_deliver(DeliverEvent& ev) {
   const bool current = conn != sender.connected_to.end() && conn->second == ev.to_incarnation;
   auto told = sender.reset_told.find(ev.to);
   const bool already = told != sender.reset_told.end() && told->second == ev.to_incarnation;
-  if (linked && !alive && !s.powered_off && ev.from != ev.to && current && !already) {
+  const bool way_back = network_.connected(NodeId(ev.to), NodeId(ev.from));
+  if (linked && way_back && !alive && !s.powered_off && ev.from != ev.to && current && !already) {
     sender.reset_told[ev.to] = ev.to_incarnation;
     const Nanos hop = network_.options(NodeId(ev.to), NodeId(ev.from)).latency_min_ns;
     queue_.push(now_ + hop, DisconnectEvent{ev.from, sender.incarnation, ev.to, ev.to_incarnation});
@@ -361,7 +369,7 @@ void World::on_disconnect(DisconnectEvent& ev) {
 
 void World::on_fsync(FsyncEvent& ev) {
   Slot& s = slot(NodeId(ev.node));
-  ev.complete();  // a no-op for an fsync begun before a crash or power loss
+  if (ev.complete) std::exchange(ev.complete, nullptr)();  // no-op after a crash or power loss
   if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
   trace_.append(now_, TraceKind::kFsync, ev.node, -1, ev.token,
                 [&] { return "token=" + std::to_string(ev.token); });

@@ -16,8 +16,9 @@
 // - clock: each node's local clock is offset + true_time * (1 + drift_ppm / 1e6). Timers are
 //   armed in local time and fire when the local clock reaches them.
 //
-// Events run one at a time in (time, sequence) order; the run stops at a time limit, when
-// nothing is left to do, or at max_events (a bound, so a livelock shows as a clear stop).
+// Events run one at a time in (time, sequence) order; run_until(t) stops at t (the clock then
+// reads t, whether or not anything was left to do) or at max_events (a bound, so a livelock
+// shows as a clear stop). The clock never moves back.
 #pragma once
 
 #include <cstdint>

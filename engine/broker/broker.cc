@@ -1,84 +1,180 @@
-// The broker's startup (log recovery) and its API registry.
+// The broker's lifecycle (log recovery, registration, heartbeats, checkpoints) and its API
+// registry.
 #include "engine/broker/broker.h"
 
-namespace logsim::engine {
+#include <sstream>
 
-PartitionLog* BrokerState::find(const std::string& topic, PartitionId p) {
-  auto it = logs.find({topic, p.value()});
-  return it == logs.end() ? nullptr : it->second.get();
+#include "engine/env/assert.h"
+
+namespace logsim::engine {
+namespace {
+
+constexpr const char* kCheckpointFile = "replication-offset-checkpoint";
+constexpr const char* kCheckpointTemp = "replication-offset-checkpoint.tmp";
+
+std::string log_path(const std::string& topic, PartitionId p) {
+  return topic + "-" + std::to_string(p.value()) + "/00000000000000000000.log";
 }
 
-Broker::Broker(Env& env, BrokerConfig config) : state_{env, std::move(config), {}, {}} {}
+// "orders-2/000...log" -> ("orders", 2); nothing for other files.
+std::optional<PartitionKey> partition_of_file(const std::string& file) {
+  const auto slash = file.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const std::string dir = file.substr(0, slash);
+  const auto dash = dir.rfind('-');
+  if (dash == std::string::npos || dash + 1 >= dir.size()) return std::nullopt;
+  const std::string num = dir.substr(dash + 1);
+  if (num.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return PartitionKey{dir.substr(0, dash), std::stoi(num)};
+}
+
+}  // namespace
+
+Partition* BrokerState::find(const std::string& topic, PartitionId p) {
+  auto it = partitions.find({topic, p.value()});
+  return it == partitions.end() ? nullptr : &it->second;
+}
+
+Partition* BrokerState::find_leader(const std::string& topic, PartitionId p) {
+  Partition* part = find(topic, p);
+  return part != nullptr && part->led_by(env.self()) ? part : nullptr;
+}
+
+Partition& BrokerState::open(const std::string& topic, PartitionId p) {
+  Partition& part = partitions[{topic, p.value()}];
+  if (!part.log) {
+    part.log = std::make_unique<PartitionLog>(env.disk(), log_path(topic, p));
+    part.log->recover();
+    part.state.topic = topic;
+    part.state.partition = p;
+  }
+  return part;
+}
+
+Broker::Broker(Env& env, BrokerConfig config) : state_{env, std::move(config), {}, {}, {}, -1, -1, {}, {}, {}, {}, 0} {}
 
 void Broker::on_start() {
-  for (const TopicSpec& t : state_.config.topics) {
-    for (std::int32_t p = 0; p < t.partitions; ++p) {
-      auto log = std::make_unique<PartitionLog>(state_.env.disk(), t.name + "-" + std::to_string(p) + "/00000000000000000000.log");
-      log->recover();
-      state_.logs[{t.name, p}] = std::move(log);
+  recover_logs();
+  if (!state_.config.controller) {
+    // Standalone: this broker is the whole cluster and leads every configured partition.
+    LeaderAndIsrRequest alone;
+    alone.version = 0;
+    alone.live_brokers = {state_.env.self()};
+    for (const TopicSpec& t : state_.config.topics) {
+      for (std::int32_t p = 0; p < t.partitions; ++p) {
+        PartitionState s{t.name, PartitionId(p), state_.env.self(), LeaderEpoch(0), 0,
+                         {state_.env.self()}, {state_.env.self()}, 1};
+        alone.partitions.push_back(s);
+      }
+    }
+    handle_leader_and_isr(state_, alone);
+  } else {
+    register_with_controller();
+  }
+  state_.env.set_timer(millis(state_.config.replica_lag_time_max_ms) / 2, kIsrCheckTag);
+  state_.env.set_timer(millis(state_.config.replica_high_watermark_checkpoint_interval_ms), kCheckpointTag);
+}
+
+// Opens every partition log found on disk, and restores high watermarks from the checkpoint.
+void Broker::recover_logs() {
+  Disk& disk = state_.env.disk();
+  for (const std::string& file : disk.list()) {
+    if (auto key = partition_of_file(file)) state_.open(key->first, PartitionId(key->second));
+  }
+  if (!disk.exists(kCheckpointFile)) return;
+  std::istringstream in(disk.read(kCheckpointFile, 0, disk.size(kCheckpointFile)));
+  std::string topic;
+  std::int32_t p = 0;
+  std::int64_t hw = 0;
+  while (in >> topic >> p >> hw) {
+    if (Partition* part = state_.find(topic, PartitionId(p))) {
+      part->high_watermark = std::min(Offset(hw), part->log->log_end_offset());
     }
   }
 }
 
-namespace {
-constexpr std::uint64_t kFetchWaitTag = 1;
-// A bound on held fetches per partition (STYLE.md: every queue has one). Past it a fetch is
-// answered at once, empty, which a client treats like an expired wait.
-constexpr std::size_t kMaxParkedFetchesPerPartition = 4096;
-}  // namespace
+void Broker::checkpoint_high_watermarks() {
+  std::string text;
+  for (const auto& [key, p] : state_.partitions) {
+    text += key.first + " " + std::to_string(key.second) + " " + std::to_string(p.high_watermark.value()) + "\n";
+  }
+  Disk& disk = state_.env.disk();
+  if (disk.exists(kCheckpointTemp)) disk.remove(kCheckpointTemp);
+  disk.append(kCheckpointTemp, text);
+  disk.rename(kCheckpointTemp, kCheckpointFile);
+  disk.fsync(kCheckpointFile, 0);
+}
+
+void Broker::register_with_controller() {
+  registration_ = ++state_.next_correlation;
+  state_.env.send(*state_.config.controller, BrokerRegistrationRequest{registration_, state_.env.self()});
+  // Until the controller answers, ask again now and then.
+  state_.env.set_timer(millis(state_.config.broker_heartbeat_interval_ms), kRegistrationRetryTag);
+}
+
+void Broker::heartbeat() {
+  state_.env.send(*state_.config.controller,
+                  BrokerHeartbeatRequest{++state_.next_correlation, state_.env.self(), broker_epoch_});
+}
 
 void Broker::on_message(NodeId from, const Message& msg) {
-  Env& env = state_.env;
-  if (const auto* produce = std::get_if<ProduceRequest>(&msg)) {
-    ProduceResponse resp = handle_produce(state_, *produce);
-    const bool appended = resp.error == ErrorCode::NONE;
-    if (produce->acks != 0) env.send(from, std::move(resp));
-    if (appended) wake(produce->topic, produce->partition);
-  } else if (const auto* fetch = std::get_if<FetchRequest>(&msg)) {
-    on_fetch(from, *fetch);
-  } else if (const auto* list = std::get_if<ListOffsetsRequest>(&msg)) {
-    env.send(from, handle_list_offsets(state_, *list));
-  } else if (const auto* meta = std::get_if<MetadataRequest>(&msg)) {
-    env.send(from, handle_metadata(state_, *meta));
-  }
-  // Responses addressed to a broker are not expected; they are ignored.
-}
-
-void Broker::on_fetch(NodeId from, const FetchRequest& req) {
-  FetchResponse resp = handle_fetch(state_, req);
-  auto& parked = state_.parked[{req.topic, req.partition.value()}];
-  if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0 ||
-      parked.size() >= kMaxParkedFetchesPerPartition) {
-    state_.env.send(from, std::move(resp));
-    return;
-  }
-  // Nothing to return yet: hold the request until records arrive or the wait ends.
-  const TimerId timer = state_.env.set_timer(millis(req.max_wait_ms), kFetchWaitTag);
-  parked.push_back(ParkedFetch{from, req, timer});
-}
-
-void Broker::wake(const std::string& topic, PartitionId p) {
-  auto it = state_.parked.find({topic, p.value()});
-  if (it == state_.parked.end()) return;
-  std::vector<ParkedFetch> waiting = std::move(it->second);
-  state_.parked.erase(it);
-  for (auto& w : waiting) {
-    state_.env.cancel_timer(w.timer);
-    state_.env.send(w.from, handle_fetch(state_, w.request));
+  BrokerState& b = state_;
+  if (const auto* m = std::get_if<ProduceRequest>(&msg)) {
+    handle_produce(b, from, *m);
+  } else if (const auto* f = std::get_if<FetchRequest>(&msg)) {
+    handle_fetch(b, from, *f);
+  } else if (const auto* l = std::get_if<ListOffsetsRequest>(&msg)) {
+    handle_list_offsets(b, from, *l);
+  } else if (const auto* md = std::get_if<MetadataRequest>(&msg)) {
+    handle_metadata(b, from, *md);
+  } else if (const auto* lai = std::get_if<LeaderAndIsrRequest>(&msg)) {
+    handle_leader_and_isr(b, *lai);
+  } else if (const auto* ofl = std::get_if<OffsetsForLeaderEpochRequest>(&msg)) {
+    handle_offsets_for_leader_epoch(b, from, *ofl);
+  } else if (const auto* ofl_resp = std::get_if<OffsetsForLeaderEpochResponse>(&msg)) {
+    on_offsets_for_leader_epoch_response(b, *ofl_resp);
+  } else if (const auto* fetch_resp = std::get_if<FetchResponse>(&msg)) {
+    on_replica_fetch_response(b, *fetch_resp);
+  } else if (const auto* alter = std::get_if<AlterPartitionResponse>(&msg)) {
+    on_alter_partition_response(b, *alter);
+  } else if (const auto* reg = std::get_if<BrokerRegistrationResponse>(&msg)) {
+    if (reg->correlation_id != registration_ || reg->error != ErrorCode::NONE) return;
+    registration_ = 0;
+    broker_epoch_ = reg->broker_epoch;
+    state_.env.cancel_timer(heartbeat_timer_);
+    heartbeat_timer_ = state_.env.set_timer(millis(state_.config.broker_heartbeat_interval_ms), kHeartbeatTag);
+  } else if (const auto* hb = std::get_if<BrokerHeartbeatResponse>(&msg)) {
+    // Fenced (the controller lost track of this broker): register again as a new incarnation.
+    if (hb->error == ErrorCode::STALE_BROKER_EPOCH && registration_ == 0) register_with_controller();
   }
 }
 
 void Broker::on_timer(TimerId id, std::uint64_t tag) {
-  if (tag != kFetchWaitTag) return;
-  for (auto& [key, waiting] : state_.parked) {
-    for (auto w = waiting.begin(); w != waiting.end(); ++w) {
-      if (w->timer != id) continue;
-      ParkedFetch done = std::move(*w);
-      waiting.erase(w);
-      state_.env.send(done.from, handle_fetch(state_, done.request));
-      return;
-    }
+  if (on_broker_timer(state_, id, tag)) return;
+  switch (tag) {
+    case kFollowerTag:
+      on_follower_timer(state_, id);
+      break;
+    case kHeartbeatTag:
+      heartbeat();
+      heartbeat_timer_ = state_.env.set_timer(millis(state_.config.broker_heartbeat_interval_ms), kHeartbeatTag);
+      break;
+    case kRegistrationRetryTag:
+      if (registration_ != 0) register_with_controller();
+      break;
+    case kIsrCheckTag:
+      shrink_isrs(state_);
+      state_.env.set_timer(millis(state_.config.replica_lag_time_max_ms) / 2, kIsrCheckTag);
+      break;
+    case kCheckpointTag:
+      checkpoint_high_watermarks();
+      state_.env.set_timer(millis(state_.config.replica_high_watermark_checkpoint_interval_ms), kCheckpointTag);
+      break;
+    default:
+      break;
   }
 }
+
+void Broker::on_disconnect(NodeId peer) { on_leader_disconnect(state_, peer); }
 
 }  // namespace logsim::engine

@@ -1,20 +1,22 @@
-// A broker node: hosts partition logs and answers Kafka's APIs.
+// A broker node: hosts partition replicas and answers Kafka's APIs.
 //
-// This is the single-replica broker of the foundation: every partition it hosts is led by it,
-// and the high watermark equals the log end offset (there are no followers to wait for).
-// Replication, the controller, segments and retention grow from here (the broker-engine work).
+// In a cluster the broker registers with the controller, heartbeats, and takes its partitions'
+// roles (leader or follower, ISR, epochs) from the controller's LeaderAndIsr. Standalone (no
+// controller configured) it leads the configured topics alone: one replica, ISR of one.
 //
-// Each API has its own handler file in handlers/; on_message below is the registry.
+// Each API has its own handler file in handlers/; on_message in broker.cc is the registry.
+// Replication (leader and follower sides) lives in replication.cc.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/broker/partition.h"
 #include "engine/env/env.h"
-#include "engine/log/partition_log.h"
 
 namespace logsim::engine {
 
@@ -24,7 +26,15 @@ struct TopicSpec {
 };
 
 struct BrokerConfig {
-  std::vector<TopicSpec> topics;  // created at first start (auto-created topics)
+  std::vector<TopicSpec> topics;          // standalone only: topics this broker leads alone
+  std::optional<NodeId> controller;       // the controller node; none = standalone
+  std::int32_t replica_lag_time_max_ms = 30000;    // replica.lag.time.max.ms
+  std::int32_t replica_fetch_wait_max_ms = 500;    // replica.fetch.wait.max.ms
+  std::int32_t replica_fetch_max_records = 1000;   // (replica.fetch.max.bytes, in records)
+  std::int32_t replica_fetch_backoff_ms = 1000;    // replica.fetch.backoff.ms
+  std::int32_t broker_heartbeat_interval_ms = 2000;  // broker.heartbeat.interval.ms
+  std::int32_t request_timeout_ms = 30000;         // for requests to the controller and leaders
+  std::int32_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
 };
 
 // A Fetch the broker holds until records arrive or its max wait ends (Kafka's long poll).
@@ -34,16 +44,34 @@ struct ParkedFetch {
   TimerId timer = 0;
 };
 
-// What the handlers work on: the broker's logs and identity.
+// An acks=all Produce waiting for the high watermark to pass its records.
+struct PendingProduce {
+  NodeId from;
+  ProduceResponse response;  // filled but for the error
+  Offset required;           // the high watermark that completes it
+  TimerId timer = 0;         // request.timeout.ms
+};
+
+using PartitionKey = std::pair<std::string, std::int32_t>;
+
+// What the handlers work on.
 struct BrokerState {
   Env& env;
   BrokerConfig config;
-  // (topic, partition) -> log; ordered so iteration is deterministic.
-  std::map<std::pair<std::string, std::int32_t>, std::unique_ptr<PartitionLog>> logs;
-  // Held fetches, by the partition they wait on, in arrival order.
-  std::map<std::pair<std::string, std::int32_t>, std::vector<ParkedFetch>> parked;
+  std::map<PartitionKey, Partition> partitions;      // replicas hosted here
+  std::map<PartitionKey, PartitionState> cluster;    // every partition, for Metadata
+  std::vector<NodeId> live_brokers;
+  std::int32_t controller_epoch = -1;
+  std::int64_t metadata_version = -1;
+  std::map<PartitionKey, std::vector<ParkedFetch>> parked;
+  std::map<PartitionKey, std::vector<PendingProduce>> pending_produces;
+  std::map<CorrelationId, PartitionKey> follower_requests;  // replication requests in flight
+  std::map<TimerId, PartitionKey> follower_timers;
+  CorrelationId next_correlation = 0;
 
-  PartitionLog* find(const std::string& topic, PartitionId p);
+  Partition* find(const std::string& topic, PartitionId p);
+  Partition* find_leader(const std::string& topic, PartitionId p);  // led by this broker
+  Partition& open(const std::string& topic, PartitionId p);          // creates if absent
 };
 
 class Broker final : public Node {
@@ -52,21 +80,61 @@ class Broker final : public Node {
   void on_start() override;
   void on_message(NodeId from, const Message& msg) override;
   void on_timer(TimerId id, std::uint64_t tag) override;
+  void on_disconnect(NodeId peer) override;
 
   const BrokerState& state() const { return state_; }
 
  private:
-  void on_fetch(NodeId from, const FetchRequest& req);
-  // Answers every fetch held on a partition (records arrived, or their wait ended).
-  void wake(const std::string& topic, PartitionId p);
+  void register_with_controller();
+  void heartbeat();
+  void checkpoint_high_watermarks();
+  void recover_logs();
 
   BrokerState state_;
+  std::int64_t broker_epoch_ = -1;
+  CorrelationId registration_ = 0;
+  TimerId heartbeat_timer_ = 0;
 };
 
-// The handlers (one file each). Each returns the response to send, if any.
-ProduceResponse handle_produce(BrokerState& b, const ProduceRequest& req);
-FetchResponse handle_fetch(BrokerState& b, const FetchRequest& req);
-ListOffsetsResponse handle_list_offsets(BrokerState& b, const ListOffsetsRequest& req);
-MetadataResponse handle_metadata(BrokerState& b, const MetadataRequest& req);
+// ---- Handlers (one file each under handlers/). Each sends its own answer, now or later.
+void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req);
+void handle_fetch(BrokerState& b, NodeId from, const FetchRequest& req);
+void handle_list_offsets(BrokerState& b, NodeId from, const ListOffsetsRequest& req);
+void handle_metadata(BrokerState& b, NodeId from, const MetadataRequest& req);
+void handle_leader_and_isr(BrokerState& b, const LeaderAndIsrRequest& req);
+void handle_offsets_for_leader_epoch(BrokerState& b, NodeId from, const OffsetsForLeaderEpochRequest& req);
+
+// ---- Replication (replication.cc).
+// The fetch answer for `req` as things stand (records up to the HW, or the LEO for a replica).
+FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req);
+// Records a follower's fetch position (leader side): caught-up time, ISR expansion, HW.
+void note_follower_fetch(BrokerState& b, Partition& p, NodeId follower, Offset fetch_offset);
+// Recomputes the high watermark; completes produces and wakes fetches it unblocks.
+void maybe_advance_high_watermark(BrokerState& b, Partition& p);
+// Answers every fetch held on a partition.
+void wake_fetches(BrokerState& b, const PartitionKey& key);
+// Fails every acks=all produce waiting on the partition (leadership lost).
+void fail_pending_produces(BrokerState& b, const PartitionKey& key, ErrorCode error);
+// ISR shrink for lagging followers (leader side), run periodically.
+void shrink_isrs(BrokerState& b);
+void on_alter_partition_response(BrokerState& b, const AlterPartitionResponse& resp);
+// Follower side: start (or restart) replicating from the partition's leader.
+void start_following(BrokerState& b, const PartitionKey& key);
+void on_offsets_for_leader_epoch_response(BrokerState& b, const OffsetsForLeaderEpochResponse& resp);
+void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp);
+// A follower request timed out or its backoff ended: go again.
+void on_follower_timer(BrokerState& b, TimerId id);
+void on_leader_disconnect(BrokerState& b, NodeId leader);
+// Produce timeouts and fetch waits that ended.
+bool on_broker_timer(BrokerState& b, TimerId id, std::uint64_t tag);
+
+// Timer tags of the broker.
+constexpr std::uint64_t kFetchWaitTag = 1;
+constexpr std::uint64_t kProduceTimeoutTag = 2;
+constexpr std::uint64_t kFollowerTag = 3;
+constexpr std::uint64_t kHeartbeatTag = 4;
+constexpr std::uint64_t kIsrCheckTag = 5;
+constexpr std::uint64_t kCheckpointTag = 6;
+constexpr std::uint64_t kRegistrationRetryTag = 7;
 
 }  // namespace logsim::engine

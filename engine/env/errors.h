@@ -72,10 +72,16 @@ enum class ErrorCode : std::int16_t {
   FENCED_LEADER_EPOCH = 74,
   // The leader epoch in the request is newer than the broker's.
   UNKNOWN_LEADER_EPOCH = 75,
+  // The broker epoch is not the current one: the broker must register again.
+  STALE_BROKER_EPOCH = 77,
   // A new dynamic member must rejoin with the member id it was given (KIP-394).
   MEMBER_ID_REQUIRED = 79,
   // Another member with the same group.instance.id has replaced this one (KIP-345).
   FENCED_INSTANCE_ID = 82,
+  // The partition epoch in an AlterPartition request is stale.
+  INVALID_UPDATE_VERSION = 108,
+  // The controller rejected an ISR change (e.g. a replica that is not live).
+  INELIGIBLE_REPLICA = 107,
 };
 
 // Kafka's name for the code, e.g. "NOT_LEADER_OR_FOLLOWER".

@@ -15,6 +15,7 @@ void ProduceResponse::fold(Digest& d) const {
 
 void FetchRequest::fold(Digest& d) const {
   d.add(correlation_id).add(topic).add(partition).add(fetch_offset).add(max_records).add(max_wait_ms);
+  d.add(replica_id).add(current_leader_epoch);
 }
 
 void FetchResponse::fold(Digest& d) const {
@@ -53,6 +54,44 @@ void MetadataResponse::fold(Digest& d) const {
   }
 }
 
+namespace {
+void fold_ids(Digest& d, const std::vector<NodeId>& ids) {
+  d.add(static_cast<std::uint64_t>(ids.size()));
+  for (auto id : ids) d.add(id);
+}
+}  // namespace
+
+void PartitionState::fold(Digest& d) const {
+  d.add(topic).add(partition).add(leader).add(leader_epoch).add(partition_epoch).add(min_insync_replicas);
+  fold_ids(d, replicas);
+  fold_ids(d, isr);
+}
+
+void LeaderAndIsrRequest::fold(Digest& d) const {
+  d.add(controller_epoch).add(version);
+  fold_ids(d, live_brokers);
+  d.add(static_cast<std::uint64_t>(partitions.size()));
+  for (const auto& p : partitions) p.fold(d);
+}
+
+void AlterPartitionRequest::fold(Digest& d) const {
+  d.add(correlation_id).add(broker_id).add(topic).add(partition).add(leader_epoch).add(partition_epoch);
+  fold_ids(d, new_isr);
+}
+
+void AlterPartitionResponse::fold(Digest& d) const {
+  d.add(correlation_id).add(error);
+  state.fold(d);
+}
+
+void OffsetsForLeaderEpochRequest::fold(Digest& d) const {
+  d.add(correlation_id).add(topic).add(partition).add(current_leader_epoch).add(leader_epoch);
+}
+
+void OffsetsForLeaderEpochResponse::fold(Digest& d) const {
+  d.add(correlation_id).add(topic).add(partition).add(error).add(leader_epoch).add(end_offset);
+}
+
 std::string_view message_name(const Message& msg) {
   struct Namer {
     std::string_view operator()(const ProduceRequest&) const { return "Produce"; }
@@ -63,6 +102,15 @@ std::string_view message_name(const Message& msg) {
     std::string_view operator()(const ListOffsetsResponse&) const { return "ListOffsetsResponse"; }
     std::string_view operator()(const MetadataRequest&) const { return "Metadata"; }
     std::string_view operator()(const MetadataResponse&) const { return "MetadataResponse"; }
+    std::string_view operator()(const BrokerRegistrationRequest&) const { return "BrokerRegistration"; }
+    std::string_view operator()(const BrokerRegistrationResponse&) const { return "BrokerRegistrationResponse"; }
+    std::string_view operator()(const BrokerHeartbeatRequest&) const { return "BrokerHeartbeat"; }
+    std::string_view operator()(const BrokerHeartbeatResponse&) const { return "BrokerHeartbeatResponse"; }
+    std::string_view operator()(const LeaderAndIsrRequest&) const { return "LeaderAndIsr"; }
+    std::string_view operator()(const AlterPartitionRequest&) const { return "AlterPartition"; }
+    std::string_view operator()(const AlterPartitionResponse&) const { return "AlterPartitionResponse"; }
+    std::string_view operator()(const OffsetsForLeaderEpochRequest&) const { return "OffsetsForLeaderEpoch"; }
+    std::string_view operator()(const OffsetsForLeaderEpochResponse&) const { return "OffsetsForLeaderEpochResponse"; }
   };
   return std::visit(Namer{}, msg);
 }

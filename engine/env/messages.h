@@ -67,6 +67,11 @@ struct FetchRequest {
   // How long the broker may hold the request when it has nothing to return (fetch.max.wait.ms;
   // fetch.min.bytes is 1: any record answers it at once).
   std::int32_t max_wait_ms = 500;
+  // A follower replica fetching for replication names itself; consumers send -1. Followers
+  // read up to the log end offset, consumers up to the high watermark.
+  NodeId replica_id{-1};
+  // The leader epoch the fetcher believes current (-1: do not check), as in KIP-320.
+  LeaderEpoch current_leader_epoch{-1};
   void fold(Digest& d) const;
 };
 
@@ -130,9 +135,107 @@ struct MetadataResponse {
   void fold(Digest& d) const;
 };
 
+// ---- Cluster control: brokers and the controller (shaped like KRaft's broker APIs and the
+// classic LeaderAndIsr / AlterPartition exchange).
+
+// A broker (re)starting announces itself; the controller answers with a new broker epoch.
+struct BrokerRegistrationRequest {
+  CorrelationId correlation_id = 0;
+  NodeId broker_id;
+  void fold(Digest& d) const { d.add(correlation_id).add(broker_id); }
+};
+
+struct BrokerRegistrationResponse {
+  CorrelationId correlation_id = 0;
+  ErrorCode error = ErrorCode::NONE;
+  std::int64_t broker_epoch = -1;
+  void fold(Digest& d) const { d.add(correlation_id).add(error).add(broker_epoch); }
+};
+
+// Sent every broker.heartbeat.interval.ms; a broker silent for broker.session.timeout.ms is
+// fenced and its partitions get new leaders.
+struct BrokerHeartbeatRequest {
+  CorrelationId correlation_id = 0;
+  NodeId broker_id;
+  std::int64_t broker_epoch = -1;
+  void fold(Digest& d) const { d.add(correlation_id).add(broker_id).add(broker_epoch); }
+};
+
+struct BrokerHeartbeatResponse {
+  CorrelationId correlation_id = 0;
+  ErrorCode error = ErrorCode::NONE;  // STALE_BROKER_EPOCH: register again
+  void fold(Digest& d) const { d.add(correlation_id).add(error); }
+};
+
+// The controller's view of one partition.
+struct PartitionState {
+  std::string topic;
+  PartitionId partition;
+  NodeId leader{-1};           // -1: offline
+  LeaderEpoch leader_epoch{0};
+  std::int32_t partition_epoch = 0;  // bumped by every change (leader or ISR)
+  std::vector<NodeId> replicas;      // the first is the preferred leader
+  std::vector<NodeId> isr;
+  std::int32_t min_insync_replicas = 1;  // the topic's min.insync.replicas
+  void fold(Digest& d) const;
+};
+
+// Controller -> brokers: the whole current state (live brokers, every partition). A broker
+// applies the entries for partitions it replicates and answers Metadata from all of them.
+struct LeaderAndIsrRequest {
+  std::int32_t controller_epoch = 0;
+  std::int64_t version = 0;  // increases with every change; brokers ignore older versions
+  std::vector<NodeId> live_brokers;
+  std::vector<PartitionState> partitions;
+  void fold(Digest& d) const;
+};
+
+// Leader -> controller: change the ISR (KIP-497). Rejected when the leader epoch or the
+// partition epoch is stale.
+struct AlterPartitionRequest {
+  CorrelationId correlation_id = 0;
+  NodeId broker_id;
+  std::string topic;
+  PartitionId partition;
+  LeaderEpoch leader_epoch;
+  std::int32_t partition_epoch = 0;
+  std::vector<NodeId> new_isr;
+  void fold(Digest& d) const;
+};
+
+struct AlterPartitionResponse {
+  CorrelationId correlation_id = 0;
+  ErrorCode error = ErrorCode::NONE;  // FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION, ...
+  PartitionState state;               // the partition as the controller now has it
+  void fold(Digest& d) const;
+};
+
+// Follower -> leader: where does my latest epoch end in your log? (KIP-101, KIP-279)
+struct OffsetsForLeaderEpochRequest {
+  CorrelationId correlation_id = 0;
+  std::string topic;
+  PartitionId partition;
+  LeaderEpoch current_leader_epoch;  // fencing, as in KIP-320
+  LeaderEpoch leader_epoch;          // the epoch asked about
+  void fold(Digest& d) const;
+};
+
+struct OffsetsForLeaderEpochResponse {
+  CorrelationId correlation_id = 0;
+  std::string topic;
+  PartitionId partition;
+  ErrorCode error = ErrorCode::NONE;
+  LeaderEpoch leader_epoch{-1};  // the largest epoch <= the one asked that the leader holds
+  Offset end_offset{-1};         // where that epoch ends in the leader's log
+  void fold(Digest& d) const;
+};
+
 using Message = std::variant<ProduceRequest, ProduceResponse, FetchRequest, FetchResponse,
                              ListOffsetsRequest, ListOffsetsResponse, MetadataRequest,
-                             MetadataResponse>;
+                             MetadataResponse, BrokerRegistrationRequest, BrokerRegistrationResponse,
+                             BrokerHeartbeatRequest, BrokerHeartbeatResponse, LeaderAndIsrRequest,
+                             AlterPartitionRequest, AlterPartitionResponse,
+                             OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse>;
 
 // Kafka's API name of the message, e.g. "Produce" or "FetchResponse".
 std::string_view message_name(const Message& msg);

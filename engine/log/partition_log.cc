@@ -1,4 +1,4 @@
-// The partition log's append, truncation, epoch cache, read and recovery.
+// The partition log's appends and rolling, truncation, reads, lookups, flushing and invariants.
 #include "engine/log/partition_log.h"
 
 #include <algorithm>
@@ -8,97 +8,182 @@
 
 namespace logsim::engine {
 
-PartitionLog::PartitionLog(Disk& disk, std::string file) : disk_(disk), file_(std::move(file)) {}
-
-std::uint64_t PartitionLog::recover() {
-  records_.clear();
-  positions_.clear();
-  epochs_.clear();
-  start_ = Offset(0);
-  bytes_ = 0;
-  if (!disk_.exists(file_)) {
-    disk_.append(file_, {});  // a new, empty log (like Kafka creating its first segment)
-    return 0;
-  }
-  const std::uint64_t size = disk_.size(file_);
-  DecodedLog decoded = decode_records(disk_.read(file_, 0, size));
-  if (!decoded.records.empty()) start_ = decoded.records.front().offset;
-  for (std::size_t i = 0; i < decoded.records.size(); ++i) {
-    LOGSIM_ASSERT(decoded.records[i].offset == start_ + static_cast<std::int64_t>(i),
-                  "non-consecutive offsets in " + file_);
-    note_epoch(decoded.records[i].leader_epoch, decoded.records[i].offset);
-  }
-  records_ = std::move(decoded.records);
-  positions_ = std::move(decoded.positions);
-  bytes_ = decoded.valid_bytes;
-  const std::uint64_t cut = size - decoded.valid_bytes;
-  if (cut > 0) disk_.truncate(file_, decoded.valid_bytes);
-  return cut;
+PartitionLog::PartitionLog(Disk& disk, std::string dir, LogConfig config)
+    : disk_(disk), dir_(std::move(dir)), config_(config) {
+  LOGSIM_ASSERT(config_.invalid_key().empty(), "invalid log config " + std::string(config_.invalid_key()));
+  LOGSIM_ASSERT(!dir_.empty() && dir_.back() != '/', "a log directory names no file: '" + dir_ + "'");
+  segments_.push_back(make_segment(Offset(0)));
 }
 
-void PartitionLog::note_epoch(LeaderEpoch epoch, Offset offset) {
-  if (!epochs_.empty()) {
-    LOGSIM_ASSERT(epoch >= epochs_.back().first, "leader epoch went back in " + file_);
-    if (epoch == epochs_.back().first) return;
-  }
-  epochs_.emplace_back(epoch, offset);
+LogSegment PartitionLog::make_segment(Offset base) const {
+  return LogSegment(disk_, dir_, base, static_cast<std::uint64_t>(config_.index_interval_bytes));
 }
 
-Offset PartitionLog::append(std::span<const Record> records, LeaderEpoch epoch) {
-  const Offset base = log_end_offset();
+// ---- Appends.
+
+Offset PartitionLog::append(std::span<const Record> records, LeaderEpoch epoch, std::int64_t now_ms) {
+  const Offset base = end_;
   std::vector<StoredRecord> stored;
   stored.reserve(records.size());
   for (const Record& r : records) {
     stored.push_back(StoredRecord{base + static_cast<std::int64_t>(stored.size()), r, epoch});
+    if (config_.timestamp_type == TimestampType::kLogAppendTime) stored.back().record.timestamp_ms = now_ms;
   }
-  append_replicated(stored);
+  append_replicated(stored, now_ms);
   return base;
 }
 
-void PartitionLog::append_replicated(std::span<const StoredRecord> records) {
-  if (records.empty()) return;
-  LOGSIM_ASSERT(records.front().offset == log_end_offset(), "append not at the log end of " + file_);
-  std::string bytes;
+void PartitionLog::check_replicated(std::span<const StoredRecord> records) const {
+  Offset next = end_;
+  LeaderEpoch epoch = epochs_.latest();
   for (const StoredRecord& r : records) {
-    LOGSIM_ASSERT(r.offset == log_end_offset(), "non-consecutive append to " + file_);
-    note_epoch(r.leader_epoch, r.offset);
-    positions_.push_back(bytes_ + bytes.size());
-    encode_record(r, bytes);
-    records_.push_back(r);
+    LOGSIM_ASSERT(r.offset >= next, "append below the log end of " + dir_);
+    LOGSIM_ASSERT(r.leader_epoch >= epoch, "leader epoch went back in " + dir_);
+    next = r.offset + 1;
+    epoch = r.leader_epoch;
   }
-  bytes_ += bytes.size();
-  disk_.append(file_, bytes);
 }
+
+void PartitionLog::append_replicated(std::span<const StoredRecord> records, std::int64_t now_ms) {
+  if (records.empty()) return;
+  check_replicated(records);  // all of it before any change, so a bad batch changes nothing
+  if (should_roll(records, now_ms)) segments_.push_back(make_segment(records.front().offset));
+  for (const StoredRecord& r : records) epochs_.assign(r.leader_epoch, r.offset);
+  LogSegment& active = segments_.back();
+  active.append(records, now_ms);
+  unflushed_files_.insert(active.file());
+  unflushed_messages_ += records.size();
+  last_append_ms_ = std::max(last_append_ms_, now_ms);
+  end_ = records.back().offset + 1;
+  check_invariants();
+}
+
+bool PartitionLog::should_roll(std::span<const StoredRecord> batch, std::int64_t now_ms) const {
+  const LogSegment& active = segments_.back();
+  if (active.empty()) return false;
+  std::uint64_t batch_bytes = 0;
+  for (const StoredRecord& r : batch) batch_bytes += encoded_size(r);
+  if (active.size_bytes() + batch_bytes > static_cast<std::uint64_t>(config_.segment_bytes)) return true;
+  return age_exceeds(*active.rolling_ms(), now_ms, config_.segment_ms);
+}
+
+// ---- Truncation.
 
 void PartitionLog::truncate_to(Offset end) {
-  if (end >= log_end_offset()) return;
-  LOGSIM_ASSERT(end >= start_, "truncation below the log start of " + file_);
-  const auto keep = static_cast<std::size_t>(end - start_);
-  bytes_ = keep < positions_.size() ? positions_[keep] : bytes_;
-  records_.resize(keep);
-  positions_.resize(keep);
-  while (!epochs_.empty() && epochs_.back().second >= end) epochs_.pop_back();
-  disk_.truncate(file_, bytes_);
+  if (end >= end_) return;
+  LOGSIM_ASSERT(end >= start_, "truncation below the log start of " + dir_);
+  // Segments based above `end` go whole; one based at `end` stays, empty, as Kafka keeps it.
+  while (segments_.size() > 1 && segments_.back().base_offset() > end) {
+    delete_file(segments_.back().file(), std::nullopt);
+    segments_.pop_back();
+  }
+  if (segments_.back().base_offset() > end) {
+    // Compaction removed the segments below: start afresh at `end` (Kafka's
+    // truncateFullyAndStartAt), with a file so that recovery finds the log end.
+    delete_file(segments_.back().file(), std::nullopt);
+    segments_.back() = make_segment(end);
+    disk_.append(segments_.back().file(), {});
+  } else {
+    segments_.back().truncate_to(end);
+  }
+  unflushed_files_.insert(segments_.back().file());
+  end_ = end;
+  epochs_.truncate_from_end(end);
+  check_invariants();
 }
 
+void PartitionLog::delete_file(const std::string& file, std::optional<std::uint64_t> fsync_token) {
+  disk_.remove(file);
+  if (fsync_token) {
+    disk_.fsync(file, *fsync_token);
+    unflushed_files_.erase(file);
+  } else {
+    unflushed_files_.insert(file);  // the next flush makes the removal durable
+  }
+}
+
+// ---- Reads and lookups.
+
 std::optional<std::pair<LeaderEpoch, Offset>> PartitionLog::end_offset_for_epoch(LeaderEpoch epoch) const {
-  // The last cache entry whose epoch is <= the one asked for.
-  auto it = std::upper_bound(epochs_.begin(), epochs_.end(), epoch,
-                             [](LeaderEpoch e, const auto& entry) { return e < entry.first; });
-  if (it == epochs_.begin()) return std::nullopt;
-  const LeaderEpoch found = std::prev(it)->first;
-  const Offset end = it == epochs_.end() ? log_end_offset() : it->second;
-  return std::make_pair(found, end);
+  return epochs_.end_offset_for(epoch, end_);
+}
+
+// The index of the first segment that may hold records at or above `offset`.
+std::size_t PartitionLog::first_segment_for(Offset offset) const {
+  const auto above = std::upper_bound(segments_.begin(), segments_.end(), offset,
+                                      [](Offset o, const LogSegment& s) { return o < s.base_offset(); });
+  return above == segments_.begin() ? 0 : static_cast<std::size_t>(above - segments_.begin()) - 1;
 }
 
 std::vector<StoredRecord> PartitionLog::read(Offset from, std::int32_t max_records, Offset upto) const {
   std::vector<StoredRecord> out;
   if (from < start_ || max_records <= 0) return out;
-  const Offset end = std::min(upto, log_end_offset());
-  for (Offset o = from; o < end && static_cast<std::int32_t>(out.size()) < max_records; ++o) {
-    out.push_back(records_[static_cast<std::size_t>(o - start_)]);
+  const Offset end = std::min(upto, end_);
+  const auto max = static_cast<std::size_t>(max_records);
+  for (std::size_t s = first_segment_for(from); s < segments_.size(); ++s) {
+    const std::vector<StoredRecord>& records = segments_[s].records();
+    for (std::size_t i = segments_[s].find(from); i < records.size(); ++i) {
+      if (records[i].offset >= end || out.size() == max) return out;
+      out.push_back(records[i]);
+    }
   }
   return out;
+}
+
+std::optional<Offset> PartitionLog::offset_for_timestamp(std::int64_t ts_ms) const {
+  // The first segment holding a timestamp >= ts_ms holds the answer: every earlier record's
+  // timestamp is smaller.
+  for (const LogSegment& segment : segments_) {
+    const auto largest = segment.max_timestamp_ms();
+    if (largest && *largest >= ts_ms) return segment.offset_for_timestamp(ts_ms);
+  }
+  return std::nullopt;
+}
+
+std::uint64_t PartitionLog::size_bytes() const {
+  std::uint64_t bytes = 0;
+  for (const LogSegment& segment : segments_) bytes += segment.size_bytes();
+  return bytes;
+}
+
+// ---- Flushing.
+
+bool PartitionLog::flush_due(std::int64_t now_ms) const {
+  if (unflushed_messages_ >= static_cast<std::uint64_t>(config_.flush_messages)) return true;
+  const bool unflushed = unflushed_messages_ > 0 || !unflushed_files_.empty();
+  return unflushed && age_reaches(last_flush_ms_, now_ms, config_.flush_ms);
+}
+
+std::size_t PartitionLog::flush(std::uint64_t token, std::int64_t now_ms) {
+  for (const std::string& file : unflushed_files_) disk_.fsync(file, token);
+  const std::size_t started = unflushed_files_.size();
+  unflushed_files_.clear();
+  unflushed_messages_ = 0;
+  last_flush_ms_ = std::max(now_ms, last_append_ms_);
+  return started;
+}
+
+// ---- Invariants (see the header).
+
+void PartitionLog::check_invariants() const {
+  LOGSIM_ASSERT(!segments_.empty(), "a log without segments: " + dir_);
+  std::optional<Offset> last;  // the last record seen so far
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    const LogSegment& s = segments_[i];
+    const bool active = i + 1 == segments_.size();
+    LOGSIM_ASSERT(active || !s.empty(), "an inactive segment is empty: " + s.file());
+    LOGSIM_ASSERT(!last || s.base_offset() > *last, "segments overlap at " + s.file());
+    if (s.empty()) continue;
+    LOGSIM_ASSERT(s.records().front().offset >= s.base_offset(), "a record below its segment's base: " + s.file());
+    if (!last) LOGSIM_ASSERT(s.records().front().offset >= start_, "a record below the log start of " + dir_);
+    last = s.last_offset();
+  }
+  LOGSIM_ASSERT(!last || *last < end_, "a record at or above the log end of " + dir_);
+  LOGSIM_ASSERT(segments_.back().base_offset() <= end_, "the active segment starts past the log end: " + dir_);
+  LOGSIM_ASSERT(start_ <= end_, "the log start is past the log end of " + dir_);
+  const auto& entries = epochs_.entries();
+  LOGSIM_ASSERT(entries.empty() || (entries.front().start_offset >= start_ && entries.back().start_offset < end_),
+                "the epoch cache reaches outside the log " + dir_);
 }
 
 }  // namespace logsim::engine

@@ -1,18 +1,60 @@
-// One partition's log on one broker: records at consecutive offsets from the log start
-// offset, kept in memory and appended to the node's disk, with the leader-epoch cache that
-// replication needs (KIP-101, KIP-279).
+// One partition's log on one broker, segmented as Kafka's UnifiedLog: records with increasing
+// offsets, in segment files "<dir>/<base offset>.log" (segment.h), each with its sparse offset
+// and time indexes, and the leader-epoch cache that replication needs (KIP-101, KIP-279). The
+// log rolls segments, deletes old ones by retention (retention.h), compacts by key
+// (cleaner.h), says when it is due for a flush, and recovers from its files after a crash or a
+// power loss.
 //
-// Invariants:
-// 1. Offsets are consecutive: record i holds offset log_start_offset + i.
-// 2. The disk file holds exactly the records in memory, in order (after recover(), a torn or
-//    corrupt tail is truncated away).
-// 3. Leader epochs never decrease along the log; the epoch cache holds, for each epoch that
-//    appended records, the offset of its first record, in increasing order of both.
-// (Segments, indexes, retention and compaction arrive with the rest of the broker-engine work.)
+// Offsets. A leader's append takes consecutive offsets from the log end offset. Compaction
+// removes records and leaves gaps; a follower's append carries the leader's offsets, gaps
+// included. log_end_offset is one past the last offset ever appended (not a record count).
+//
+// Invariants (check_invariants() asserts them after every change):
+// 1. There is at least one segment; base offsets strictly increase; the last is the active
+//    segment, the only one appends go to.
+// 2. Every segment but the active one holds at least one record. A segment's records lie in
+//    [its base offset, the next segment's base offset), so offsets increase across the log.
+// 3. log_start_offset <= the first record's offset; every record's offset < log_end_offset;
+//    the active segment's base <= log_end_offset.
+// 4. The epoch cache's epochs and start offsets strictly increase; none starts at or after
+//    log_end_offset, and after retention none starts below log_start_offset.
+// 5. The log start offset never moves backwards while the log is open: retention raises it
+//    to the first remaining segment's base; compaction and truncation never move it.
+// Each segment file holds exactly the frames of its segment's records (segment.h).
+//
+// Rolling. Before an append, a non-empty active segment is closed and a new one started at
+// the batch's first offset when the batch would take it past segment.bytes, or when its first
+// record was appended more than segment.ms before now. A batch goes whole into one segment.
+//
+// Recovery, recover(): reads every segment file under dir in base-offset order and deletes
+// any "*.cleaned" file an interrupted cleaning left. Frames are accepted while they decode
+// (checksums) and keep the log's order: offsets increasing and inside the segment's range,
+// leader epochs not decreasing. At the first frame that does not, the segment is cut there
+// and every later segment file is deleted, as Kafka's LogLoader deletes the segments after one
+// it had to truncate: what lies beyond a damaged frame cannot be known to continue the log.
+// Empty segments other than the last are deleted. The log start offset becomes the first
+// record's offset (Kafka reads it from its log-start-offset-checkpoint, which we do not keep,
+// so after compaction removed a log's first records it moves forward across a restart); the
+// log end offset becomes one past the last record, or the last segment's base if larger.
+//
+// Flushing. The log counts the records appended since its last flush and remembers which
+// files changed (appends, truncations, removals). flush_due() applies flush.messages and
+// flush.ms; flush(token) fsyncs each changed file and restarts both counts. Retention and
+// compaction fsync the files they delete or rewrite at once, with the caller's token; the Env
+// reports each completion as Node::on_fsync(token).
+//
+// Simplified relative to Kafka: records stay in memory as well as on disk; indexes and the
+// epoch cache are not persisted but rebuilt by recover(), so an epoch whose records compaction
+// removed entirely is forgotten across a restart; the time that segment.ms counts from is the
+// append time of the segment's first record (Kafka uses the first batch's timestamp; a
+// recovered segment uses its first record's timestamp); a rolled segment is not flushed in
+// the background; cleaning never merges small segments.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -20,51 +62,116 @@
 
 #include "engine/env/disk.h"
 #include "engine/env/messages.h"
+#include "engine/log/leader_epoch_cache.h"
+#include "engine/log/log_config.h"
+#include "engine/log/segment.h"
 
 namespace logsim::engine {
 
+struct RetentionResult {
+  std::size_t segments_deleted = 0;
+  std::uint64_t bytes_deleted = 0;
+  Offset log_start_offset;        // after retention
+  std::size_t fsyncs_started = 0;  // on_fsync(token) calls to expect
+};
+
+struct CompactionResult {
+  std::size_t segments_cleaned = 0;  // rewritten with fewer records
+  std::size_t segments_deleted = 0;  // left without records, so removed
+  std::uint64_t records_removed = 0;
+  std::uint64_t tombstones_removed = 0;
+  std::uint64_t bytes_removed = 0;
+  std::size_t fsyncs_started = 0;  // on_fsync(token) calls to expect
+};
+
 class PartitionLog {
  public:
-  PartitionLog(Disk& disk, std::string file);
+  // An uncleanable offset beyond any record: compaction may consider the whole log.
+  static constexpr Offset kWholeLog{std::numeric_limits<std::int64_t>::max()};
 
-  // Rebuilds the log from its file, truncating an invalid tail. Returns the bytes cut.
-  std::uint64_t recover();
+  // The log of the files under `dir`. Call recover() before anything else.
+  PartitionLog(Disk& disk, std::string dir, LogConfig config = {});
+
+  // Rebuilds the log from its files (see Recovery above). Returns the bytes cut: invalid tails
+  // and the segment files deleted after them. `now_ms` starts the flush.ms clock.
+  std::uint64_t recover(std::int64_t now_ms = 0);
 
   // Appends records at the log end as the leader of `epoch`; returns the offset of the first.
-  Offset append(std::span<const Record> records, LeaderEpoch epoch = LeaderEpoch(0));
-  // Appends records fetched from the leader, keeping their offsets and epochs. The first must
-  // sit at the log end offset.
-  void append_replicated(std::span<const StoredRecord> records);
-  // Removes every record at or above `end` (a follower's truncation to the leader's log).
+  // With LogAppendTime each record's timestamp becomes now_ms.
+  Offset append(std::span<const Record> records, LeaderEpoch epoch = LeaderEpoch(0), std::int64_t now_ms = 0);
+  // Appends records fetched from the leader, keeping their offsets, epochs and timestamps.
+  // Offsets must increase from at least the log end offset (gaps are compaction's).
+  void append_replicated(std::span<const StoredRecord> records, std::int64_t now_ms = 0);
+  // Removes every record at or above `end` (a follower's truncation to the leader's log); the
+  // log end offset becomes `end`. No-op if `end` >= the log end offset.
   void truncate_to(Offset end);
 
   Offset log_start_offset() const { return start_; }
-  Offset log_end_offset() const { return start_ + static_cast<std::int64_t>(records_.size()); }
-  // The epoch of the last record, or -1 for an empty log.
-  LeaderEpoch latest_epoch() const { return epochs_.empty() ? LeaderEpoch(-1) : epochs_.back().first; }
-
+  Offset log_end_offset() const { return end_; }
+  // The epoch of the last record appended, or -1 for an empty log.
+  LeaderEpoch latest_epoch() const { return epochs_.latest(); }
   // OffsetsForLeaderEpoch (KIP-279): the largest epoch <= `epoch` that this log holds, and the
   // offset just past its last record (the start of the next epoch, or the log end offset).
   // Nothing when the log holds no epoch <= `epoch`.
   std::optional<std::pair<LeaderEpoch, Offset>> end_offset_for_epoch(LeaderEpoch epoch) const;
 
-  // Up to max_records records from `from`, stopping before `upto` (exclusive).
+  // Up to max_records records with offsets >= `from` and < `upto`, in offset order. Nothing
+  // when `from` is below the log start offset.
   std::vector<StoredRecord> read(Offset from, std::int32_t max_records, Offset upto) const;
+  // ListOffsets by timestamp: the first offset whose record's timestamp is >= ts_ms.
+  std::optional<Offset> offset_for_timestamp(std::int64_t ts_ms) const;
 
-  const std::string& file() const { return file_; }
-  // Bytes of the log's file.
-  std::uint64_t size_bytes() const { return bytes_; }
+  // Deletes old segments by retention.ms and retention.bytes when cleanup.policy includes
+  // delete (rules in retention.h), then trims the epoch cache below the new log start.
+  RetentionResult apply_retention(std::int64_t now_ms, Offset high_watermark, std::uint64_t fsync_token = 0);
+  // One cleaning pass over the inactive segments when cleanup.policy includes compact (rules
+  // in cleaner.h). Records at or above `uncleanable_from` are neither removed nor count as a
+  // key's latest (Kafka's first uncleanable offset: pass the high watermark).
+  CompactionResult compact(std::int64_t now_ms, Offset uncleanable_from = kWholeLog, std::uint64_t fsync_token = 0);
+
+  // Whether flush.messages records are unflushed, or data has been unflushed since at least
+  // flush.ms after the last flush.
+  bool flush_due(std::int64_t now_ms) const;
+  // Fsyncs every file changed since the last flush with `token`; returns how many fsyncs it
+  // started. The flush time is now_ms, or the latest append's time if that is later.
+  std::size_t flush(std::uint64_t token, std::int64_t now_ms = 0);
+
+  const std::string& dir() const { return dir_; }
+  const LogConfig& config() const { return config_; }
+  // Bytes of all segment files.
+  std::uint64_t size_bytes() const;
+  std::uint64_t unflushed_messages() const { return unflushed_messages_; }
+  const std::vector<LogSegment>& segments() const { return segments_; }
+  const LeaderEpochCache& epoch_cache() const { return epochs_; }
 
  private:
-  void note_epoch(LeaderEpoch epoch, Offset offset);
+  LogSegment make_segment(Offset base) const;
+  bool should_roll(std::span<const StoredRecord> batch, std::int64_t now_ms) const;
+  void check_replicated(std::span<const StoredRecord> records) const;
+  // Removes a segment's file; with a token, fsyncs the removal at once.
+  void delete_file(const std::string& file, std::optional<std::uint64_t> fsync_token);
+  std::size_t first_segment_for(Offset offset) const;
+  void check_invariants() const;
+
+  // Recovery steps (partition_log_recovery.cc).
+  void reset_state(std::int64_t now_ms);
+  std::vector<Offset> scan_files();
+  std::uint64_t load_segments(const std::vector<Offset>& bases);
+  std::uint64_t load_segment(LogSegment& segment);
+  std::uint64_t delete_files_from(const std::vector<Offset>& bases, std::size_t first);
+  void finish_recovery();
 
   Disk& disk_;
-  std::string file_;
+  std::string dir_;
+  LogConfig config_;
+  std::vector<LogSegment> segments_;  // by base offset; back() is active
   Offset start_{0};
-  std::vector<StoredRecord> records_;
-  std::vector<std::uint64_t> positions_;  // byte position of each record's frame in the file
-  std::uint64_t bytes_ = 0;
-  std::vector<std::pair<LeaderEpoch, Offset>> epochs_;  // (epoch, first offset), increasing
+  Offset end_{0};
+  LeaderEpochCache epochs_;
+  std::uint64_t unflushed_messages_ = 0;
+  std::set<std::string> unflushed_files_;  // ordered: fsyncs go out in a deterministic order
+  std::int64_t last_flush_ms_ = 0;
+  std::int64_t last_append_ms_ = 0;
 };
 
 }  // namespace logsim::engine

@@ -69,6 +69,14 @@ void encode_record(const StoredRecord& rec, std::string& out) {
   out.append(body);
 }
 
+std::uint64_t encoded_size(const StoredRecord& rec) {
+  constexpr std::uint64_t kFixed = sizeof(std::uint32_t) + sizeof(std::uint64_t) +  // header
+                                   sizeof(std::int64_t) + sizeof(std::int32_t) + sizeof(std::int64_t) +
+                                   2 * sizeof(std::int32_t);  // offset, epoch, timestamp, lengths
+  const auto len = [](const std::optional<std::string>& s) -> std::uint64_t { return s ? s->size() : 0; };
+  return kFixed + len(rec.record.key) + len(rec.record.value);
+}
+
 DecodedLog decode_records(std::string_view bytes) {
   DecodedLog log;
   std::size_t pos = 0;

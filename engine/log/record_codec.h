@@ -19,6 +19,8 @@ namespace logsim::engine {
 
 // Appends the frame of `rec` to `out`.
 void encode_record(const StoredRecord& rec, std::string& out);
+// The length of the frame encode_record would append for `rec`.
+std::uint64_t encoded_size(const StoredRecord& rec);
 
 struct DecodedLog {
   std::vector<StoredRecord> records;

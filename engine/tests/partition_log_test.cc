@@ -25,7 +25,8 @@ namespace {
 using sim::SimDisk;
 using sim::SimDiskOptions;
 
-const std::string kFile = "t-0/00000000000000000000.log";
+const std::string kDir = "t-0";
+const std::string kFile = kDir + "/00000000000000000000.log";  // its first segment
 
 Record rec(std::optional<std::string> key, std::optional<std::string> value, std::int64_t ts = 0) {
   return Record{std::move(key), std::move(value), ts};
@@ -218,7 +219,7 @@ TEST(RecordCodec, WellChecksummedButMalformedBodyStopsDecode) {
 
 TEST(PartitionLog, AppendReturnsConsecutiveBaseOffsets) {
   TestDisk t;
-  PartitionLog log(t.disk, kFile);
+  PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), 0u);
   EXPECT_EQ(log.log_start_offset(), Offset(0));
   EXPECT_EQ(log.log_end_offset(), Offset(0));
@@ -250,7 +251,7 @@ class PartitionLogRead : public ::testing::Test {
     log.append(records);
   }
   TestDisk t;
-  PartitionLog log{t.disk, kFile};
+  PartitionLog log{t.disk, kDir};
   std::vector<Record> records;
 };
 
@@ -287,7 +288,7 @@ TEST(PartitionLog, ReadBelowLogStartReturnsNothing) {
     if (i >= 5) encode_record({Offset(i), records.back()}, bytes);
   }
   t.disk.append(kFile, bytes);
-  PartitionLog log(t.disk, kFile);
+  PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), 0u);
   EXPECT_EQ(log.log_start_offset(), Offset(5));
   EXPECT_EQ(log.log_end_offset(), Offset(8));
@@ -310,14 +311,14 @@ TEST(PartitionLogRecovery, ProcessCrashKeepsEveryRecord) {
   TestDisk t;
   const std::vector<Record> all = numbered(0, 7);
   {
-    PartitionLog log(t.disk, kFile);
+    PartitionLog log(t.disk, kDir);
     log.recover();
     log.append(std::span(all).subspan(0, 3));
     t.sync(kFile);
     log.append(std::span(all).subspan(3, 4));  // never fsynced: still in the page cache
   }
   t.disk.crash();
-  PartitionLog log(t.disk, kFile);
+  PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), 0u);
   EXPECT_EQ(log.log_start_offset(), Offset(0));
   EXPECT_EQ(log.log_end_offset(), Offset(7));
@@ -328,12 +329,12 @@ TEST(PartitionLogRecovery, ProcessCrashKeepsEveryRecord) {
 TEST(PartitionLogRecovery, PowerLossWithNothingSyncedLeavesAnEmptyLog) {
   TestDisk t;
   {
-    PartitionLog log(t.disk, kFile);
+    PartitionLog log(t.disk, kDir);
     log.recover();
     log.append(numbered(0, 5));
   }
   t.disk.power_loss();
-  PartitionLog log(t.disk, kFile);
+  PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), 0u);
   EXPECT_EQ(log.log_end_offset(), Offset(0));
   EXPECT_TRUE(read_all(log).empty());
@@ -344,7 +345,7 @@ TEST(PartitionLogRecovery, PowerLossKeepsOnlyTheSyncedRecords) {
   TestDisk t;
   const std::vector<Record> all = numbered(0, 9);
   {
-    PartitionLog log(t.disk, kFile);
+    PartitionLog log(t.disk, kDir);
     log.recover();
     log.append(std::span(all).subspan(0, 2));
     log.append(std::span(all).subspan(2, 2));
@@ -353,7 +354,7 @@ TEST(PartitionLogRecovery, PowerLossKeepsOnlyTheSyncedRecords) {
     log.append(std::span(all).subspan(7, 2));
   }
   t.disk.power_loss();
-  PartitionLog log(t.disk, kFile);
+  PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), 0u);  // no torn tail: the unsynced appends are simply gone
   EXPECT_EQ(log.log_end_offset(), Offset(4));
   expect_records(read_all(log), all, 0, 4);
@@ -369,13 +370,13 @@ TEST(PartitionLogRecovery, TruncatesAnInvalidTailAndReportsTheBytesCut) {
   for (std::size_t i = 0; i < all.size(); ++i) encode_record({Offset(static_cast<std::int64_t>(i)), all[i]}, bytes);
   const std::uint64_t valid = bytes.size();
   t.disk.append(kFile, bytes + frame({Offset(3), rec("k", "v")}).substr(0, 15));
-  PartitionLog log(t.disk, kFile);
+  PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), 15u);
   EXPECT_EQ(t.disk.size(kFile), valid);
   expect_records(read_all(log), all, 0, 3);
   EXPECT_EQ(log.append(numbered(3, 1)), Offset(3));
   // A second recovery of the now clean file cuts nothing and sees the new record.
-  PartitionLog again(t.disk, kFile);
+  PartitionLog again(t.disk, kDir);
   EXPECT_EQ(again.recover(), 0u);
   EXPECT_EQ(again.log_end_offset(), Offset(4));
 }
@@ -411,7 +412,7 @@ TEST(PartitionLogRecovery, TornTailsAlwaysRecoverAPrefix) {
     };
     std::size_t synced = 0;
     {
-      PartitionLog log(t.disk, kFile);
+      PartitionLog log(t.disk, kDir);
       log.recover();
       // Odd seeds sync an empty file, so the whole log is an unsynced tail that may tear.
       if (seed % 2 == 1) {
@@ -434,7 +435,7 @@ TEST(PartitionLogRecovery, TornTailsAlwaysRecoverAPrefix) {
     ASSERT_TRUE(t.disk.exists(kFile));
     const std::uint64_t size_before = t.disk.size(kFile);
 
-    PartitionLog log(t.disk, kFile);
+    PartitionLog log(t.disk, kDir);
     const std::uint64_t cut = log.recover();
     const std::vector<StoredRecord> got = read_all(log);
     ASSERT_GE(got.size(), synced);
@@ -455,7 +456,7 @@ TEST(PartitionLogRecovery, TornTailsAlwaysRecoverAPrefix) {
     std::vector<Record> expected(appended.begin(), appended.begin() + static_cast<std::ptrdiff_t>(got.size()));
     expected.insert(expected.end(), more.begin(), more.end());
     t.disk.crash();
-    PartitionLog after(t.disk, kFile);
+    PartitionLog after(t.disk, kDir);
     EXPECT_EQ(after.recover(), 0u);
     expect_records(read_all(after), expected, 0, expected.size());
 
@@ -487,7 +488,7 @@ std::vector<Record> records(int n, const std::string& tag) {
 
 TEST(PartitionLogEpochs, AppendStampsEpochsAndTheCacheAnswersOffsetsForLeaderEpoch) {
   TestDisk t;
-  PartitionLog log(t.disk, kFile);
+  PartitionLog log(t.disk, kDir);
   log.recover();
   EXPECT_EQ(log.latest_epoch(), LeaderEpoch(-1));
   EXPECT_FALSE(log.end_offset_for_epoch(LeaderEpoch(5)).has_value());
@@ -510,7 +511,7 @@ TEST(PartitionLogEpochs, AppendStampsEpochsAndTheCacheAnswersOffsetsForLeaderEpo
 TEST(PartitionLogEpochs, TruncationDropsRecordsBytesAndEpochsAndSurvivesRecovery) {
   TestDisk t;
   {
-    PartitionLog log(t.disk, kFile);
+    PartitionLog log(t.disk, kDir);
     log.recover();
     log.append(records(3, "a"), LeaderEpoch(1));
     const std::uint64_t bytes_after_epoch_1 = log.size_bytes();
@@ -526,7 +527,7 @@ TEST(PartitionLogEpochs, TruncationDropsRecordsBytesAndEpochsAndSurvivesRecovery
     EXPECT_EQ(log.log_end_offset(), Offset(5));
   }
   t.disk.crash();
-  PartitionLog log(t.disk, kFile);
+  PartitionLog log(t.disk, kDir);
   log.recover();
   const auto all = read_all(log);
   ASSERT_EQ(all.size(), 5u);
@@ -537,8 +538,8 @@ TEST(PartitionLogEpochs, TruncationDropsRecordsBytesAndEpochsAndSurvivesRecovery
 
 TEST(PartitionLogEpochs, ReplicatedAppendKeepsOffsetsAndEpochsAndRefusesGaps) {
   TestDisk t;
-  PartitionLog leader(t.disk, "leader.log");
-  PartitionLog follower(t.disk, "follower.log");
+  PartitionLog leader(t.disk, "leader");
+  PartitionLog follower(t.disk, "follower");
   leader.recover();
   follower.recover();
   leader.append(records(2, "a"), LeaderEpoch(1));
@@ -547,8 +548,9 @@ TEST(PartitionLogEpochs, ReplicatedAppendKeepsOffsetsAndEpochsAndRefusesGaps) {
   follower.append_replicated(fetched);
   EXPECT_EQ(follower.log_end_offset(), Offset(4));
   EXPECT_EQ(follower.end_offset_for_epoch(LeaderEpoch(1)), leader.end_offset_for_epoch(LeaderEpoch(1)));
-  EXPECT_EQ(t.disk.read("follower.log", 0, 1 << 20), t.disk.read("leader.log", 0, 1 << 20));
-  // A batch that does not start at the log end is an invariant failure, not a silent gap.
+  EXPECT_EQ(t.disk.read("follower/00000000000000000000.log", 0, 1 << 20),
+            t.disk.read("leader/00000000000000000000.log", 0, 1 << 20));
+  // A batch below the log end is an invariant failure, not a silent overwrite.
   EXPECT_THROW(follower.append_replicated(std::vector<StoredRecord>{fetched[1]}), InvariantError);
 }
 

@@ -1,25 +1,73 @@
-// Fetch: records from the fetch offset up to the high watermark.
+// Fetch: consumers read up to the high watermark, follower replicas up to the log end offset.
+// A fetch with nothing to return is held up to its max wait (the long poll).
 #include "engine/broker/broker.h"
 
 namespace logsim::engine {
+namespace {
+// A bound on held fetches per partition (STYLE.md: every queue has one). Past it a fetch is
+// answered at once, empty, which a client treats like an expired wait.
+constexpr std::size_t kMaxParkedFetchesPerPartition = 4096;
+}  // namespace
 
-FetchResponse handle_fetch(BrokerState& b, const FetchRequest& req) {
+FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
   FetchResponse resp{req.correlation_id, req.topic, req.partition, ErrorCode::NONE, Offset(-1), Offset(-1), {}};
-  PartitionLog* log = b.find(req.topic, req.partition);
-  if (log == nullptr) {
-    resp.error = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+  Partition* p = b.find(req.topic, req.partition);
+  if (p == nullptr) {
+    resp.error = b.cluster.count({req.topic, req.partition.value()}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
+                                                                     : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
     return resp;
   }
-  // A single replica's high watermark is its log end offset.
-  const Offset hw = log->log_end_offset();
-  resp.high_watermark = hw;
-  resp.log_start_offset = log->log_start_offset();
-  if (req.fetch_offset < log->log_start_offset() || req.fetch_offset > log->log_end_offset()) {
+  if (!p->led_by(b.env.self())) {
+    resp.error = ErrorCode::NOT_LEADER_OR_FOLLOWER;
+    return resp;
+  }
+  if (req.current_leader_epoch.value() >= 0 && req.current_leader_epoch != p->state.leader_epoch) {
+    resp.error = req.current_leader_epoch < p->state.leader_epoch ? ErrorCode::FENCED_LEADER_EPOCH
+                                                                   : ErrorCode::UNKNOWN_LEADER_EPOCH;
+    return resp;
+  }
+  const PartitionLog& log = *p->log;
+  resp.high_watermark = p->high_watermark;
+  resp.log_start_offset = log.log_start_offset();
+  if (req.fetch_offset < log.log_start_offset() || req.fetch_offset > log.log_end_offset()) {
     resp.error = ErrorCode::OFFSET_OUT_OF_RANGE;
     return resp;
   }
-  resp.records = log->read(req.fetch_offset, req.max_records, hw);
+  const bool replica = req.replica_id.value() >= 0;
+  resp.records = log.read(req.fetch_offset, req.max_records, replica ? log.log_end_offset() : p->high_watermark);
   return resp;
+}
+
+void handle_fetch(BrokerState& b, NodeId from, const FetchRequest& req) {
+  Partition* p = b.find_leader(req.topic, req.partition);
+  if (p != nullptr && req.replica_id.value() >= 0 && req.current_leader_epoch == p->state.leader_epoch) {
+    note_follower_fetch(b, *p, req.replica_id, req.fetch_offset);
+  }
+  FetchResponse resp = read_for_fetch(b, req);
+  auto& parked = b.parked[{req.topic, req.partition.value()}];
+  if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0 ||
+      parked.size() >= kMaxParkedFetchesPerPartition) {
+    b.env.send(from, std::move(resp));
+    return;
+  }
+  const TimerId timer = b.env.set_timer(millis(req.max_wait_ms), kFetchWaitTag);
+  parked.push_back(ParkedFetch{from, req, timer});
+}
+
+void wake_fetches(BrokerState& b, const PartitionKey& key) {
+  auto it = b.parked.find(key);
+  if (it == b.parked.end() || it->second.empty()) return;
+  std::vector<ParkedFetch> waiting = std::move(it->second);
+  it->second.clear();
+  for (auto& w : waiting) {
+    FetchResponse resp = read_for_fetch(b, w.request);
+    if (resp.error == ErrorCode::NONE && resp.records.empty()) {
+      it->second.push_back(std::move(w));  // still nothing for this one (e.g. a consumer at the HW)
+      continue;
+    }
+    b.env.cancel_timer(w.timer);
+    b.env.send(w.from, std::move(resp));
+  }
 }
 
 }  // namespace logsim::engine

@@ -1,37 +1,37 @@
-// Metadata: the topics this broker hosts, with itself as every partition's leader.
+// Metadata: the live brokers and every partition's leader, replicas and ISR, as the
+// controller last told this broker.
 #include "engine/broker/broker.h"
 
 #include <algorithm>
 
 namespace logsim::engine {
 
-MetadataResponse handle_metadata(BrokerState& b, const MetadataRequest& req) {
+void handle_metadata(BrokerState& b, NodeId from, const MetadataRequest& req) {
   MetadataResponse resp;
   resp.correlation_id = req.correlation_id;
-  const NodeId self = b.env.self();
-  resp.brokers.push_back(self);
-  auto wanted = [&](const std::string& name) {
-    return req.topics.empty() || std::find(req.topics.begin(), req.topics.end(), name) != req.topics.end();
-  };
-  for (const TopicSpec& t : b.config.topics) {
-    if (!wanted(t.name)) continue;
-    TopicMetadata tm{t.name, ErrorCode::NONE, {}};
-    for (std::int32_t p = 0; p < t.partitions; ++p) {
-      tm.partitions.push_back(PartitionMetadata{PartitionId(p), ErrorCode::NONE, self, LeaderEpoch(0), {self}, {self}});
+  resp.brokers = b.live_brokers;
+  std::vector<std::string> names = req.topics;
+  if (names.empty()) {
+    for (const auto& [key, _] : b.cluster) {
+      if (names.empty() || names.back() != key.first) names.push_back(key.first);
     }
-    resp.topics.push_back(std::move(tm));
   }
-  for (std::size_t i = 0; i < req.topics.size(); ++i) {
-    const std::string& name = req.topics[i];
-    if (std::find(req.topics.begin(), req.topics.begin() + static_cast<std::ptrdiff_t>(i), name) !=
-        req.topics.begin() + static_cast<std::ptrdiff_t>(i)) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) !=
+        names.begin() + static_cast<std::ptrdiff_t>(i)) {
       continue;  // named twice: listed once, as Kafka does
     }
-    const bool known = std::any_of(b.config.topics.begin(), b.config.topics.end(),
-                                   [&](const TopicSpec& t) { return t.name == name; });
-    if (!known) resp.topics.push_back(TopicMetadata{name, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, {}});
+    TopicMetadata tm{name, ErrorCode::NONE, {}};
+    for (auto it = b.cluster.lower_bound({name, INT32_MIN}); it != b.cluster.end() && it->first.first == name; ++it) {
+      const PartitionState& s = it->second;
+      const ErrorCode e = s.leader.value() < 0 ? ErrorCode::LEADER_NOT_AVAILABLE : ErrorCode::NONE;
+      tm.partitions.push_back(PartitionMetadata{s.partition, e, s.leader, s.leader_epoch, s.replicas, s.isr});
+    }
+    if (tm.partitions.empty()) tm.error = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+    resp.topics.push_back(std::move(tm));
   }
-  return resp;
+  b.env.send(from, std::move(resp));
 }
 
 }  // namespace logsim::engine

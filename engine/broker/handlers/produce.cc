@@ -1,21 +1,36 @@
-// Produce: append the request's records to the partition's log.
+// Produce: append to the leader's log; answer at once for acks=0/1, or when the high watermark
+// passes the records for acks=all (with min.insync.replicas checked before and after).
 #include "engine/broker/broker.h"
 
 namespace logsim::engine {
 
-ProduceResponse handle_produce(BrokerState& b, const ProduceRequest& req) {
+void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
   ProduceResponse resp{req.correlation_id, req.topic, req.partition, ErrorCode::NONE, Offset(-1)};
-  if (req.acks != 0 && req.acks != 1 && req.acks != -1) {
-    resp.error = ErrorCode::INVALID_REQUIRED_ACKS;
-    return resp;
+  const auto answer = [&](ErrorCode error) {
+    resp.error = error;
+    if (req.acks != 0) b.env.send(from, resp);
+  };
+  if (req.acks != 0 && req.acks != 1 && req.acks != -1) return answer(ErrorCode::INVALID_REQUIRED_ACKS);
+  if (b.find(req.topic, req.partition) == nullptr && b.cluster.count({req.topic, req.partition.value()}) == 0) {
+    return answer(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
   }
-  PartitionLog* log = b.find(req.topic, req.partition);
-  if (log == nullptr) {
-    resp.error = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
-    return resp;
+  Partition* p = b.find_leader(req.topic, req.partition);
+  if (p == nullptr) return answer(ErrorCode::NOT_LEADER_OR_FOLLOWER);
+  // acks=all refuses to write at all when the ISR is too small to be safe.
+  if (req.acks == -1 && static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
+    return answer(ErrorCode::NOT_ENOUGH_REPLICAS);
   }
-  resp.base_offset = log->append(req.records);
-  return resp;
+  resp.base_offset = p->log->append(req.records, p->state.leader_epoch);
+  const Offset required = p->log->log_end_offset();
+  const PartitionKey key{req.topic, req.partition.value()};
+  maybe_advance_high_watermark(b, *p);  // a lone ISR commits at once
+  if (req.acks == -1 && p->high_watermark < required) {
+    const TimerId timer = b.env.set_timer(millis(req.timeout_ms), kProduceTimeoutTag);
+    b.pending_produces[key].push_back(PendingProduce{from, resp, required, timer});
+  } else {
+    answer(ErrorCode::NONE);
+  }
+  wake_fetches(b, key);  // followers waiting for new records
 }
 
 }  // namespace logsim::engine

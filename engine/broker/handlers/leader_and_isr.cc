@@ -1,0 +1,62 @@
+// LeaderAndIsr: the controller's whole state. The broker keeps it for Metadata, and takes the
+// role the controller gave it for each partition it replicates: leader (track followers, own
+// the high watermark) or follower (truncate by leader epoch, then fetch).
+#include <algorithm>
+
+#include "engine/broker/broker.h"
+
+namespace logsim::engine {
+namespace {
+
+void become_leader(BrokerState& b, Partition& p) {
+  p.followers.clear();
+  for (NodeId r : p.state.replicas) {
+    if (r != b.env.self()) p.followers[r] = FollowerProgress{Offset(-1), b.env.now()};
+  }
+  p.phase = FollowerPhase::kIdle;
+  p.in_flight = 0;
+  p.isr_change_in_flight = false;
+}
+
+void apply(BrokerState& b, const PartitionState& s) {
+  const PartitionKey key{s.topic, s.partition.value()};
+  Partition& p = b.open(s.topic, s.partition);
+  const PartitionState old = p.state;
+  const NodeId self = b.env.self();
+  const bool same_epoch = old.leader == s.leader && old.leader_epoch == s.leader_epoch;
+  p.state = s;
+  if (s.leader == self) {
+    if (!same_epoch) become_leader(b, p);
+    if (static_cast<std::int32_t>(s.isr.size()) < s.min_insync_replicas) {
+      fail_pending_produces(b, key, ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    }
+    maybe_advance_high_watermark(b, p);
+    return;
+  }
+  if (old.leader == self) {
+    fail_pending_produces(b, key, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+    wake_fetches(b, key);  // held fetches learn they asked the wrong broker
+  }
+  if (s.leader.value() < 0) {
+    p.phase = FollowerPhase::kIdle;
+    return;
+  }
+  if (!same_epoch || p.phase == FollowerPhase::kIdle) start_following(b, key);
+}
+
+}  // namespace
+
+void handle_leader_and_isr(BrokerState& b, const LeaderAndIsrRequest& req) {
+  if (req.controller_epoch < b.controller_epoch) return;
+  if (req.controller_epoch == b.controller_epoch && req.version <= b.metadata_version) return;
+  b.controller_epoch = req.controller_epoch;
+  b.metadata_version = req.version;
+  b.live_brokers = req.live_brokers;
+  b.cluster.clear();
+  for (const PartitionState& s : req.partitions) b.cluster[{s.topic, s.partition.value()}] = s;
+  for (const PartitionState& s : req.partitions) {
+    if (std::find(s.replicas.begin(), s.replicas.end(), b.env.self()) != s.replicas.end()) apply(b, s);
+  }
+}
+
+}  // namespace logsim::engine

@@ -1,0 +1,254 @@
+// Replication: the leader's side (follower progress, ISR changes, the high watermark,
+// completing acks=all produces) and the follower's side (truncation by leader epoch, fetching).
+#include <algorithm>
+
+#include "engine/broker/broker.h"
+
+namespace logsim::engine {
+namespace {
+
+bool contains(const std::vector<NodeId>& v, NodeId x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+PartitionKey key_of(const Partition& p) { return {p.state.topic, p.state.partition.value()}; }
+
+void complete_produces(BrokerState& b, const PartitionKey& key, const Partition& p) {
+  auto it = b.pending_produces.find(key);
+  if (it == b.pending_produces.end()) return;
+  auto& pending = it->second;
+  for (auto w = pending.begin(); w != pending.end();) {
+    if (w->required > p.high_watermark) {
+      ++w;
+      continue;
+    }
+    b.env.cancel_timer(w->timer);
+    b.env.send(w->from, w->response);
+    w = pending.erase(w);
+  }
+}
+
+// Asks the controller to change the ISR; one change in flight per partition.
+void propose_isr(BrokerState& b, Partition& p, std::vector<NodeId> isr) {
+  if (!b.config.controller) return;
+  const Nanos timeout = millis(b.config.request_timeout_ms);
+  if (p.isr_change_in_flight && b.env.now() - p.isr_change_sent < timeout) return;
+  p.isr_change_in_flight = true;
+  p.isr_change_sent = b.env.now();
+  b.env.send(*b.config.controller,
+             AlterPartitionRequest{++b.next_correlation, b.env.self(), p.state.topic, p.state.partition,
+                                   p.state.leader_epoch, p.state.partition_epoch, std::move(isr)});
+}
+
+void arm_follower_timer(BrokerState& b, Partition& p, Nanos after) {
+  p.timer = b.env.set_timer(after, kFollowerTag);
+  b.follower_timers[p.timer] = key_of(p);
+}
+
+void forget_follower_request(BrokerState& b, Partition& p) {
+  b.follower_requests.erase(p.in_flight);
+  p.in_flight = 0;
+  b.env.cancel_timer(p.timer);
+  b.follower_timers.erase(p.timer);
+  p.timer = 0;
+}
+
+// Sends the follower's next request to its leader: OffsetsForLeaderEpoch while truncating,
+// else a Fetch from the log end offset.
+void send_next(BrokerState& b, Partition& p) {
+  forget_follower_request(b, p);
+  const NodeId leader = p.state.leader;
+  if (leader.value() < 0 || p.phase == FollowerPhase::kIdle) return;
+  p.in_flight = ++b.next_correlation;
+  b.follower_requests[p.in_flight] = key_of(p);
+  if (p.phase == FollowerPhase::kTruncating) {
+    b.env.send(leader, OffsetsForLeaderEpochRequest{p.in_flight, p.state.topic, p.state.partition,
+                                                    p.state.leader_epoch, p.log->latest_epoch()});
+  } else {
+    FetchRequest req{p.in_flight, p.state.topic, p.state.partition, p.log->log_end_offset(),
+                     b.config.replica_fetch_max_records, b.config.replica_fetch_wait_max_ms, b.env.self(),
+                     p.state.leader_epoch};
+    b.env.send(leader, std::move(req));
+  }
+  arm_follower_timer(b, p, millis(b.config.request_timeout_ms + b.config.replica_fetch_wait_max_ms));
+}
+
+void back_off(BrokerState& b, Partition& p) {
+  forget_follower_request(b, p);
+  arm_follower_timer(b, p, millis(b.config.replica_fetch_backoff_ms));
+}
+
+// The follower's partition a response answers, if it is still awaited.
+Partition* awaited(BrokerState& b, CorrelationId id) {
+  auto it = b.follower_requests.find(id);
+  if (it == b.follower_requests.end()) return nullptr;
+  Partition* p = b.find(it->second.first, PartitionId(it->second.second));
+  if (p == nullptr || p->in_flight != id) return nullptr;
+  return p;
+}
+
+}  // namespace
+
+void note_follower_fetch(BrokerState& b, Partition& p, NodeId follower, Offset fetch_offset) {
+  auto it = p.followers.find(follower);
+  if (it == p.followers.end() || fetch_offset > p.log->log_end_offset()) return;
+  it->second.log_end_offset = fetch_offset;
+  if (fetch_offset >= p.log->log_end_offset()) it->second.last_caught_up = b.env.now();
+  // A follower that reached the high watermark rejoins the ISR.
+  if (!contains(p.state.isr, follower) && fetch_offset >= p.high_watermark) {
+    std::vector<NodeId> isr = p.state.isr;
+    isr.push_back(follower);
+    propose_isr(b, p, std::move(isr));
+  }
+  maybe_advance_high_watermark(b, p);
+}
+
+void maybe_advance_high_watermark(BrokerState& b, Partition& p) {
+  if (!p.led_by(b.env.self())) return;
+  // The rule: min log end offset over the ISR, never while the ISR is below min.insync.replicas.
+  if (static_cast<std::int32_t>(p.state.isr.size()) < p.state.min_insync_replicas) return;
+  Offset hw = p.log->log_end_offset();
+  for (NodeId r : p.state.isr) {
+    if (r == b.env.self()) continue;
+    auto it = p.followers.find(r);
+    if (it == p.followers.end() || it->second.log_end_offset.value() < 0) return;  // not yet known
+    hw = std::min(hw, it->second.log_end_offset);
+  }
+  const PartitionKey key = key_of(p);
+  if (hw > p.high_watermark) {
+    p.high_watermark = hw;
+    wake_fetches(b, key);
+  }
+  complete_produces(b, key, p);
+}
+
+void fail_pending_produces(BrokerState& b, const PartitionKey& key, ErrorCode error) {
+  auto it = b.pending_produces.find(key);
+  if (it == b.pending_produces.end()) return;
+  std::vector<PendingProduce> failed = std::move(it->second);
+  b.pending_produces.erase(it);
+  for (auto& w : failed) {
+    b.env.cancel_timer(w.timer);
+    w.response.error = error;
+    w.response.base_offset = Offset(-1);
+    b.env.send(w.from, w.response);
+  }
+}
+
+void shrink_isrs(BrokerState& b) {
+  const Nanos lag = millis(b.config.replica_lag_time_max_ms);
+  for (auto& [key, p] : b.partitions) {
+    if (!p.led_by(b.env.self())) continue;
+    std::vector<NodeId> isr;
+    for (NodeId r : p.state.isr) {
+      auto it = p.followers.find(r);
+      const bool lagging = r != b.env.self() && it != p.followers.end() && b.env.now() - it->second.last_caught_up > lag;
+      if (!lagging) isr.push_back(r);
+    }
+    if (isr.size() < p.state.isr.size()) propose_isr(b, p, std::move(isr));
+  }
+}
+
+void on_alter_partition_response(BrokerState& b, const AlterPartitionResponse& resp) {
+  Partition* p = b.find(resp.state.topic, resp.state.partition);
+  if (p == nullptr) return;
+  p->isr_change_in_flight = false;
+  if (resp.error != ErrorCode::NONE || !p->led_by(b.env.self()) || resp.state.leader_epoch != p->state.leader_epoch ||
+      resp.state.partition_epoch <= p->state.partition_epoch) {
+    return;  // stale or refused: the controller's LeaderAndIsr brings the truth
+  }
+  p->state = resp.state;
+  b.cluster[key_of(*p)] = resp.state;
+  if (static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
+    fail_pending_produces(b, key_of(*p), ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+  }
+  maybe_advance_high_watermark(b, *p);
+}
+
+void start_following(BrokerState& b, const PartitionKey& key) {
+  Partition& p = b.partitions.at(key);
+  p.followers.clear();
+  p.phase = p.log->log_end_offset() > p.log->log_start_offset() ? FollowerPhase::kTruncating : FollowerPhase::kFetching;
+  send_next(b, p);
+}
+
+void on_offsets_for_leader_epoch_response(BrokerState& b, const OffsetsForLeaderEpochResponse& resp) {
+  Partition* p = awaited(b, resp.correlation_id);
+  if (p == nullptr || p->phase != FollowerPhase::kTruncating) return;
+  if (resp.error != ErrorCode::NONE) return back_off(b, *p);
+  PartitionLog& log = *p->log;
+  Offset end = resp.end_offset;
+  if (resp.leader_epoch.value() < 0) {
+    end = std::min(p->high_watermark, log.log_end_offset());  // the leader knows no such epoch
+  } else if (resp.leader_epoch != log.latest_epoch()) {
+    // KIP-279: the leader's last common epoch ends at `end`; our own records of later epochs
+    // start where that epoch ends in our log, which may be earlier.
+    if (auto ours = log.end_offset_for_epoch(resp.leader_epoch)) end = std::min(end, ours->second);
+  }
+  log.truncate_to(std::max(end, log.log_start_offset()));
+  p->high_watermark = std::min(p->high_watermark, log.log_end_offset());
+  p->phase = FollowerPhase::kFetching;
+  send_next(b, *p);
+}
+
+void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
+  Partition* p = awaited(b, resp.correlation_id);
+  if (p == nullptr || p->phase != FollowerPhase::kFetching) return;
+  if (resp.error == ErrorCode::OFFSET_OUT_OF_RANGE) {
+    p->phase = FollowerPhase::kTruncating;  // we are ahead of the leader: find the divergence
+    return back_off(b, *p);
+  }
+  if (resp.error != ErrorCode::NONE) return back_off(b, *p);
+  PartitionLog& log = *p->log;
+  if (!resp.records.empty() && resp.records.front().offset == log.log_end_offset()) {
+    log.append_replicated(resp.records);
+  }
+  p->high_watermark = std::max(p->high_watermark, std::min(resp.high_watermark, log.log_end_offset()));
+  send_next(b, *p);
+}
+
+void on_follower_timer(BrokerState& b, TimerId id) {
+  auto it = b.follower_timers.find(id);
+  if (it == b.follower_timers.end()) return;
+  const PartitionKey key = it->second;
+  b.follower_timers.erase(it);
+  Partition* p = b.find(key.first, PartitionId(key.second));
+  if (p == nullptr || p->timer != id) return;
+  p->timer = 0;
+  send_next(b, *p);  // a timeout forgets the request in flight; a backoff ends
+}
+
+void on_leader_disconnect(BrokerState& b, NodeId leader) {
+  for (auto& [key, p] : b.partitions) {
+    if (p.in_flight != 0 && p.state.leader == leader) back_off(b, p);
+  }
+}
+
+bool on_broker_timer(BrokerState& b, TimerId id, std::uint64_t tag) {
+  if (tag == kFetchWaitTag) {
+    for (auto& [key, waiting] : b.parked) {
+      for (auto w = waiting.begin(); w != waiting.end(); ++w) {
+        if (w->timer != id) continue;
+        ParkedFetch done = std::move(*w);
+        waiting.erase(w);
+        b.env.send(done.from, read_for_fetch(b, done.request));
+        return true;
+      }
+    }
+    return true;
+  }
+  if (tag == kProduceTimeoutTag) {
+    for (auto& [key, pending] : b.pending_produces) {
+      for (auto w = pending.begin(); w != pending.end(); ++w) {
+        if (w->timer != id) continue;
+        w->response.error = ErrorCode::REQUEST_TIMED_OUT;
+        w->response.base_offset = Offset(-1);
+        b.env.send(w->from, w->response);
+        pending.erase(w);
+        return true;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace logsim::engine

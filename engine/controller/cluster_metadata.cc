@@ -1,0 +1,295 @@
+// Replica assignment, elections and ISR changes on the controller's state, and its encoding.
+#include "engine/controller/cluster_metadata.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/env/assert.h"
+
+namespace logsim::engine {
+namespace {
+
+bool contains(const std::vector<NodeId>& v, NodeId x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Kafka's rack-unaware assignment (AdminUtils.assignReplicasToBrokersRackUnaware): the first
+// replica walks the brokers from a random start; followers are shifted by a step that grows
+// every full round, so replicas spread evenly.
+std::vector<NodeId> assign(std::int32_t partition, std::int32_t rf, const std::vector<NodeId>& brokers,
+                           std::int32_t start_index, std::int32_t start_shift) {
+  const auto n = static_cast<std::int32_t>(brokers.size());
+  const std::int32_t first = (start_index + partition) % n;
+  const std::int32_t shift = start_shift + partition / n;
+  std::vector<NodeId> out{brokers[static_cast<std::size_t>(first)]};
+  for (std::int32_t j = 0; j < rf - 1; ++j) {
+    const std::int32_t index = (first + 1 + (shift + j) % (n - 1)) % n;
+    out.push_back(brokers[static_cast<std::size_t>(index)]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<NodeId> ClusterMetadata::live_brokers() const {
+  std::vector<NodeId> out;
+  for (const auto& [b, _] : broker_epochs) out.push_back(b);
+  return out;
+}
+
+ErrorCode ClusterMetadata::create_topic(const TopicCreation& t, const std::vector<NodeId>& brokers, Rng& rng) {
+  for (const auto& [key, _] : partitions) {
+    if (key.first == t.name) return ErrorCode::TOPIC_ALREADY_EXISTS;
+  }
+  if (t.partitions < 1) return ErrorCode::INVALID_PARTITIONS;
+  const auto n = static_cast<std::int32_t>(brokers.size());
+  if (t.replication_factor < 1 || t.replication_factor > n) return ErrorCode::INVALID_REPLICATION_FACTOR;
+  const auto start = static_cast<std::int32_t>(rng.uniform_u64(static_cast<std::uint64_t>(n)));
+  const auto shift = n > 1 ? static_cast<std::int32_t>(rng.uniform_u64(static_cast<std::uint64_t>(n - 1))) : 0;
+  for (std::int32_t p = 0; p < t.partitions; ++p) {
+    PartitionState s;
+    s.topic = t.name;
+    s.partition = PartitionId(p);
+    s.replicas = assign(p, t.replication_factor, brokers, start, shift);
+    s.isr = s.replicas;
+    s.min_insync_replicas = t.min_insync_replicas;
+    s.leader = NodeId(-1);
+    s.leader_epoch = LeaderEpoch(-1);
+    elect(s, false);  // the first live replica in order, if any
+    if (s.leader.value() < 0) s.leader_epoch = LeaderEpoch(0);
+    partitions[{t.name, p}] = s;
+  }
+  unclean_election[t.name] = t.unclean_leader_election_enable;
+  ++version;
+  return ErrorCode::NONE;
+}
+
+void ClusterMetadata::set_leader(PartitionState& p, NodeId leader) {
+  if (p.leader == leader) return;
+  p.leader = leader;
+  p.leader_epoch = p.leader_epoch + 1;
+  ++p.partition_epoch;
+}
+
+// Picks a leader: the first replica (in preferred order) that is live and in the ISR; with
+// unclean election, any live replica, whose ISR then becomes just itself.
+void ClusterMetadata::elect(PartitionState& p, bool unclean) {
+  for (NodeId r : p.replicas) {
+    if (is_live(r) && contains(p.isr, r)) {
+      set_leader(p, r);
+      return;
+    }
+  }
+  if (unclean) {
+    for (NodeId r : p.replicas) {
+      if (!is_live(r)) continue;
+      set_leader(p, r);
+      p.isr = {r};
+      return;
+    }
+  }
+  set_leader(p, NodeId(-1));
+}
+
+std::int64_t ClusterMetadata::register_broker(NodeId b) {
+  if (is_live(b)) broker_failed(b);  // a new incarnation replaces the old one
+  const std::int64_t epoch = next_broker_epoch++;
+  broker_epochs[b] = epoch;
+  // Offline partitions this broker can lead again.
+  for (auto& [key, p] : partitions) {
+    if (p.leader.value() < 0 && contains(p.replicas, b)) elect(p, unclean_election[key.first]);
+  }
+  ++version;
+  return epoch;
+}
+
+void ClusterMetadata::broker_failed(NodeId b) {
+  broker_epochs.erase(b);
+  for (auto& [key, p] : partitions) {
+    if (!contains(p.replicas, b)) continue;
+    const bool was_leader = p.leader == b;
+    if (contains(p.isr, b) && p.isr.size() > 1) {
+      p.isr.erase(std::find(p.isr.begin(), p.isr.end(), b));
+      ++p.partition_epoch;
+    }
+    if (was_leader) elect(p, unclean_election[key.first]);
+  }
+  ++version;
+}
+
+bool ClusterMetadata::elect_preferred_leaders() {
+  bool changed = false;
+  for (auto& [key, p] : partitions) {
+    const NodeId preferred = p.replicas.front();
+    if (p.leader != preferred && is_live(preferred) && contains(p.isr, preferred)) {
+      set_leader(p, preferred);
+      changed = true;
+    }
+  }
+  if (changed) ++version;
+  return changed;
+}
+
+ErrorCode ClusterMetadata::alter_isr(const AlterPartitionRequest& req) {
+  auto it = partitions.find({req.topic, req.partition.value()});
+  if (it == partitions.end()) return ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+  PartitionState& p = it->second;
+  if (req.leader_epoch != p.leader_epoch || req.broker_id != p.leader) return ErrorCode::FENCED_LEADER_EPOCH;
+  if (req.partition_epoch != p.partition_epoch) return ErrorCode::INVALID_UPDATE_VERSION;
+  if (!contains(req.new_isr, p.leader)) return ErrorCode::INELIGIBLE_REPLICA;
+  for (NodeId r : req.new_isr) {
+    if (!contains(p.replicas, r) || !is_live(r)) return ErrorCode::INELIGIBLE_REPLICA;
+  }
+  p.isr = req.new_isr;
+  ++p.partition_epoch;
+  ++version;
+  return ErrorCode::NONE;
+}
+
+void ClusterMetadata::check_invariants() const {
+  for (const auto& [key, p] : partitions) {
+    const std::string name = key.first + "/" + std::to_string(key.second);
+    LOGSIM_ASSERT(!p.isr.empty(), "empty ISR for " + name);
+    for (NodeId r : p.isr) LOGSIM_ASSERT(contains(p.replicas, r), "ISR member not a replica in " + name);
+    if (p.leader.value() >= 0) {
+      LOGSIM_ASSERT(contains(p.isr, p.leader), "leader outside the ISR of " + name);
+      LOGSIM_ASSERT(is_live(p.leader), "dead leader of " + name);
+    }
+  }
+}
+
+LeaderAndIsrRequest ClusterMetadata::snapshot() const {
+  LeaderAndIsrRequest r;
+  r.controller_epoch = controller_epoch;
+  r.version = version;
+  r.live_brokers = live_brokers();
+  for (const auto& [_, p] : partitions) r.partitions.push_back(p);
+  return r;
+}
+
+// ---- Encoding: a flat little-endian stream of integers and length-prefixed strings.
+namespace {
+
+class Writer {
+ public:
+  void i64(std::int64_t v) { raw(&v, sizeof v); }
+  void str(const std::string& s) {
+    i64(static_cast<std::int64_t>(s.size()));
+    out += s;
+  }
+  void ids(const std::vector<NodeId>& v) {
+    i64(static_cast<std::int64_t>(v.size()));
+    for (NodeId n : v) i64(n.value());
+  }
+  std::string out;
+
+ private:
+  void raw(const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view b) : b_(b) {}
+  bool i64(std::int64_t& v) {
+    if (b_.size() - pos_ < sizeof v) return false;
+    std::memcpy(&v, b_.data() + pos_, sizeof v);
+    pos_ += sizeof v;
+    return true;
+  }
+  bool str(std::string& s) {
+    std::int64_t n = 0;
+    if (!i64(n) || n < 0 || static_cast<std::uint64_t>(n) > b_.size() - pos_) return false;
+    s.assign(b_.substr(pos_, static_cast<std::size_t>(n)));
+    pos_ += static_cast<std::size_t>(n);
+    return true;
+  }
+  bool ids(std::vector<NodeId>& v) {
+    std::int64_t n = 0;
+    if (!i64(n) || n < 0 || n > 100000) return false;
+    v.clear();
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::int64_t x = 0;
+      if (!i64(x)) return false;
+      v.push_back(NodeId(static_cast<std::int32_t>(x)));
+    }
+    return true;
+  }
+  bool done() const { return pos_ == b_.size(); }
+
+ private:
+  std::string_view b_;
+  std::size_t pos_ = 0;
+};
+
+constexpr std::int64_t kMagic = 0x6c6f6773696d4d44;  // "logsimMD"
+
+}  // namespace
+
+std::string ClusterMetadata::encode() const {
+  Writer w;
+  w.i64(kMagic);
+  w.i64(controller_epoch);
+  w.i64(version);
+  w.i64(next_broker_epoch);
+  w.i64(static_cast<std::int64_t>(broker_epochs.size()));
+  for (const auto& [b, e] : broker_epochs) {
+    w.i64(b.value());
+    w.i64(e);
+  }
+  w.i64(static_cast<std::int64_t>(unclean_election.size()));
+  for (const auto& [topic, unclean] : unclean_election) {
+    w.str(topic);
+    w.i64(unclean ? 1 : 0);
+  }
+  w.i64(static_cast<std::int64_t>(partitions.size()));
+  for (const auto& [_, p] : partitions) {
+    w.str(p.topic);
+    w.i64(p.partition.value());
+    w.i64(p.leader.value());
+    w.i64(p.leader_epoch.value());
+    w.i64(p.partition_epoch);
+    w.i64(p.min_insync_replicas);
+    w.ids(p.replicas);
+    w.ids(p.isr);
+  }
+  return w.out;
+}
+
+std::optional<ClusterMetadata> ClusterMetadata::decode(std::string_view bytes) {
+  Reader r(bytes);
+  ClusterMetadata m;
+  std::int64_t magic = 0, cepoch = 0, n = 0;
+  if (!r.i64(magic) || magic != kMagic || !r.i64(cepoch) || !r.i64(m.version) || !r.i64(m.next_broker_epoch) || !r.i64(n)) {
+    return std::nullopt;
+  }
+  m.controller_epoch = static_cast<std::int32_t>(cepoch);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t b = 0, e = 0;
+    if (!r.i64(b) || !r.i64(e)) return std::nullopt;
+    m.broker_epochs[NodeId(static_cast<std::int32_t>(b))] = e;
+  }
+  if (!r.i64(n)) return std::nullopt;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::string topic;
+    std::int64_t unclean = 0;
+    if (!r.str(topic) || !r.i64(unclean)) return std::nullopt;
+    m.unclean_election[topic] = unclean != 0;
+  }
+  if (!r.i64(n)) return std::nullopt;
+  for (std::int64_t i = 0; i < n; ++i) {
+    PartitionState p;
+    std::int64_t part = 0, leader = 0, lepoch = 0, pepoch = 0, min_isr = 0;
+    if (!r.str(p.topic) || !r.i64(part) || !r.i64(leader) || !r.i64(lepoch) || !r.i64(pepoch) || !r.i64(min_isr) ||
+        !r.ids(p.replicas) || !r.ids(p.isr)) {
+      return std::nullopt;
+    }
+    p.partition = PartitionId(static_cast<std::int32_t>(part));
+    p.leader = NodeId(static_cast<std::int32_t>(leader));
+    p.leader_epoch = LeaderEpoch(static_cast<std::int32_t>(lepoch));
+    p.partition_epoch = static_cast<std::int32_t>(pepoch);
+    p.min_insync_replicas = static_cast<std::int32_t>(min_isr);
+    m.partitions[{p.topic, p.partition.value()}] = p;
+  }
+  if (!r.done()) return std::nullopt;
+  return m;
+}
+
+}  // namespace logsim::engine

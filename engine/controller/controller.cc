@@ -1,0 +1,114 @@
+// The controller's message handling, sessions, persistence and broadcasts.
+#include "engine/controller/controller.h"
+
+#include <algorithm>
+
+#include "engine/env/assert.h"
+
+namespace logsim::engine {
+namespace {
+constexpr std::uint64_t kSessionTag = 1;
+constexpr std::uint64_t kRebalanceTag = 2;
+constexpr const char* kFile = "metadata";
+constexpr const char* kTempFile = "metadata.tmp";
+}  // namespace
+
+Controller::Controller(Env& env, ControllerConfig config) : env_(env), config_(std::move(config)) {
+  std::sort(config_.brokers.begin(), config_.brokers.end());
+}
+
+void Controller::on_start() {
+  Disk& disk = env_.disk();
+  if (disk.exists(kFile)) {
+    auto recovered = ClusterMetadata::decode(disk.read(kFile, 0, disk.size(kFile)));
+    LOGSIM_ASSERT(recovered.has_value(), "the controller's metadata file is corrupt");
+    md_ = std::move(*recovered);
+    ++md_.controller_epoch;
+    ++md_.version;
+  } else {
+    for (const TopicCreation& t : config_.topics) md_.create_topic(t, config_.brokers, env_.rng());
+  }
+  // Every broker registered before gets a full session from now.
+  for (const auto& [b, _] : md_.broker_epochs) last_heartbeat_[b] = env_.now();
+  md_.check_invariants();
+  changed();
+  env_.set_timer(millis(config_.broker_session_timeout_ms) / 4, kSessionTag);
+  if (config_.auto_leader_rebalance_enable) {
+    env_.set_timer(millis(config_.leader_imbalance_check_interval_ms), kRebalanceTag);
+  }
+}
+
+// Persists the current state; broadcast() follows when the fsync completes.
+void Controller::changed() {
+  md_.check_invariants();
+  Disk& disk = env_.disk();
+  if (disk.exists(kTempFile)) disk.remove(kTempFile);
+  disk.append(kTempFile, md_.encode());
+  disk.rename(kTempFile, kFile);
+  disk.fsync(kFile, static_cast<std::uint64_t>(md_.version));
+}
+
+void Controller::on_fsync(std::uint64_t token) {
+  const auto version = static_cast<std::int64_t>(token);
+  durable_version_ = std::max(durable_version_, version);
+  auto end = pending_.upper_bound(durable_version_);
+  for (auto it = pending_.begin(); it != end; ++it) env_.send(it->second.first, std::move(it->second.second));
+  pending_.erase(pending_.begin(), end);
+  if (durable_version_ == md_.version) broadcast();
+}
+
+void Controller::broadcast() {
+  const LeaderAndIsrRequest state = md_.snapshot();
+  for (NodeId b : md_.live_brokers()) env_.send(b, state);
+}
+
+void Controller::on_message(NodeId from, const Message& msg) {
+  if (const auto* reg = std::get_if<BrokerRegistrationRequest>(&msg)) {
+    const std::int64_t epoch = md_.register_broker(reg->broker_id);
+    last_heartbeat_[reg->broker_id] = env_.now();
+    changed();
+    pending_.emplace(md_.version, std::make_pair(from, Message(BrokerRegistrationResponse{reg->correlation_id, ErrorCode::NONE, epoch})));
+  } else if (const auto* hb = std::get_if<BrokerHeartbeatRequest>(&msg)) {
+    auto it = md_.broker_epochs.find(hb->broker_id);
+    const bool current = it != md_.broker_epochs.end() && it->second == hb->broker_epoch;
+    if (current) last_heartbeat_[hb->broker_id] = env_.now();
+    env_.send(from, BrokerHeartbeatResponse{hb->correlation_id, current ? ErrorCode::NONE : ErrorCode::STALE_BROKER_EPOCH});
+  } else if (const auto* alter = std::get_if<AlterPartitionRequest>(&msg)) {
+    const ErrorCode error = md_.alter_isr(*alter);
+    AlterPartitionResponse resp{alter->correlation_id, error, {}};
+    auto it = md_.partitions.find({alter->topic, alter->partition.value()});
+    if (it != md_.partitions.end()) resp.state = it->second;
+    if (error == ErrorCode::NONE) {
+      changed();
+      pending_.emplace(md_.version, std::make_pair(from, Message(std::move(resp))));
+    } else {
+      env_.send(from, std::move(resp));
+    }
+  }
+}
+
+void Controller::check_sessions() {
+  const Nanos timeout = millis(config_.broker_session_timeout_ms);
+  std::vector<NodeId> expired;
+  for (const auto& [b, _] : md_.broker_epochs) {
+    auto it = last_heartbeat_.find(b);
+    if (it == last_heartbeat_.end() || env_.now() - it->second > timeout) expired.push_back(b);
+  }
+  for (NodeId b : expired) {
+    md_.broker_failed(b);
+    last_heartbeat_.erase(b);
+  }
+  if (!expired.empty()) changed();
+}
+
+void Controller::on_timer(TimerId, std::uint64_t tag) {
+  if (tag == kSessionTag) {
+    check_sessions();
+    env_.set_timer(millis(config_.broker_session_timeout_ms) / 4, kSessionTag);
+  } else if (tag == kRebalanceTag) {
+    if (md_.elect_preferred_leaders()) changed();
+    env_.set_timer(millis(config_.leader_imbalance_check_interval_ms), kRebalanceTag);
+  }
+}
+
+}  // namespace logsim::engine

@@ -1,0 +1,59 @@
+// The controller node: owns the cluster metadata (ClusterMetadata), persists it to its disk
+// before anyone hears of a change, and tells the brokers.
+//
+// - Brokers register at start (getting a broker epoch) and heartbeat every
+//   broker.heartbeat.interval.ms; one silent for broker.session.timeout.ms is fenced: its
+//   partitions get new leaders from their ISR (or, with unclean.leader.election.enable, from
+//   any live replica) and it leaves every ISR.
+// - Leaders change ISRs with AlterPartition (KIP-497), fenced by leader and partition epochs.
+// - Every leader.imbalance.check.interval.ms, leadership moves back to preferred replicas
+//   (auto.leader.rebalance.enable).
+// - Every change is written to "metadata" (write a temporary file, rename, fsync) and only
+//   once durable is it broadcast (LeaderAndIsr with the whole state) and are AlterPartition
+//   answers sent. A restarted controller recovers the file, bumps its controller epoch, and
+//   gives every registered broker a fresh session.
+// (A replicated controller quorum comes later; this is one controller node.)
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "engine/controller/cluster_metadata.h"
+#include "engine/env/env.h"
+
+namespace logsim::engine {
+
+struct ControllerConfig {
+  std::vector<NodeId> brokers;                       // the cluster's brokers
+  std::vector<TopicCreation> topics;                 // created at the first start
+  std::int32_t broker_session_timeout_ms = 9000;     // broker.session.timeout.ms
+  bool auto_leader_rebalance_enable = true;          // auto.leader.rebalance.enable
+  std::int32_t leader_imbalance_check_interval_ms = 300000;  // leader.imbalance.check.interval.seconds
+};
+
+class Controller final : public Node {
+ public:
+  Controller(Env& env, ControllerConfig config);
+  void on_start() override;
+  void on_message(NodeId from, const Message& msg) override;
+  void on_timer(TimerId id, std::uint64_t tag) override;
+  void on_fsync(std::uint64_t token) override;
+
+  const ClusterMetadata& metadata() const { return md_; }
+
+ private:
+  void changed();
+  void broadcast();
+  void check_sessions();
+
+  Env& env_;
+  ControllerConfig config_;
+  ClusterMetadata md_;
+  std::map<NodeId, Nanos> last_heartbeat_;
+  std::int64_t durable_version_ = -1;
+  // Answers that wait until the state they report is durable, by version.
+  std::multimap<std::int64_t, std::pair<NodeId, Message>> pending_;
+};
+
+}  // namespace logsim::engine

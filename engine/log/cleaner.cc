@@ -1,0 +1,71 @@
+// The cleaner's offset map, its keep-or-remove rule, and the crash-safe swap of a cleaned file.
+#include "engine/log/cleaner.h"
+
+#include "engine/env/assert.h"
+#include "engine/log/log_config.h"
+#include "engine/log/record_codec.h"
+
+namespace logsim::engine {
+namespace {
+
+bool tombstones_expired(const LogSegment& segment, const CleaningRules& rules) {
+  const auto seen = segment.first_cleaned_ms();
+  return seen.has_value() && age_reaches(*seen, rules.now_ms, rules.delete_retention_ms);
+}
+
+// min.compaction.lag.ms: a record younger than the lag is never removed. 0 means no lag at
+// all, as in Kafka (so even a record timestamped in the future may go).
+bool within_lag(const StoredRecord& rec, const CleaningRules& rules) {
+  if (rules.min_compaction_lag_ms == 0) return false;
+  return !age_reaches(rec.record.timestamp_ms, rules.now_ms, rules.min_compaction_lag_ms);
+}
+
+bool keep(const StoredRecord& rec, const OffsetMap& map, const CleaningRules& rules, bool expired) {
+  if (rec.offset >= rules.uncleanable_from || !rec.record.key || within_lag(rec, rules)) return true;
+  const auto latest = map.find(*rec.record.key);
+  LOGSIM_ASSERT(latest != map.end() && latest->second >= rec.offset, "a key is missing from the offset map");
+  if (latest->second != rec.offset) return false;  // a later record of the key supersedes it
+  return rec.record.value.has_value() || !expired;
+}
+
+}  // namespace
+
+OffsetMap build_offset_map(std::span<const LogSegment> segments, Offset uncleanable_from) {
+  OffsetMap map;
+  for (const LogSegment& segment : segments) {
+    for (const StoredRecord& rec : segment.records()) {
+      if (rec.offset >= uncleanable_from) return map;
+      if (rec.record.key) map.insert_or_assign(*rec.record.key, rec.offset);
+    }
+  }
+  return map;
+}
+
+CleanedSegment clean_segment(const LogSegment& segment, const OffsetMap& map, const CleaningRules& rules) {
+  CleanedSegment out;
+  const bool expired = tombstones_expired(segment, rules);
+  for (const StoredRecord& rec : segment.records()) {
+    if (keep(rec, map, rules, expired)) {
+      out.kept.push_back(rec);
+      continue;
+    }
+    ++out.records_removed;
+    if (!rec.record.value) ++out.tombstones_removed;
+  }
+  return out;
+}
+
+std::size_t swap_in_cleaned(Disk& disk, const std::string& file, std::span<const StoredRecord> records,
+                            std::uint64_t fsync_token) {
+  std::string bytes;
+  for (const StoredRecord& rec : records) encode_record(rec, bytes);
+  const std::string cleaned = file + std::string(kCleanedSuffix);
+  disk.remove(cleaned);  // a leftover of an earlier, interrupted pass (recovery removes them too)
+  disk.append(cleaned, bytes);
+  disk.fsync(cleaned, fsync_token);
+  disk.rename(cleaned, file);
+  disk.fsync(file, fsync_token);
+  return 2;
+}
+
+}  // namespace logsim::engine

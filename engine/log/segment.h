@@ -1,0 +1,110 @@
+// One segment of a partition log: the records from its base offset up to the next segment's
+// base offset, stored as the record codec's frames in the file "<dir>/<base>.log" (the base
+// offset zero-padded to 20 digits, as Kafka names segments), with the sparse offset and time
+// indexes that Kafka keeps beside each segment in .index and .timeindex files.
+//
+// The records are also held in memory, and reads are served from there (moving them out is
+// later work). The indexes live in memory only; load() rebuilds them from the records.
+//
+// Offset index: when more than index_interval_bytes of frames were appended since the last
+// entry, the next record appended gets an entry (offset, byte position of its frame). Kafka
+// indexes batches; each of our frames is a batch of one record.
+// Time index: with each offset-index entry, (largest timestamp so far, offset of the first
+// record that had it), appended only when that timestamp grew. So every record before an
+// entry's offset has a smaller timestamp than the entry's, which makes timestamp lookups exact
+// even when producers send timestamps out of order (as Kafka's are).
+//
+// Invariants:
+// 1. Record offsets strictly increase and are >= the base offset.
+// 2. positions[i] is the byte position of record i's frame in the file; size_bytes() is the
+//    file's size as this segment wrote it.
+// 3. Index entries increase in both fields and name records the segment holds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/env/disk.h"
+#include "engine/env/messages.h"
+
+namespace logsim::engine {
+
+struct OffsetIndexEntry {
+  Offset offset;
+  std::uint64_t position = 0;
+};
+
+struct TimeIndexEntry {
+  std::int64_t timestamp_ms = 0;
+  Offset offset;
+};
+
+class LogSegment {
+ public:
+  LogSegment(Disk& disk, std::string_view dir, Offset base, std::uint64_t index_interval_bytes);
+
+  // "<dir>/<base as 20 digits>.log".
+  static std::string file_name(std::string_view dir, Offset base);
+  // The base offset named by `file` if it is a segment file directly inside `dir`.
+  static std::optional<Offset> parse_file_name(std::string_view dir, std::string_view file);
+
+  Offset base_offset() const { return base_; }
+  const std::string& file() const { return file_; }
+  std::uint64_t size_bytes() const { return bytes_; }
+  bool empty() const { return records_.empty(); }
+  const std::vector<StoredRecord>& records() const { return records_; }
+  // The offset of the last record. Precondition: not empty.
+  Offset last_offset() const;
+  // The largest record timestamp; nothing when empty.
+  std::optional<std::int64_t> max_timestamp_ms() const { return max_timestamp_ms_; }
+  // When the segment's first record was appended (segment.ms counts from here); nothing when
+  // empty. A loaded segment takes its first record's timestamp, as Kafka does.
+  std::optional<std::int64_t> rolling_ms() const { return rolling_ms_; }
+  // When a cleaning pass first saw this segment (tombstones expire from there).
+  std::optional<std::int64_t> first_cleaned_ms() const { return first_cleaned_ms_; }
+  void note_cleaned(std::int64_t now_ms);
+
+  // Appends the records' frames to the file and the records to memory.
+  void append(std::span<const StoredRecord> records, std::int64_t now_ms);
+  // Takes the records whose frames the file holds (recovery). Writes nothing.
+  void load(std::vector<StoredRecord> records);
+  // Takes the records whose frames now replace the file's (after cleaning). Writes nothing.
+  void replace(std::vector<StoredRecord> records);
+  // Removes the records at or above `end` and cuts the file after the last one kept.
+  void truncate_to(Offset end);
+
+  // The index of the first record whose offset is >= `offset` (records().size() if none),
+  // found through the offset index and a scan, as Kafka's translateOffset does.
+  std::size_t find(Offset offset) const;
+  // The first offset whose timestamp is >= ts_ms; nothing if no record's is.
+  std::optional<Offset> offset_for_timestamp(std::int64_t ts_ms) const;
+
+  const std::vector<std::uint64_t>& positions() const { return positions_; }
+  const std::vector<OffsetIndexEntry>& offset_index() const { return offset_index_; }
+  const std::vector<TimeIndexEntry>& time_index() const { return time_index_; }
+
+ private:
+  void assign(std::vector<StoredRecord> records);
+  void push(const StoredRecord& rec, std::uint64_t position);
+
+  Disk* disk_;  // a pointer, so that segments can move within the log's vector
+  Offset base_;
+  std::string file_;
+  std::uint64_t index_interval_bytes_;
+  std::vector<StoredRecord> records_;
+  std::vector<std::uint64_t> positions_;
+  std::uint64_t bytes_ = 0;
+  std::vector<OffsetIndexEntry> offset_index_;
+  std::vector<TimeIndexEntry> time_index_;
+  std::uint64_t bytes_since_index_entry_ = 0;
+  std::optional<std::int64_t> max_timestamp_ms_;
+  Offset offset_of_max_timestamp_;
+  std::optional<std::int64_t> rolling_ms_;
+  std::optional<std::int64_t> first_cleaned_ms_;
+};
+
+}  // namespace logsim::engine
