@@ -83,23 +83,63 @@ KeySpec read_keys(const JsonReader& r) {
   return k;
 }
 
+std::int32_t config_int(const JsonReader& r, std::int64_t lo) {
+  return static_cast<std::int32_t>(r.config_integer(lo, INT32_MAX));
+}
+
+bool config_bool(const JsonReader& r) {
+  const auto& j = r.json();
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_string() && (j.get<std::string>() == "true" || j.get<std::string>() == "false")) return j.get<std::string>() == "true";
+  r.fail("found " + j.dump(), "true or false");
+}
+
+void read_broker_config(const JsonReader& r, BrokerSettings& c) {
+  r.expect_object({"default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
+                   "replica.lag.time.max.ms", "replica.fetch.wait.max.ms", "broker.session.timeout.ms",
+                   "broker.heartbeat.interval.ms", "auto.leader.rebalance.enable",
+                   "leader.imbalance.check.interval.seconds"});
+  if (auto v = r.get("default.replication.factor")) c.default_replication_factor = config_int(*v, 1);
+  if (auto v = r.get("min.insync.replicas")) c.min_insync_replicas = config_int(*v, 1);
+  if (auto v = r.get("unclean.leader.election.enable")) c.unclean_leader_election_enable = config_bool(*v);
+  if (auto v = r.get("replica.lag.time.max.ms")) c.replica_lag_time_max_ms = config_int(*v, 1);
+  if (auto v = r.get("replica.fetch.wait.max.ms")) c.replica_fetch_wait_max_ms = config_int(*v, 0);
+  if (auto v = r.get("broker.session.timeout.ms")) c.broker_session_timeout_ms = config_int(*v, 1);
+  if (auto v = r.get("broker.heartbeat.interval.ms")) c.broker_heartbeat_interval_ms = config_int(*v, 1);
+  if (auto v = r.get("auto.leader.rebalance.enable")) c.auto_leader_rebalance_enable = config_bool(*v);
+  if (auto v = r.get("leader.imbalance.check.interval.seconds")) c.leader_imbalance_check_interval_seconds = config_int(*v, 1);
+}
+
 void read_cluster(const JsonReader& r, Scenario& s) {
-  r.expect_object({"brokers", "network"});
-  if (auto v = r.get("brokers")) {
-    s.cluster.brokers = static_cast<std::int32_t>(v->integer(1, 1000));
-    // The foundation engine has one replica per partition; replication is the broker-engine work.
-    if (s.cluster.brokers != 1) v->fail("found " + std::to_string(s.cluster.brokers) + " brokers", "1 (multi-broker clusters are not supported yet)");
-  }
+  r.expect_object({"brokers", "network", "config"});
+  if (auto v = r.get("brokers")) s.cluster.brokers = static_cast<std::int32_t>(v->integer(1, 100));
   if (auto v = r.get("network")) s.cluster.network = read_network(*v);
+  if (auto v = r.get("config")) read_broker_config(*v, s.cluster.config);
+  if (s.cluster.config.default_replication_factor > s.cluster.brokers) {
+    r.at("config").at("default.replication.factor").fail(
+        "default.replication.factor " + std::to_string(s.cluster.config.default_replication_factor) + " exceeds the " +
+            std::to_string(s.cluster.brokers) + " brokers",
+        "at most the number of brokers");
+  }
 }
 
 void read_topics(const JsonReader& r, Scenario& s) {
   for (const auto& t : r.items()) {
-    t.expect_object({"name", "partitions"});
+    t.expect_object({"name", "partitions", "replication_factor", "config"});
     TopicSpec spec;
     spec.name = t.at("name").string();
     if (spec.name.empty()) t.at("name").fail("found an empty name", "a topic name");
     if (auto v = t.get("partitions")) spec.partitions = static_cast<std::int32_t>(v->integer(1, 10'000));
+    spec.replication_factor = s.cluster.config.default_replication_factor;
+    if (auto v = t.get("replication_factor")) {
+      spec.replication_factor = static_cast<std::int32_t>(v->integer(1, s.cluster.brokers));
+    }
+    spec.min_insync_replicas = s.cluster.config.min_insync_replicas;
+    if (auto c = t.get("config")) {
+      c->expect_object({"min.insync.replicas", "unclean.leader.election.enable"});
+      if (auto v = c->get("min.insync.replicas")) spec.min_insync_replicas = config_int(*v, 1);
+      if (auto v = c->get("unclean.leader.election.enable")) spec.unclean_leader_election = config_bool(*v);
+    }
     for (const auto& other : s.topics) {
       if (other.name == spec.name) t.at("name").fail("topic \"" + spec.name + "\" is defined twice", "unique topic names");
     }
@@ -154,6 +194,7 @@ void read_consumers(const JsonReader& r, Scenario& s) {
 std::vector<std::string> node_names(const Scenario& s) {
   std::vector<std::string> out;
   for (std::int32_t b = 1; b <= s.cluster.brokers; ++b) out.push_back("broker-" + std::to_string(b));
+  out.push_back("controller");
   for (const auto& p : s.producers) out.push_back(p.name);
   for (const auto& c : s.consumers) out.push_back(c.name);
   return out;
@@ -228,6 +269,7 @@ void read_expect(const JsonReader& r, Scenario& s) {
 void check_unique_names(const JsonReader& root, const Scenario& s) {
   std::map<std::string, std::string> first;  // name -> where it is defined
   for (std::int32_t b = 1; b <= s.cluster.brokers; ++b) first["broker-" + std::to_string(b)] = "/cluster/brokers";
+  first["controller"] = "/cluster (the controller node)";
   auto check = [&](const char* section, std::size_t count, auto name_of) {
     if (!root.has(section)) return;
     const auto items = root.at(section).items();

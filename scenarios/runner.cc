@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "engine/broker/broker.h"
+#include "engine/controller/controller.h"
+#include "engine/env/assert.h"
 #include "properties/checker.h"
 #include "scenarios/apps/consumer_app.h"
 #include "scenarios/apps/producer_app.h"
@@ -66,6 +68,39 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
   }
 }
 
+// Adds the brokers (broker-1..N) and the controller; returns the brokers' ids.
+std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
+  const BrokerSettings& c = scenario.cluster.config;
+  const auto n = scenario.cluster.brokers;
+  // Node ids are given in order of addition: brokers first, then the controller.
+  std::vector<NodeId> brokers;
+  for (std::int32_t b = 0; b < n; ++b) brokers.push_back(NodeId(b));
+  const NodeId controller_id(n);
+  engine::BrokerConfig broker_config;
+  broker_config.controller = controller_id;
+  broker_config.replica_lag_time_max_ms = c.replica_lag_time_max_ms;
+  broker_config.replica_fetch_wait_max_ms = c.replica_fetch_wait_max_ms;
+  broker_config.broker_heartbeat_interval_ms = c.broker_heartbeat_interval_ms;
+  for (std::int32_t b = 1; b <= n; ++b) {
+    const NodeId id = world.add_node("broker-" + std::to_string(b), [broker_config](Env& env) {
+      return std::make_unique<engine::Broker>(env, broker_config);
+    });
+    LOGSIM_ASSERT(id == brokers[static_cast<std::size_t>(b - 1)], "broker ids out of order");
+  }
+  engine::ControllerConfig cc;
+  cc.brokers = brokers;
+  cc.broker_session_timeout_ms = c.broker_session_timeout_ms;
+  cc.auto_leader_rebalance_enable = c.auto_leader_rebalance_enable;
+  cc.leader_imbalance_check_interval_ms = c.leader_imbalance_check_interval_seconds * 1000;
+  for (const auto& t : scenario.topics) {
+    cc.topics.push_back(engine::TopicCreation{t.name, t.partitions, t.replication_factor, t.min_insync_replicas,
+                                              t.unclean_leader_election.value_or(c.unclean_leader_election_enable)});
+  }
+  const NodeId id = world.add_node("controller", [cc](Env& env) { return std::make_unique<engine::Controller>(env, cc); });
+  LOGSIM_ASSERT(id == controller_id, "controller id out of order");
+  return brokers;
+}
+
 }  // namespace
 
 bool meets_expectation(const Expectation& expect, const properties::Verdict& verdict, std::string& detail) {
@@ -98,14 +133,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   properties::CheckerSet checkers = properties::default_checkers();
   checkers.attach(out.history);
 
-  engine::BrokerConfig broker_config;
-  for (const auto& t : scenario.topics) broker_config.topics.push_back({t.name, t.partitions});
-  std::vector<NodeId> bootstrap;
-  for (std::int32_t b = 1; b <= scenario.cluster.brokers; ++b) {
-    bootstrap.push_back(world.add_node("broker-" + std::to_string(b), [broker_config](Env& env) {
-      return std::make_unique<engine::Broker>(env, broker_config);
-    }));
-  }
+  const std::vector<NodeId> bootstrap = add_cluster(world, scenario);
   std::uint64_t producer_index = 0;
   for (const auto& p : scenario.producers) {
     const std::uint64_t id_base = ++producer_index << 40;  // value ids unique across producers

@@ -19,11 +19,28 @@ namespace logsim::scenarios {
 struct TopicSpec {
   std::string name;
   std::int32_t partitions = 1;
+  std::int32_t replication_factor = -1;          // -1: the cluster's default.replication.factor
+  std::int32_t min_insync_replicas = -1;         // min.insync.replicas; -1: the broker default
+  std::optional<bool> unclean_leader_election;   // unclean.leader.election.enable; none: default
+};
+
+// Broker and controller configuration, with Kafka's keys and defaults.
+struct BrokerSettings {
+  std::int32_t default_replication_factor = 1;       // default.replication.factor
+  std::int32_t min_insync_replicas = 1;              // min.insync.replicas
+  bool unclean_leader_election_enable = false;       // unclean.leader.election.enable
+  std::int32_t replica_lag_time_max_ms = 30000;      // replica.lag.time.max.ms
+  std::int32_t replica_fetch_wait_max_ms = 500;      // replica.fetch.wait.max.ms
+  std::int32_t broker_session_timeout_ms = 9000;     // broker.session.timeout.ms
+  std::int32_t broker_heartbeat_interval_ms = 2000;  // broker.heartbeat.interval.ms
+  bool auto_leader_rebalance_enable = true;          // auto.leader.rebalance.enable
+  std::int32_t leader_imbalance_check_interval_seconds = 300;  // leader.imbalance.check.interval.seconds
 };
 
 struct ClusterSpec {
-  std::int32_t brokers = 1;      // named broker-1 .. broker-N
+  std::int32_t brokers = 1;      // named broker-1 .. broker-N; the controller is "controller"
   sim::LinkOptions network;      // every link's default
+  BrokerSettings config;
 };
 
 // How a producer picks keys.

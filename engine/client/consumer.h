@@ -100,6 +100,7 @@ class Consumer {
   CorrelationId metadata_correlation_ = 0;
   NodeId metadata_target_{-1};
   TimerId metadata_timer_ = 0;
+  Nanos last_metadata_request_ = -1;
   std::size_t next_poll_partition_ = 0;  // round-robin start of poll()
 };
 

@@ -20,6 +20,14 @@ void Producer::start() { request_metadata(); }
 
 void Producer::request_metadata() {
   if (metadata_correlation_ != 0) return;
+  // Refresh no more often than retry.backoff.ms: a partition without a leader would otherwise
+  // be asked about in a tight loop.
+  if (last_metadata_request_ >= 0 && env_.now() - last_metadata_request_ < millis(config_.retry_backoff_ms)) {
+    metadata_correlation_ = kMetadataBackoff;
+    metadata_timer_ = env_.set_timer(last_metadata_request_ + millis(config_.retry_backoff_ms) - env_.now(), kMetadataRetryTag);
+    return;
+  }
+  last_metadata_request_ = env_.now();
   const auto& servers = config_.bootstrap_servers;
   const NodeId target = servers[env_.rng().uniform_u64(servers.size())];
   metadata_correlation_ = ++next_correlation_;
@@ -75,6 +83,7 @@ void Producer::try_send(std::uint64_t id) {
   if (!s.partition) s.partition = choose_partition(s);
   const auto leader = metadata_.leader(s.topic, *s.partition);
   if (!leader) {
+    request_metadata();
     retry_or_finish(id, ErrorCode::LEADER_NOT_AVAILABLE, false);
     return;
   }

@@ -91,6 +91,7 @@ class Producer {
   CorrelationId metadata_correlation_ = 0;  // of the Metadata request in flight
   NodeId metadata_target_{-1};
   TimerId metadata_timer_ = 0;
+  Nanos last_metadata_request_ = -1;
   std::uint64_t next_send_ = 0;
   std::map<std::uint64_t, PendingSend> sends_;               // by send id, ordered
   std::map<CorrelationId, std::uint64_t> by_correlation_;    // attempt -> send id

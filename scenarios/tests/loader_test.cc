@@ -300,10 +300,32 @@ TEST(Loader, TopicsMustBeAnArray) {
   EXPECT_EQ(e.expected(), "an array");
 }
 
-TEST(Loader, MultiBrokerClusterIsRejectedForNow) {
-  const auto e = error_of(R"({"name": "m", "cluster": {"brokers": 3}, "topics": [{"name": "t"}]})");
-  EXPECT_EQ(e.pointer(), "/cluster/brokers");
-  EXPECT_CONTAINS(e.expected(), "1");
+TEST(Loader, ReplicatedTopicsTakeKafkaDefaultsAndTopicOverrides) {
+  const auto s = parse_scenario(R"({"name": "m",
+      "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "min.insync.replicas": "2"}},
+      "topics": [{"name": "t"}, {"name": "u", "replication_factor": 1,
+                  "config": {"min.insync.replicas": 1, "unclean.leader.election.enable": "true"}}]})",
+                                "mem.json");
+  EXPECT_EQ(s.cluster.brokers, 3);
+  EXPECT_EQ(s.cluster.config.replica_lag_time_max_ms, 30000);  // Kafka's default
+  EXPECT_FALSE(s.cluster.config.unclean_leader_election_enable);
+  EXPECT_EQ(s.topics[0].replication_factor, 3);
+  EXPECT_EQ(s.topics[0].min_insync_replicas, 2);
+  EXPECT_FALSE(s.topics[0].unclean_leader_election.has_value());
+  EXPECT_EQ(s.topics[1].replication_factor, 1);
+  EXPECT_EQ(s.topics[1].min_insync_replicas, 1);
+  EXPECT_EQ(s.topics[1].unclean_leader_election, true);
+}
+
+TEST(Loader, ReplicationFactorAboveTheBrokerCountIsRejected) {
+  const auto e = error_of(R"({"name": "m", "cluster": {"brokers": 2}, "topics": [{"name": "t", "replication_factor": 3}]})");
+  EXPECT_EQ(e.pointer(), "/topics/0/replication_factor");
+  EXPECT_CONTAINS(e.expected(), "from 1 to 2");
+  const auto d = error_of(R"({"name": "m", "cluster": {"brokers": 2, "config": {"default.replication.factor": 3}}, "topics": []})");
+  EXPECT_EQ(d.pointer(), "/cluster/config/default.replication.factor");
+  const auto k = error_of(R"({"name": "m", "cluster": {"config": {"min.insync.replica": 2}}, "topics": []})");
+  EXPECT_EQ(k.pointer(), "/cluster/config/min.insync.replica");
+  EXPECT_CONTAINS(k.expected(), "did you mean \"min.insync.replicas\"?");
 }
 
 TEST(Loader, ProbabilityOutOfRange) {
@@ -394,7 +416,7 @@ TEST(Loader, UnknownTimelineTargetMisspelled) {
 TEST(Loader, UnknownTimelineTargetFarFromAnyListsTheNodes) {
   const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "pause", "target": "zookeeper-node"}])"));
   EXPECT_EQ(e.pointer(), "/timeline/0/target");
-  EXPECT_EQ(e.expected(), "one of: broker-1 p c");
+  EXPECT_EQ(e.expected(), "one of: broker-1 controller p c");
 }
 
 TEST(Loader, UnknownNodeInPartitionGroup) {
