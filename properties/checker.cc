@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "properties/log_checker.h"
 #include "properties/order_checker.h"
 
 namespace logsim::properties {
@@ -41,6 +42,7 @@ Verdict CheckerSet::finish() {
 CheckerSet default_checkers() {
   CheckerSet set;
   set.add(std::make_unique<OrderChecker>());
+  set.add(std::make_unique<LogChecker>());
   return set;
 }
 
