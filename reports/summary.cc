@@ -60,8 +60,13 @@ std::string terminal_summary(const scenarios::RunResult& r, double wall_ms) {
   std::string verdict(properties::outcome_name(r.verdict.outcome));
   for (auto& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string out = fmt::format("logsim: {} (seed {})\n", r.scenario, r.seed);
-  out += fmt::format("  verdict    {}{}\n", verdict,
-                     r.expectation_met ? "" : "  — NOT AS EXPECTED: " + r.expectation_detail);
+  std::string note;
+  if (!r.expectation_met) {
+    note = "  — NOT AS EXPECTED: " + r.expectation_detail;
+  } else if (r.verdict.outcome != properties::Outcome::kPass) {
+    note = "  — as this scenario expects (it demonstrates the failure below)";
+  }
+  out += fmt::format("  verdict    {}{}\n", verdict, note);
   out += fmt::format("  trace      {} ({} events, {:.3f}s simulated, {:.0f}ms wall)\n", trace_hash_hex(r.trace_hash),
                      r.trace_events, static_cast<double>(r.simulated_ns) / 1e9, wall_ms);
   out += fmt::format("  records    sent {} · acknowledged {} · failed {} · unknown {}\n", stat("records.sent"),

@@ -134,12 +134,10 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   checkers.attach(out.history);
 
   const std::vector<NodeId> bootstrap = add_cluster(world, scenario);
-  std::uint64_t producer_index = 0;
   for (const auto& p : scenario.producers) {
-    const std::uint64_t id_base = ++producer_index << 40;  // value ids unique across producers
     ctx.producers.emplace(p.name, ProducerProgress{0, world.stream("workload/" + p.name)});
-    world.add_node(p.name, [&p, id_base, &ctx, bootstrap](Env& env) {
-      return std::make_unique<ProducerApp>(env, p, id_base, ctx, bootstrap);
+    world.add_node(p.name, [&p, &ctx, bootstrap](Env& env) {
+      return std::make_unique<ProducerApp>(env, p, ctx, bootstrap);
     });
   }
   for (const auto& c : scenario.consumers) {

@@ -22,9 +22,9 @@ std::uint64_t parse_value_id(const std::optional<std::string>& value) {
   return ec == std::errc() ? id : 0;
 }
 
-ProducerApp::ProducerApp(Env& env, const ProducerSpec& spec, std::uint64_t id_base, RunContext& ctx,
+ProducerApp::ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx,
                          std::vector<NodeId> bootstrap)
-    : env_(env), spec_(spec), id_base_(id_base), ctx_(ctx), producer_(env, [&] {
+    : env_(env), spec_(spec), ctx_(ctx), producer_(env, [&] {
         engine::ProducerConfig c = spec.config;
         c.bootstrap_servers = std::move(bootstrap);
         return c;
@@ -61,7 +61,8 @@ std::optional<std::string> ProducerApp::choose_key(Rng& rng) const {
 void ProducerApp::send_one() {
   ProducerProgress& progress = ctx_.producers.at(spec_.name);
   if (progress.sent >= spec_.count) return;
-  const std::uint64_t value_id = id_base_ + static_cast<std::uint64_t>(++progress.sent);
+  ++progress.sent;
+  const std::uint64_t value_id = ++ctx_.last_value_id;
   Record record{choose_key(progress.workload), make_value(value_id, spec_.value_bytes), to_millis(env_.now())};
 
   auto invoke = ctx_.event(properties::OpKind::kSendInvoke, spec_.name);

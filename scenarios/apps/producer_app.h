@@ -10,7 +10,7 @@ namespace logsim::scenarios {
 
 class ProducerApp final : public Node {
  public:
-  ProducerApp(Env& env, const ProducerSpec& spec, std::uint64_t id_base, RunContext& ctx,
+  ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx,
               std::vector<NodeId> bootstrap);
   void on_start() override;
   void on_message(NodeId from, const Message& msg) override;
@@ -23,7 +23,6 @@ class ProducerApp final : public Node {
 
   Env& env_;
   const ProducerSpec& spec_;
-  std::uint64_t id_base_;
   RunContext& ctx_;
   engine::Producer producer_;
   TimerId tick_ = 0;

@@ -23,6 +23,7 @@ struct RunContext {
   properties::History& history;
   const sim::World& world;
   std::map<std::string, ProducerProgress> producers;  // by producer name
+  std::uint64_t last_value_id = 0;  // values are numbered 1, 2, ... across all producers
 
   properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const {
     properties::HistoryEvent e;
