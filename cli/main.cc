@@ -15,6 +15,7 @@
 #include "engine/env/assert.h"
 #include "reports/atomic_file.h"
 #include "reports/summary.h"
+#include "scenarios/determinism.h"
 #include "scenarios/loader.h"
 #include "scenarios/runner.h"
 
@@ -59,31 +60,22 @@ int exit_code_for(const scenarios::RunResult& r) {
   }
 }
 
-// Runs twice with full traces; on a difference names the first divergent event. Returns
-// true when the two runs agree.
-bool check_determinism(const scenarios::Scenario& s, std::uint64_t seed, const scenarios::RunOutput& first) {
-  scenarios::RunOutput second = scenarios::run_scenario(s, {seed, true});
-  if (second.result.trace_hash == first.result.trace_hash && second.result.trace_events == first.result.trace_events) return true;
-  std::fprintf(stderr, "logsim: NONDETERMINISM: seed %llu gave trace %s then %s\n",
-               static_cast<unsigned long long>(seed), reports::trace_hash_hex(first.result.trace_hash).c_str(),
-               reports::trace_hash_hex(second.result.trace_hash).c_str());
-  if (auto i = sim::first_divergence(first.trace, second.trace)) {
-    const auto& a = first.trace.entries();
-    const auto& b = second.trace.entries();
-    std::fprintf(stderr, "  first divergent event #%llu\n", static_cast<unsigned long long>(*i));
-    std::fprintf(stderr, "  run 1: %s\n", *i < a.size() ? sim::format_entry(a[*i]).c_str() : "(trace ended)");
-    std::fprintf(stderr, "  run 2: %s\n", *i < b.size() ? sim::format_entry(b[*i]).c_str() : "(trace ended)");
-  }
-  return false;
-}
-
 int run_command(const RunArgs& args) {
   const scenarios::Scenario scenario = scenarios::load_scenario_file(args.file);
   const std::uint64_t seed = args.seed_given ? args.seed : scenario.seed;
   const auto start = std::chrono::steady_clock::now();
   scenarios::RunOutput out = scenarios::run_scenario(scenario, {seed, args.check_determinism || args.trace});
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (args.check_determinism && !check_determinism(scenario, seed, out)) return kExitNondeterminism;
+  if (args.check_determinism) {
+    if (auto d = scenarios::check_determinism(scenario, seed, out)) {
+      std::fprintf(stderr, "logsim: NONDETERMINISM: seed %llu gave trace %s, then %s\n  first divergent event #%llu\n"
+                           "  run 1: %s\n  run 2: %s\n",
+                   static_cast<unsigned long long>(seed), reports::trace_hash_hex(d->first_hash).c_str(),
+                   reports::trace_hash_hex(d->second_hash).c_str(), static_cast<unsigned long long>(d->index),
+                   d->first_event.c_str(), d->second_event.c_str());
+      return kExitNondeterminism;
+    }
+  }
 
   const scenarios::RunResult& r = out.result;
   if (!args.out.empty()) {
