@@ -23,7 +23,8 @@ void LogChecker::note(const Where& where, const HistoryEvent& e) {
   v.explanation = topic + "/" + std::to_string(partition) + " offset " + std::to_string(offset) + " held value " +
                   std::to_string(it->second.value) + " (event #" + std::to_string(it->second.event) +
                   ") and then value " + std::to_string(e.value_id) +
-                  ": the log gave one offset to two records, as after an unclean failover";
+                  ": one offset was given to two records, as when a new leader lacked records the old one "
+                  "had acknowledged";
   report(std::move(v));
 }
 
@@ -35,7 +36,7 @@ void LogChecker::observe(const HistoryEvent& e) {
     note(where, e);
   } else if (e.kind == OpKind::kProcess) {
     processed_.insert(e.value_id);
-    processings_[{e.topic, e.partition}].push_back(Processing{e.offset, e.index, e.process});
+    processings_[{e.topic, e.partition}].push_back(Processing{e.offset, e.index, e.at, e.process});
     note(where, e);
   }
 }
@@ -58,6 +59,7 @@ void LogChecker::finish() {
     Violation v;
     v.anomaly = "lost-write";
     v.first_event = shown->event;
+    v.at = shown->at;
     v.process = shown->process;
     v.topic = topic;
     v.partition = partition;
@@ -66,8 +68,8 @@ void LogChecker::finish() {
     v.members = {ack.process, shown->process};
     v.explanation = "value " + std::to_string(value) + " was acknowledged to " + ack.process + " at " + topic + "/" +
                     std::to_string(partition) + " offset " + std::to_string(offset) + " (event #" +
-                    std::to_string(ack.event) + "), but no consumer ever processed it although " + shown->process +
-                    " read that partition up to offset " + std::to_string(shown->offset) + " and beyond";
+                    std::to_string(ack.event) + "), but no consumer ever processed it, although " + shown->process +
+                    " read that partition at offset " + std::to_string(shown->offset) + " after the acknowledgement";
     report(std::move(v));
   }
 }

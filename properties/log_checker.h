@@ -43,6 +43,7 @@ class LogChecker final : public Checker {
   struct Processing {
     std::int64_t offset;
     std::uint64_t event;
+    Nanos at;
     std::string process;
   };
 

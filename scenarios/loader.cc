@@ -18,8 +18,36 @@ using engine::OffsetReset;
 const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop", "restart", "pause",
                                                    "resume", "isolate", "partition", "heal"};
 
+std::int32_t config_int(const JsonReader& r, std::int64_t lo) {
+  return static_cast<std::int32_t>(r.config_integer(lo, INT32_MAX));
+}
+
+bool config_bool(const JsonReader& r) {
+  const auto& j = r.json();
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_string() && (j.get<std::string>() == "true" || j.get<std::string>() == "false")) return j.get<std::string>() == "true";
+  r.fail("found " + j.dump(), "true or false");
+}
+
+// Kafka's producer rules for enable.idempotence (KIP-679): it defaults to true, but is quietly
+// turned off when another setting conflicts (acks other than all, retries 0, more than five
+// requests in flight); set explicitly to true with such a setting it is a configuration error.
+void resolve_idempotence(const JsonReader& r, engine::ProducerConfig& c, std::optional<bool> explicit_idempotence) {
+  std::string conflict;
+  if (c.acks != -1) conflict = "acks=" + std::to_string(c.acks);
+  else if (c.retries == 0) conflict = "retries=0";
+  else if (c.max_in_flight > 5) conflict = "max.in.flight.requests.per.connection=" + std::to_string(c.max_in_flight);
+  if (explicit_idempotence.value_or(false) && !conflict.empty()) {
+    r.at("enable.idempotence").fail("enable.idempotence=true conflicts with " + conflict,
+                                    "acks=all, retries > 0 and max.in.flight.requests.per.connection <= 5 "
+                                    "(Kafka's producer refuses this configuration)");
+  }
+  c.enable_idempotence = explicit_idempotence.value_or(conflict.empty());
+}
+
 void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
-  r.expect_object({"acks", "retries", "retry.backoff.ms", "request.timeout.ms", "delivery.timeout.ms", "batch.size"});
+  r.expect_object({"acks", "retries", "retry.backoff.ms", "request.timeout.ms", "delivery.timeout.ms", "batch.size",
+                   "linger.ms", "max.in.flight.requests.per.connection", "enable.idempotence"});
   if (auto v = r.get("acks")) {
     const auto& j = v->json();
     const std::string s = j.is_string() ? j.get<std::string>() : j.dump();
@@ -33,10 +61,17 @@ void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
   if (auto v = r.get("request.timeout.ms")) c.request_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   if (auto v = r.get("delivery.timeout.ms")) c.delivery_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   if (auto v = r.get("batch.size")) c.batch_size = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
-  if (c.delivery_timeout_ms < c.request_timeout_ms) {
+  if (auto v = r.get("linger.ms")) c.linger_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  if (auto v = r.get("max.in.flight.requests.per.connection")) {
+    c.max_in_flight = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  }
+  std::optional<bool> idempotence;
+  if (auto v = r.get("enable.idempotence")) idempotence = config_bool(*v);
+  resolve_idempotence(r, c, idempotence);
+  if (c.delivery_timeout_ms < c.request_timeout_ms + c.linger_ms) {
     r.fail("delivery.timeout.ms (" + std::to_string(c.delivery_timeout_ms) + ") is below request.timeout.ms (" +
-               std::to_string(c.request_timeout_ms) + ")",
-           "delivery.timeout.ms >= request.timeout.ms, as Kafka's producer requires");
+               std::to_string(c.request_timeout_ms) + ")" + (c.linger_ms > 0 ? " + linger.ms (" + std::to_string(c.linger_ms) + ")" : ""),
+           "delivery.timeout.ms >= request.timeout.ms + linger.ms, as Kafka's producer requires");
   }
 }
 
@@ -81,17 +116,6 @@ KeySpec read_keys(const JsonReader& r) {
     if (k.list.empty()) v->fail("found an empty list", "at least one key");
   }
   return k;
-}
-
-std::int32_t config_int(const JsonReader& r, std::int64_t lo) {
-  return static_cast<std::int32_t>(r.config_integer(lo, INT32_MAX));
-}
-
-bool config_bool(const JsonReader& r) {
-  const auto& j = r.json();
-  if (j.is_boolean()) return j.get<bool>();
-  if (j.is_string() && (j.get<std::string>() == "true" || j.get<std::string>() == "false")) return j.get<std::string>() == "true";
-  r.fail("found " + j.dump(), "true or false");
 }
 
 void read_broker_config(const JsonReader& r, BrokerSettings& c) {

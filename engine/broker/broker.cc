@@ -12,9 +12,8 @@ namespace {
 constexpr const char* kCheckpointFile = "replication-offset-checkpoint";
 constexpr const char* kCheckpointTemp = "replication-offset-checkpoint.tmp";
 
-std::string log_path(const std::string& topic, PartitionId p) {
-  return topic + "-" + std::to_string(p.value()) + "/00000000000000000000.log";
-}
+// A partition's log directory, as Kafka names it: "<topic>-<partition>".
+std::string log_dir(const std::string& topic, PartitionId p) { return topic + "-" + std::to_string(p.value()); }
 
 // "orders-2/000...log" -> ("orders", 2); nothing for other files.
 std::optional<PartitionKey> partition_of_file(const std::string& file) {
@@ -43,8 +42,8 @@ Partition* BrokerState::find_leader(const std::string& topic, PartitionId p) {
 Partition& BrokerState::open(const std::string& topic, PartitionId p) {
   Partition& part = partitions[{topic, p.value()}];
   if (!part.log) {
-    part.log = std::make_unique<PartitionLog>(env.disk(), log_path(topic, p));
-    part.log->recover();
+    part.log = std::make_unique<PartitionLog>(env.disk(), log_dir(topic, p));
+    part.log->recover(to_millis(env.now()));
     part.state.topic = topic;
     part.state.partition = p;
   }
@@ -131,6 +130,8 @@ void Broker::on_message(NodeId from, const Message& msg) {
     handle_leader_and_isr(b, *lai);
   } else if (const auto* ofl = std::get_if<OffsetsForLeaderEpochRequest>(&msg)) {
     handle_offsets_for_leader_epoch(b, from, *ofl);
+  } else if (const auto* init = std::get_if<InitProducerIdRequest>(&msg)) {
+    handle_init_producer_id(b, from, *init);
   } else if (const auto* ofl_resp = std::get_if<OffsetsForLeaderEpochResponse>(&msg)) {
     on_offsets_for_leader_epoch_response(b, *ofl_resp);
   } else if (const auto* fetch_resp = std::get_if<FetchResponse>(&msg)) {

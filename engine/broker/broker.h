@@ -103,6 +103,7 @@ void handle_list_offsets(BrokerState& b, NodeId from, const ListOffsetsRequest& 
 void handle_metadata(BrokerState& b, NodeId from, const MetadataRequest& req);
 void handle_leader_and_isr(BrokerState& b, const LeaderAndIsrRequest& req);
 void handle_offsets_for_leader_epoch(BrokerState& b, NodeId from, const OffsetsForLeaderEpochRequest& req);
+void handle_init_producer_id(BrokerState& b, NodeId from, const InitProducerIdRequest& req);
 
 // ---- Replication (replication.cc).
 // The fetch answer for `req` as things stand (records up to the HW, or the LEO for a replica).

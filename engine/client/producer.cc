@@ -1,5 +1,8 @@
-// The producer client's send path: partition choice, attempts, retries and timeouts.
+// The producer client: partitioning, batching, the send loop with its in-flight limit,
+// retries and timeouts, and idempotent sequence numbers.
 #include "engine/client/producer.h"
+
+#include <algorithm>
 
 #include "engine/client/partitioner.h"
 #include "engine/env/assert.h"
@@ -10,13 +13,21 @@ namespace {
 constexpr CorrelationId kMetadataBackoff = -1;
 constexpr std::uint64_t kMetadataRetryTag = 1;
 constexpr std::uint64_t kSendTimerTag = 2;
+constexpr std::uint64_t kDrainTag = 3;
+constexpr std::uint64_t kInitTag = 4;
 }  // namespace
 
 Producer::Producer(Env& env, ProducerConfig config) : env_(env), config_(std::move(config)) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "producer needs bootstrap.servers");
+  LOGSIM_ASSERT(config_.max_in_flight >= 1, "max.in.flight.requests.per.connection must be at least 1");
 }
 
-void Producer::start() { request_metadata(); }
+void Producer::start() {
+  request_metadata();
+  if (config_.enable_idempotence) request_producer_id();
+}
+
+bool Producer::ready() const { return !config_.enable_idempotence || producer_id_.value() >= 0; }
 
 void Producer::request_metadata() {
   if (metadata_correlation_ != 0) return;
@@ -37,6 +48,14 @@ void Producer::request_metadata() {
   metadata_timer_ = env_.set_timer(millis(config_.request_timeout_ms), kMetadataRetryTag);
 }
 
+void Producer::request_producer_id() {
+  const auto& servers = config_.bootstrap_servers;
+  init_correlation_ = ++next_correlation_;
+  init_target_ = servers[env_.rng().uniform_u64(servers.size())];
+  env_.send(init_target_, InitProducerIdRequest{init_correlation_});
+  init_timer_ = env_.set_timer(millis(config_.request_timeout_ms), kInitTag);
+}
+
 void Producer::send(const std::string& topic, Record record, std::optional<PartitionId> partition,
                     SendCallback done) {
   const std::uint64_t id = ++next_send_;
@@ -47,10 +66,11 @@ void Producer::send(const std::string& topic, Record record, std::optional<Parti
   s.done = std::move(done);
   s.deadline = env_.now() + millis(config_.delivery_timeout_ms);
   sends_.emplace(id, std::move(s));
-  try_send(id);
+  place(id);
+  drain();
 }
 
-PartitionId Producer::choose_partition(PendingSend& s) {
+PartitionId Producer::choose_partition(const PendingSend& s) {
   const std::int32_t n = metadata_.partition_count(s.topic);
   if (s.record.key) return PartitionId(partition_for_key(*s.record.key, n));
   // Sticky partitioning (KIP-480): keep one partition until a batch's worth of bytes went to it.
@@ -66,40 +86,147 @@ PartitionId Producer::choose_partition(PendingSend& s) {
   return PartitionId(it->second);
 }
 
-void Producer::try_send(std::uint64_t id) {
-  PendingSend& s = sends_.at(id);
+// Puts a send into its partition's open batch (or a new one), or parks it until metadata
+// names the topic's partitions.
+void Producer::place(std::uint64_t send_id) {
+  PendingSend& s = sends_.at(send_id);
   if (!metadata_.knows(s.topic)) {
-    if (metadata_correlation_ != 0) return;  // the send goes out when metadata arrives
-    if (!s.asked_metadata) {
-      s.asked_metadata = true;
-      request_metadata();
-      return;
-    }
-    // Metadata came back without the topic: back off, then ask again.
-    s.asked_metadata = false;
-    retry_or_finish(id, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, false);
+    unplaced_.push_back(send_id);
+    request_metadata();
     return;
   }
   if (!s.partition) s.partition = choose_partition(s);
-  const auto leader = metadata_.leader(s.topic, *s.partition);
-  if (!leader) {
-    request_metadata();
-    retry_or_finish(id, ErrorCode::LEADER_NOT_AVAILABLE, false);
-    return;
+  const PartitionKey key{s.topic, s.partition->value()};
+  auto& batches = batches_[key];
+  const auto size = static_cast<std::int64_t>(s.record.value ? s.record.value->size() : 0);
+  if (batches.empty() || batches.back().closed ||
+      (!batches.back().sends.empty() && batches.back().bytes + size > config_.batch_size)) {
+    if (!batches.empty()) batches.back().closed = true;
+    Batch b;
+    b.id = ++next_batch_;
+    b.created = env_.now();
+    b.deadline = s.deadline;
+    batches.push_back(std::move(b));
   }
-  ++s.attempts;
-  s.target = *leader;
-  s.correlation = ++next_correlation_;
-  by_correlation_[s.correlation] = id;
-  ProduceRequest req{s.correlation, s.topic, *s.partition, config_.acks, config_.request_timeout_ms, {s.record}};
-  env_.send(*leader, std::move(req));
+  Batch& b = batches.back();
+  b.sends.push_back(send_id);
+  b.bytes += size;
+  if (b.bytes >= config_.batch_size) b.closed = true;
+}
+
+void Producer::arm_drain(Nanos at) {
+  if (drain_timer_ != 0 && drain_at_ <= at) return;
+  env_.cancel_timer(drain_timer_);
+  drain_at_ = at;
+  drain_timer_ = env_.set_timer(std::max<Nanos>(0, at - env_.now()), kDrainTag);
+}
+
+void Producer::drain() {
+  // Sends that never found their topic expire with their delivery timeout.
+  for (auto it = unplaced_.begin(); it != unplaced_.end();) {
+    PendingSend& s = sends_.at(*it);
+    if (env_.now() < s.deadline) {
+      arm_drain(s.deadline);
+      ++it;
+      continue;
+    }
+    auto node = sends_.extract(*it);
+    it = unplaced_.erase(it);
+    node.mapped().done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION});
+  }
+  if (!ready()) return;
+  // A partition's pass may complete batches (expiry) and so run callbacks that send again:
+  // iterate over a copy of the keys.
+  std::vector<PartitionKey> keys;
+  for (const auto& [key, _] : batches_) keys.push_back(key);
+  for (const auto& key : keys) {
+    for (auto it = batches_.find(key); it != batches_.end() && drain_partition(key, it->second); it = batches_.find(key)) {
+    }
+  }
+}
+
+// Sends what may go now for one partition; arms the drain timer for what must wait.
+bool Producer::drain_partition(const PartitionKey& key, std::deque<Batch>& batches) {
+  const auto leader = metadata_.leader(key.first, PartitionId(key.second));
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    Batch& b = batches[i];
+    if (b.correlation != 0) continue;  // in flight
+    if (env_.now() >= b.deadline) {
+      complete(key, b.id, b.maybe_written ? SendOutcome::kUnknown : SendOutcome::kFailed, Offset(-1), ErrorCode::REQUEST_TIMED_OUT);
+      return true;  // the deque changed; the next drain continues
+    }
+    arm_drain(b.deadline);
+    if (b.retry_at > env_.now()) {
+      arm_drain(b.retry_at);
+      if (config_.enable_idempotence) return false;  // keep the partition's order
+      continue;
+    }
+    const bool lingering = b.attempts == 0 && !b.closed && i + 1 == batches.size() &&
+                           env_.now() < b.created + millis(config_.linger_ms);
+    if (lingering) {
+      arm_drain(b.created + millis(config_.linger_ms));
+      return false;
+    }
+    if (!leader) {
+      request_metadata();
+      arm_drain(env_.now() + millis(config_.retry_backoff_ms));
+      return false;
+    }
+    if (in_flight_[*leader] >= config_.max_in_flight) return false;  // a response frees a slot
+    send_batch(key, b, *leader);
+  }
+  return false;
+}
+
+void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
+  b.closed = true;
+  ++b.attempts;
+  if (config_.enable_idempotence && b.base_sequence.value() < 0) {
+    Sequence& next = next_sequence_[key];
+    b.base_sequence = next;
+    next = next + static_cast<std::int32_t>(b.sends.size());
+  }
+  ProduceRequest req;
+  req.correlation_id = ++next_correlation_;
+  req.topic = key.first;
+  req.partition = PartitionId(key.second);
+  req.acks = config_.acks;
+  req.timeout_ms = config_.request_timeout_ms;
+  for (std::uint64_t id : b.sends) req.records.push_back(sends_.at(id).record);
+  req.producer_id = config_.enable_idempotence ? producer_id_ : ProducerId(-1);
+  req.producer_epoch = config_.enable_idempotence ? producer_epoch_ : ProducerEpoch(-1);
+  req.base_sequence = b.base_sequence;
+  env_.send(leader, std::move(req));
   if (config_.acks == 0) {
-    by_correlation_.erase(s.correlation);
-    finish(id, SendResult{SendOutcome::kAcknowledged, *s.partition, Offset(-1), ErrorCode::NONE});
+    complete(key, b.id, SendOutcome::kAcknowledged, Offset(-1), ErrorCode::NONE);
     return;
   }
-  s.timer = env_.set_timer(millis(config_.request_timeout_ms), kSendTimerTag);
-  by_timer_[s.timer] = id;
+  b.correlation = next_correlation_;
+  b.target = leader;
+  ++in_flight_[leader];
+  by_correlation_[b.correlation] = {key, b.id};
+  b.timer = env_.set_timer(millis(config_.request_timeout_ms), kSendTimerTag);
+  by_timer_[b.timer] = {key, b.id};
+}
+
+Producer::Batch* Producer::find_batch(const PartitionKey& key, std::uint64_t batch_id) {
+  auto it = batches_.find(key);
+  if (it == batches_.end()) return nullptr;
+  for (Batch& b : it->second) {
+    if (b.id == batch_id) return &b;
+  }
+  return nullptr;
+}
+
+// The attempt in flight ends (answer, timeout or disconnect): free its slot and timer.
+static void end_attempt(Env& env, std::map<NodeId, std::int32_t>& in_flight, auto& by_correlation, auto& by_timer,
+                        auto& batch) {
+  by_correlation.erase(batch.correlation);
+  batch.correlation = 0;
+  env.cancel_timer(batch.timer);
+  by_timer.erase(batch.timer);
+  batch.timer = 0;
+  --in_flight[batch.target];
 }
 
 bool Producer::on_message(NodeId, const Message& msg) {
@@ -108,11 +235,23 @@ bool Producer::on_message(NodeId, const Message& msg) {
     metadata_correlation_ = 0;
     env_.cancel_timer(metadata_timer_);
     metadata_.update(*meta);
-    std::vector<std::uint64_t> waiting;
-    for (const auto& [id, s] : sends_) {
-      if (s.correlation == 0 && !s.waiting_backoff) waiting.push_back(id);
+    std::vector<std::uint64_t> waiting = std::move(unplaced_);
+    unplaced_.clear();
+    for (std::uint64_t id : waiting) place(id);
+    drain();
+    return true;
+  }
+  if (const auto* init = std::get_if<InitProducerIdResponse>(&msg)) {
+    if (init->correlation_id != init_correlation_) return false;
+    env_.cancel_timer(init_timer_);
+    init_correlation_ = 0;
+    if (init->error != ErrorCode::NONE) {
+      init_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kInitTag);
+      return true;
     }
-    for (std::uint64_t id : waiting) try_send(id);
+    producer_id_ = init->producer_id;
+    producer_epoch_ = init->producer_epoch;
+    drain();
     return true;
   }
   if (const auto* resp = std::get_if<ProduceResponse>(&msg)) {
@@ -124,20 +263,53 @@ bool Producer::on_message(NodeId, const Message& msg) {
 }
 
 void Producer::on_produce_response(const ProduceResponse& resp) {
-  const std::uint64_t id = by_correlation_.at(resp.correlation_id);
-  by_correlation_.erase(resp.correlation_id);
-  PendingSend& s = sends_.at(id);
-  s.correlation = 0;
-  env_.cancel_timer(s.timer);
-  by_timer_.erase(s.timer);
-  if (resp.error == ErrorCode::NONE) {
-    finish(id, SendResult{SendOutcome::kAcknowledged, resp.partition, resp.base_offset, ErrorCode::NONE});
+  const auto [key, batch_id] = by_correlation_.at(resp.correlation_id);
+  Batch& b = *find_batch(key, batch_id);
+  end_attempt(env_, in_flight_, by_correlation_, by_timer_, b);
+  if (resp.error == ErrorCode::NONE || resp.error == ErrorCode::DUPLICATE_SEQUENCE_NUMBER) {
+    complete(key, batch_id, SendOutcome::kAcknowledged, resp.base_offset, ErrorCode::NONE);
+  } else {
+    if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER || resp.error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
+      request_metadata();
+    }
+    // A broker-side timeout or a shrunken ISR after the append leaves the batch in the log.
+    const bool ambiguous = resp.error == ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND ||
+                           resp.error == ErrorCode::REQUEST_TIMED_OUT;
+    retry_or_fail(key, batch_id, resp.error, ambiguous);
+  }
+  drain();
+}
+
+void Producer::retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous) {
+  Batch& b = *find_batch(key, batch_id);
+  if (ambiguous) b.maybe_written = true;
+  const Nanos backoff = millis(config_.retry_backoff_ms);
+  // With idempotence a gap is expected while an earlier batch of the partition is retried.
+  const bool earlier_pending = batches_.at(key).front().id != batch_id;
+  const bool retriable = is_retriable(error) ||
+                         (error == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER && config_.enable_idempotence && earlier_pending);
+  if (!retriable || b.attempts > config_.retries || env_.now() + backoff >= b.deadline) {
+    // Once any attempt may have been written, giving up is "unknown", not "failed".
+    complete(key, batch_id, b.maybe_written ? SendOutcome::kUnknown : SendOutcome::kFailed, Offset(-1), error);
     return;
   }
-  if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER || resp.error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
-    request_metadata();
+  b.retry_at = env_.now() + backoff;
+  arm_drain(b.retry_at);
+}
+
+void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error) {
+  auto& batches = batches_.at(key);
+  auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) { return b.id == batch_id; });
+  Batch done = std::move(*it);
+  batches.erase(it);
+  if (done.correlation != 0) end_attempt(env_, in_flight_, by_correlation_, by_timer_, done);
+  std::vector<std::pair<SendResult, SendCallback>> results;
+  for (std::size_t i = 0; i < done.sends.size(); ++i) {
+    auto node = sends_.extract(done.sends[i]);
+    const Offset offset = base.value() >= 0 ? base + static_cast<std::int64_t>(i) : Offset(-1);
+    results.emplace_back(SendResult{outcome, PartitionId(key.second), offset, error}, std::move(node.mapped().done));
   }
-  retry_or_finish(id, resp.error, resp.error == ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+  for (auto& [result, callback] : results) callback(result);  // may send again
 }
 
 bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
@@ -146,20 +318,23 @@ bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
     request_metadata();
     return true;
   }
-  auto it = by_timer_.find(timer);
-  if (it == by_timer_.end()) return false;
-  const std::uint64_t id = it->second;
-  by_timer_.erase(it);
-  PendingSend& s = sends_.at(id);
-  if (s.waiting_backoff) {
-    s.waiting_backoff = false;
-    try_send(id);
+  if (tag == kInitTag && timer == init_timer_) {
+    request_producer_id();
     return true;
   }
+  if (tag == kDrainTag && timer == drain_timer_) {
+    drain_timer_ = 0;
+    drain();
+    return true;
+  }
+  auto it = by_timer_.find(timer);
+  if (it == by_timer_.end()) return false;
+  const auto [key, batch_id] = it->second;
+  Batch& b = *find_batch(key, batch_id);
   // The attempt timed out: it may have been written. A retry may duplicate it.
-  by_correlation_.erase(s.correlation);
-  s.correlation = 0;
-  retry_or_finish(id, ErrorCode::REQUEST_TIMED_OUT, true);
+  end_attempt(env_, in_flight_, by_correlation_, by_timer_, b);
+  retry_or_fail(key, batch_id, ErrorCode::REQUEST_TIMED_OUT, true);
+  drain();
   return true;
 }
 
@@ -171,40 +346,24 @@ void Producer::on_disconnect(NodeId peer) {
     metadata_correlation_ = kMetadataBackoff;
     metadata_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kMetadataRetryTag);
   }
-  std::vector<std::uint64_t> broken;
-  for (const auto& [id, s] : sends_) {
-    if (s.correlation != 0 && s.target == peer) broken.push_back(id);
+  if (init_correlation_ != 0 && init_target_ == peer) {
+    env_.cancel_timer(init_timer_);
+    init_correlation_ = 0;
+    init_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kInitTag);
   }
-  for (std::uint64_t id : broken) {
-    PendingSend& s = sends_.at(id);
-    by_correlation_.erase(s.correlation);
-    s.correlation = 0;
-    env_.cancel_timer(s.timer);
-    by_timer_.erase(s.timer);
-    // Kafka's NetworkException: the request may have been processed before the reset.
+  std::vector<std::pair<PartitionKey, std::uint64_t>> broken;
+  for (auto& [key, batches] : batches_) {
+    for (Batch& b : batches) {
+      if (b.correlation != 0 && b.target == peer) broken.emplace_back(key, b.id);
+    }
+  }
+  for (const auto& [key, batch_id] : broken) {
+    end_attempt(env_, in_flight_, by_correlation_, by_timer_, *find_batch(key, batch_id));
     request_metadata();
-    retry_or_finish(id, ErrorCode::NETWORK_EXCEPTION, true);
+    // Kafka's NetworkException: the request may have been processed before the reset.
+    retry_or_fail(key, batch_id, ErrorCode::NETWORK_EXCEPTION, true);
   }
-}
-
-void Producer::retry_or_finish(std::uint64_t id, ErrorCode error, bool ambiguous) {
-  PendingSend& s = sends_.at(id);
-  if (ambiguous) s.maybe_written = true;
-  const Nanos backoff = millis(config_.retry_backoff_ms);
-  if (!is_retriable(error) || s.attempts > config_.retries || env_.now() + backoff >= s.deadline) {
-    // Once any attempt may have been written, giving up is "unknown", not "failed".
-    const SendOutcome outcome = s.maybe_written ? SendOutcome::kUnknown : SendOutcome::kFailed;
-    finish(id, SendResult{outcome, s.partition.value_or(PartitionId(-1)), Offset(-1), error});
-    return;
-  }
-  s.waiting_backoff = true;
-  s.timer = env_.set_timer(backoff, kSendTimerTag);
-  by_timer_[s.timer] = id;
-}
-
-void Producer::finish(std::uint64_t id, SendResult result) {
-  auto node = sends_.extract(id);
-  node.mapped().done(result);
+  drain();
 }
 
 }  // namespace logsim::engine

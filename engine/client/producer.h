@@ -1,17 +1,27 @@
 // The producer client: what a simulated application uses to send records.
 //
-// Kafka's semantics kept here: the default partitioner (murmur2 of the key; sticky for null
-// keys), acks, retries of retriable errors after retry.backoff.ms, request.timeout.ms per
-// attempt, and delivery.timeout.ms as the bound on a send's whole life. Every send ends in
-// exactly one of: acknowledged (with its offset), failed (definitely not written), or
-// unknown (timed out: it may or may not be in the log).
+// Kafka's producer, as far as a user can observe it:
+// - Partitioning: murmur2 of the key (Kafka's default partitioner); sticky partitioning for
+//   null keys (KIP-480); or an explicit partition.
+// - Batching: records for one partition gather in a batch until it holds batch.size bytes or
+//   linger.ms has passed since its first record; at most max.in.flight.requests.per.connection
+//   requests are in flight to one broker.
+// - Retries: a batch that failed with a retriable error is sent again after retry.backoff.ms,
+//   until delivery.timeout.ms after its first record was handed over; request.timeout.ms bounds
+//   each attempt. Without idempotence a retried batch can land after a later one (reordering)
+//   and twice (a duplicate after a lost response) — the real behaviour.
+// - Idempotence (enable.idempotence, Kafka's default since 3.0 when acks=all): the producer
+//   gets a producer id and epoch (InitProducerId) and numbers each partition's records; the
+//   broker drops duplicates and refuses gaps. Batches of one partition are then sent strictly in
+//   order: a batch waits while an earlier one is backing off.
+// Every send ends in exactly one of: acknowledged (with its offset), failed (definitely not
+// written), or unknown (it may or may not be in the log).
 //
-// Foundation scope: one record per Produce request, no idempotence, no batching (batch.size
-// only moves the sticky partition). The client owns correlation ids; an application node
-// hosts one client. Not thread-safe (one node, one thread).
+// The client owns correlation ids; an application node hosts one client. Not thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -24,13 +34,16 @@
 namespace logsim::engine {
 
 struct ProducerConfig {
-  std::vector<NodeId> bootstrap_servers;     // bootstrap.servers
-  std::int16_t acks = -1;                    // acks: -1 (all), 1, 0
-  std::int32_t retries = 2147483647;         // retries
-  std::int32_t retry_backoff_ms = 100;       // retry.backoff.ms
-  std::int32_t request_timeout_ms = 30000;   // request.timeout.ms
-  std::int32_t delivery_timeout_ms = 120000; // delivery.timeout.ms
-  std::int32_t batch_size = 16384;           // batch.size (bytes before the sticky partition moves)
+  std::vector<NodeId> bootstrap_servers;       // bootstrap.servers
+  std::int16_t acks = -1;                      // acks: -1 (all), 1, 0
+  std::int32_t retries = 2147483647;           // retries
+  std::int32_t retry_backoff_ms = 100;         // retry.backoff.ms
+  std::int32_t request_timeout_ms = 30000;     // request.timeout.ms
+  std::int32_t delivery_timeout_ms = 120000;   // delivery.timeout.ms
+  std::int32_t batch_size = 16384;             // batch.size, bytes of values
+  std::int32_t linger_ms = 0;                  // linger.ms
+  std::int32_t max_in_flight = 5;              // max.in.flight.requests.per.connection
+  bool enable_idempotence = true;              // enable.idempotence (the loader resolves Kafka's rules)
 };
 
 enum class SendOutcome : std::uint8_t { kAcknowledged, kFailed, kUnknown };
@@ -48,7 +61,7 @@ class Producer {
  public:
   Producer(Env& env, ProducerConfig config);
 
-  // Fetches metadata; sends issued before it arrives wait for it.
+  // Fetches metadata (and a producer id when idempotent); sends wait for them.
   void start();
   // Sends one record to `topic`, to `partition` if given, else to the partitioner's choice.
   void send(const std::string& topic, Record record, std::optional<PartitionId> partition, SendCallback done);
@@ -56,33 +69,50 @@ class Producer {
   // Route a message or timer to the client; false when it is not the client's.
   bool on_message(NodeId from, const Message& msg);
   bool on_timer(TimerId id, std::uint64_t tag);
-  // The connection to a broker broke: attempts in flight to it fail (maybe written) and retry.
+  // The connection to a broker broke: requests in flight to it fail (maybe written) and retry.
   void on_disconnect(NodeId peer);
 
   std::size_t in_flight() const { return sends_.size(); }
+  ProducerId producer_id() const { return producer_id_; }
 
  private:
   struct PendingSend {
     std::string topic;
     Record record;
-    std::optional<PartitionId> partition;  // fixed once chosen
+    std::optional<PartitionId> partition;
     SendCallback done;
-    Nanos deadline = 0;          // delivery.timeout.ms from the send
-    std::int32_t attempts = 0;
-    CorrelationId correlation = 0;  // of the attempt in flight, 0 if none
-    NodeId target{-1};              // where the attempt in flight went
-    TimerId timer = 0;              // request timeout or retry backoff
-    bool waiting_backoff = false;
-    bool asked_metadata = false;  // waited for one metadata refresh already
-    bool maybe_written = false;   // an attempt may have reached the log
+    Nanos deadline = 0;  // delivery.timeout.ms after send()
   };
+  struct Batch {
+    std::uint64_t id = 0;
+    std::vector<std::uint64_t> sends;  // in order
+    std::int64_t bytes = 0;
+    Nanos created = 0;
+    Nanos deadline = 0;                // of its earliest send
+    std::int32_t attempts = 0;
+    Sequence base_sequence{-1};        // fixed at the first attempt when idempotent
+    CorrelationId correlation = 0;     // of the attempt in flight
+    NodeId target{-1};
+    TimerId timer = 0;                 // request timeout or backoff
+    Nanos retry_at = 0;                // backing off until then
+    bool maybe_written = false;
+    bool closed = false;               // no more records join it
+  };
+  using PartitionKey = std::pair<std::string, std::int32_t>;
 
   void request_metadata();
-  void try_send(std::uint64_t id);
-  PartitionId choose_partition(PendingSend& s);
+  void request_producer_id();
+  void place(std::uint64_t send_id);
+  PartitionId choose_partition(const PendingSend& s);
+  void drain();
+  bool drain_partition(const PartitionKey& key, std::deque<Batch>& batches);
+  void send_batch(const PartitionKey& key, Batch& b, NodeId leader);
   void on_produce_response(const ProduceResponse& resp);
-  void retry_or_finish(std::uint64_t id, ErrorCode error, bool ambiguous);
-  void finish(std::uint64_t id, SendResult result);
+  void retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous);
+  void complete(const PartitionKey& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error);
+  Batch* find_batch(const PartitionKey& key, std::uint64_t batch_id);
+  void arm_drain(Nanos at);
+  bool ready() const;
 
   Env& env_;
   ProducerConfig config_;
@@ -92,11 +122,25 @@ class Producer {
   NodeId metadata_target_{-1};
   TimerId metadata_timer_ = 0;
   Nanos last_metadata_request_ = -1;
+  // Idempotence.
+  ProducerId producer_id_{-1};
+  ProducerEpoch producer_epoch_{-1};
+  CorrelationId init_correlation_ = 0;
+  NodeId init_target_{-1};
+  TimerId init_timer_ = 0;
+  std::map<PartitionKey, Sequence> next_sequence_;
+  // Sends and batches.
   std::uint64_t next_send_ = 0;
-  std::map<std::uint64_t, PendingSend> sends_;               // by send id, ordered
-  std::map<CorrelationId, std::uint64_t> by_correlation_;    // attempt -> send id
-  std::map<TimerId, std::uint64_t> by_timer_;                // timer -> send id
-  std::map<std::string, std::int32_t> sticky_partition_;     // null-key partition per topic
+  std::uint64_t next_batch_ = 0;
+  std::map<std::uint64_t, PendingSend> sends_;       // by send id
+  std::vector<std::uint64_t> unplaced_;              // waiting for metadata, in order
+  std::map<PartitionKey, std::deque<Batch>> batches_;
+  std::map<CorrelationId, std::pair<PartitionKey, std::uint64_t>> by_correlation_;
+  std::map<TimerId, std::pair<PartitionKey, std::uint64_t>> by_timer_;
+  std::map<NodeId, std::int32_t> in_flight_;          // requests in flight per broker
+  TimerId drain_timer_ = 0;
+  Nanos drain_at_ = -1;
+  std::map<std::string, std::int32_t> sticky_partition_;  // null-key partition per topic
   std::map<std::string, std::int64_t> sticky_bytes_;
 };
 

@@ -62,6 +62,8 @@ enum class ErrorCode : std::int16_t {
   INVALID_REPLICATION_FACTOR = 38,
   // The producer's sequence number is not the next expected one.
   OUT_OF_ORDER_SEQUENCE_NUMBER = 45,
+  // The batch duplicates one written long ago, beyond what the broker remembers: it was written.
+  DUPLICATE_SEQUENCE_NUMBER = 46,
   // The producer's epoch is older than the broker's: a newer producer fenced it.
   INVALID_PRODUCER_EPOCH = 47,
   // The group has active members (e.g. offsets cannot be reset).

@@ -5,6 +5,7 @@ namespace logsim {
 
 void ProduceRequest::fold(Digest& d) const {
   d.add(correlation_id).add(topic).add(partition).add(acks).add(timeout_ms);
+  d.add(producer_id).add(producer_epoch).add(base_sequence);
   d.add(static_cast<std::uint64_t>(records.size()));
   for (const auto& r : records) r.fold(d);
 }
@@ -111,6 +112,8 @@ std::string_view message_name(const Message& msg) {
     std::string_view operator()(const AlterPartitionResponse&) const { return "AlterPartitionResponse"; }
     std::string_view operator()(const OffsetsForLeaderEpochRequest&) const { return "OffsetsForLeaderEpoch"; }
     std::string_view operator()(const OffsetsForLeaderEpochResponse&) const { return "OffsetsForLeaderEpochResponse"; }
+    std::string_view operator()(const InitProducerIdRequest&) const { return "InitProducerId"; }
+    std::string_view operator()(const InitProducerIdResponse&) const { return "InitProducerIdResponse"; }
   };
   return std::visit(Namer{}, msg);
 }

@@ -45,7 +45,11 @@ struct ProduceRequest {
   PartitionId partition;
   std::int16_t acks = -1;  // -1 = all, 1 = leader, 0 = none (no response is sent)
   std::int32_t timeout_ms = 30000;
-  std::vector<Record> records;
+  std::vector<Record> records;  // one batch
+  // Idempotent producers (-1 otherwise): the records carry sequences base_sequence, +1, ...
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence base_sequence{-1};
   void fold(Digest& d) const;
 };
 
@@ -133,6 +137,20 @@ struct MetadataResponse {
   std::vector<NodeId> brokers;
   std::vector<TopicMetadata> topics;
   void fold(Digest& d) const;
+};
+
+// Gets an idempotent producer its id and epoch.
+struct InitProducerIdRequest {
+  CorrelationId correlation_id = 0;
+  void fold(Digest& d) const { d.add(correlation_id); }
+};
+
+struct InitProducerIdResponse {
+  CorrelationId correlation_id = 0;
+  ErrorCode error = ErrorCode::NONE;
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  void fold(Digest& d) const { d.add(correlation_id).add(error).add(producer_id).add(producer_epoch); }
 };
 
 // ---- Cluster control: brokers and the controller (shaped like KRaft's broker APIs and the
@@ -235,7 +253,8 @@ using Message = std::variant<ProduceRequest, ProduceResponse, FetchRequest, Fetc
                              MetadataResponse, BrokerRegistrationRequest, BrokerRegistrationResponse,
                              BrokerHeartbeatRequest, BrokerHeartbeatResponse, LeaderAndIsrRequest,
                              AlterPartitionRequest, AlterPartitionResponse,
-                             OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse>;
+                             OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse,
+                             InitProducerIdRequest, InitProducerIdResponse>;
 
 // Kafka's API name of the message, e.g. "Produce" or "FetchResponse".
 std::string_view message_name(const Message& msg);

@@ -12,6 +12,9 @@
 //   each key's latest record, unless it is a tombstone (null value) whose segment a cleaning
 //   pass first saw at least delete.retention.ms ago.
 // - Everything else goes. Offsets never change: removed records leave gaps.
+// Kafka applies min.compaction.lag.ms by treating segments with young records as uncleanable
+// (they bound its first uncleanable offset); we apply it to each record, which protects the
+// same records and still cleans the older ones beside them.
 //
 // Tombstone expiry (simplified from Kafka): Kafka 3.x stamps a delete horizon into a batch the
 // first time the cleaner rewrites it (KIP-534), earlier versions used the segment's last

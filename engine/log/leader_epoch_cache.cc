@@ -10,8 +10,11 @@ namespace logsim::engine {
 void LeaderEpochCache::assign(LeaderEpoch epoch, Offset offset) {
   LOGSIM_ASSERT(accepts(epoch), "leader epoch went back");
   if (!entries_.empty()) {
-    LOGSIM_ASSERT(offset > entries_.back().start_offset, "epoch cache offsets went back");
     if (epoch == entries_.back().epoch) return;
+    LOGSIM_ASSERT(offset >= entries_.back().start_offset, "epoch cache offsets went back");
+    // An entry that retention clamped to an empty log's end holds no record: the new epoch
+    // takes its place, as Kafka drops entries at or after a new epoch's start offset.
+    if (offset == entries_.back().start_offset) entries_.pop_back();
   }
   entries_.push_back(Entry{epoch, offset});
 }

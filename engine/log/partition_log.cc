@@ -182,7 +182,9 @@ void PartitionLog::check_invariants() const {
   LOGSIM_ASSERT(segments_.back().base_offset() <= end_, "the active segment starts past the log end: " + dir_);
   LOGSIM_ASSERT(start_ <= end_, "the log start is past the log end of " + dir_);
   const auto& entries = epochs_.entries();
-  LOGSIM_ASSERT(entries.empty() || (entries.front().start_offset >= start_ && entries.back().start_offset < end_),
+  // An entry may start at the log end: retention clamps the entry covering the log start to
+  // it, even when the log start is the log end (an emptied log), as Kafka does.
+  LOGSIM_ASSERT(entries.empty() || (entries.front().start_offset >= start_ && entries.back().start_offset <= end_),
                 "the epoch cache reaches outside the log " + dir_);
 }
 

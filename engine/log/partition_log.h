@@ -16,8 +16,9 @@
 //    [its base offset, the next segment's base offset), so offsets increase across the log.
 // 3. log_start_offset <= the first record's offset; every record's offset < log_end_offset;
 //    the active segment's base <= log_end_offset.
-// 4. The epoch cache's epochs and start offsets strictly increase; none starts at or after
-//    log_end_offset, and after retention none starts below log_start_offset.
+// 4. The epoch cache's epochs and start offsets strictly increase, within
+//    [log_start_offset, log_end_offset] (an entry starts at the log end only when retention
+//    emptied the log and clamped the entry covering the log start to it).
 // 5. The log start offset never moves backwards while the log is open: retention raises it
 //    to the first remaining segment's base; compaction and truncation never move it.
 // Each segment file holds exactly the frames of its segment's records (segment.h).

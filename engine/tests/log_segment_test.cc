@@ -127,7 +127,8 @@ TEST(LogTimestamps, LogAppendTimeStampsTheLeadersClockAndCreateTimeKeepsTheProdu
 TEST(LogIndexes, EntriesEveryIndexIntervalBytesAndTheTimeIndexFollowsTheMaxTimestamp) {
   TestDisk t;
   LogConfig config;
-  config.index_interval_bytes = 2 * static_cast<std::int64_t>(kFixedBytes) + 1;  // an entry every 3 records
+  // An entry once more than two records' bytes were appended since the last: every third.
+  config.index_interval_bytes = 2 * static_cast<std::int64_t>(kFixedBytes);
   PartitionLog log(t.disk, kDir, config);
   log.recover();
   const std::vector<std::int64_t> ts = {5, 9, 7, 3, 1, 2, 8, 20, 4, 6};

@@ -536,7 +536,7 @@ TEST(PartitionLogEpochs, TruncationDropsRecordsBytesAndEpochsAndSurvivesRecovery
   EXPECT_EQ(log.end_offset_for_epoch(LeaderEpoch(2)), std::make_pair(LeaderEpoch(1), Offset(3)));
 }
 
-TEST(PartitionLogEpochs, ReplicatedAppendKeepsOffsetsAndEpochsAndRefusesGaps) {
+TEST(PartitionLogEpochs, ReplicatedAppendKeepsOffsetsAndEpochsAndRefusesOffsetsBelowTheLogEnd) {
   TestDisk t;
   PartitionLog leader(t.disk, "leader");
   PartitionLog follower(t.disk, "follower");

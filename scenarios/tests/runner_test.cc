@@ -20,7 +20,8 @@ Scenario small(const std::string& timeline = "[]", const std::string& extra_cons
   const std::string text = R"({
     "name": "small", "duration": "10s",
     "topics": [{"name": "t", "partitions": 2}],
-    "producers": [{"name": "p", "topic": "t", "rate_per_sec": 100, "count": 300, "keys": {"uniform": 10}}],
+    "producers": [{"name": "p", "topic": "t", "rate_per_sec": 100, "count": 300, "keys": {"uniform": 10},
+                   "config": {"request.timeout.ms": 1000, "delivery.timeout.ms": 5000}}],
     "consumers": [{"name": "c", "topics": ["t"], "config": {"auto.offset.reset": "earliest")" +
                            extra_consumer_config + R"(}}],
     "timeline": )" + timeline + "}";
