@@ -44,6 +44,7 @@ Partition& BrokerState::open(const std::string& topic, PartitionId p) {
   if (!part.log) {
     part.log = std::make_unique<PartitionLog>(env.disk(), log_dir(topic, p));
     part.log->recover(to_millis(env.now()));
+    part.producers.rebuild(*part.log);
     part.state.topic = topic;
     part.state.partition = p;
   }

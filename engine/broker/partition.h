@@ -19,6 +19,7 @@
 
 #include "engine/env/env.h"
 #include "engine/env/messages.h"
+#include "engine/broker/producer_state.h"
 #include "engine/log/partition_log.h"
 
 namespace logsim::engine {
@@ -34,6 +35,7 @@ struct Partition {
   PartitionState state;  // as the controller last said
   std::unique_ptr<PartitionLog> log;
   Offset high_watermark{0};
+  ProducerStateTable producers;  // idempotent producers, as the log records them
 
   // Leader side.
   std::map<NodeId, FollowerProgress> followers;

@@ -183,7 +183,10 @@ void on_offsets_for_leader_epoch_response(BrokerState& b, const OffsetsForLeader
     // start where that epoch ends in our log, which may be earlier.
     if (auto ours = log.end_offset_for_epoch(resp.leader_epoch)) end = std::min(end, ours->second);
   }
-  log.truncate_to(std::max(end, log.log_start_offset()));
+  if (end < log.log_end_offset()) {
+    log.truncate_to(std::max(end, log.log_start_offset()));
+    p->producers.rebuild(log);  // the truncated records' sequences are gone too
+  }
   p->high_watermark = std::min(p->high_watermark, log.log_end_offset());
   p->phase = FollowerPhase::kFetching;
   send_next(b, *p);
@@ -198,8 +201,9 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
   }
   if (resp.error != ErrorCode::NONE) return back_off(b, *p);
   PartitionLog& log = *p->log;
-  if (!resp.records.empty() && resp.records.front().offset == log.log_end_offset()) {
-    log.append_replicated(resp.records);
+  if (!resp.records.empty() && resp.records.front().offset >= log.log_end_offset()) {
+    log.append_replicated(resp.records, to_millis(b.env.now()));
+    for (const StoredRecord& r : resp.records) p->producers.record(r);
   }
   p->high_watermark = std::max(p->high_watermark, std::min(resp.high_watermark, log.log_end_offset()));
   send_next(b, *p);

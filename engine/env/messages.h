@@ -28,15 +28,26 @@ struct Record {
   void fold(Digest& d) const { d.add(key).add(value).add(timestamp_ms); }
 };
 
-// A record as stored and fetched: with its offset and the leader epoch that appended it.
+// A record as stored and fetched: with its offset, the leader epoch that appended it, and,
+// for an idempotent producer, its producer id, epoch and sequence number.
 struct StoredRecord {
   Offset offset;
   Record record;
   LeaderEpoch leader_epoch{0};
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence sequence{-1};
   void fold(Digest& d) const {
-    d.add(offset).add(leader_epoch);
+    d.add(offset).add(leader_epoch).add(producer_id).add(producer_epoch).add(sequence);
     record.fold(d);
   }
+};
+
+// Who wrote a batch, for the broker's idempotence checks (all -1: not idempotent).
+struct ProducerBatchInfo {
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence base_sequence{-1};
 };
 
 struct ProduceRequest {

@@ -21,12 +21,16 @@ LogSegment PartitionLog::make_segment(Offset base) const {
 
 // ---- Appends.
 
-Offset PartitionLog::append(std::span<const Record> records, LeaderEpoch epoch, std::int64_t now_ms) {
+Offset PartitionLog::append(std::span<const Record> records, LeaderEpoch epoch, std::int64_t now_ms,
+                            const ProducerBatchInfo& producer) {
   const Offset base = end_;
   std::vector<StoredRecord> stored;
   stored.reserve(records.size());
   for (const Record& r : records) {
-    stored.push_back(StoredRecord{base + static_cast<std::int64_t>(stored.size()), r, epoch});
+    const auto i = static_cast<std::int32_t>(stored.size());
+    const Sequence seq = producer.base_sequence.value() >= 0 ? producer.base_sequence + i : Sequence(-1);
+    stored.push_back(StoredRecord{base + static_cast<std::int64_t>(i), r, epoch, producer.producer_id,
+                                  producer.producer_epoch, seq});
     if (config_.timestamp_type == TimestampType::kLogAppendTime) stored.back().record.timestamp_ms = now_ms;
   }
   append_replicated(stored, now_ms);

@@ -99,7 +99,8 @@ class PartitionLog {
 
   // Appends records at the log end as the leader of `epoch`; returns the offset of the first.
   // With LogAppendTime each record's timestamp becomes now_ms.
-  Offset append(std::span<const Record> records, LeaderEpoch epoch = LeaderEpoch(0), std::int64_t now_ms = 0);
+  Offset append(std::span<const Record> records, LeaderEpoch epoch = LeaderEpoch(0), std::int64_t now_ms = 0,
+                const ProducerBatchInfo& producer = {});
   // Appends records fetched from the leader, keeping their offsets, epochs and timestamps.
   // Offsets must increase from at least the log end offset (gaps are compaction's).
   void append_replicated(std::span<const StoredRecord> records, std::int64_t now_ms = 0);

@@ -61,6 +61,9 @@ void encode_record(const StoredRecord& rec, std::string& out) {
   std::string body;
   put<std::int64_t>(body, rec.offset.value());
   put<std::int32_t>(body, rec.leader_epoch.value());
+  put<std::int64_t>(body, rec.producer_id.value());
+  put<std::int32_t>(body, rec.producer_epoch.value());
+  put<std::int32_t>(body, rec.sequence.value());
   put<std::int64_t>(body, rec.record.timestamp_ms);
   put_bytes(body, rec.record.key);
   put_bytes(body, rec.record.value);
@@ -71,8 +74,9 @@ void encode_record(const StoredRecord& rec, std::string& out) {
 
 std::uint64_t encoded_size(const StoredRecord& rec) {
   constexpr std::uint64_t kFixed = sizeof(std::uint32_t) + sizeof(std::uint64_t) +  // header
-                                   sizeof(std::int64_t) + sizeof(std::int32_t) + sizeof(std::int64_t) +
-                                   2 * sizeof(std::int32_t);  // offset, epoch, timestamp, lengths
+                                   sizeof(std::int64_t) + sizeof(std::int32_t) +  // offset, epoch
+                                   sizeof(std::int64_t) + 2 * sizeof(std::int32_t) +  // producer
+                                   sizeof(std::int64_t) + 2 * sizeof(std::int32_t);  // timestamp, lengths
   const auto len = [](const std::optional<std::string>& s) -> std::uint64_t { return s ? s->size() : 0; };
   return kFixed + len(rec.record.key) + len(rec.record.value);
 }
@@ -93,12 +97,19 @@ DecodedLog decode_records(std::string_view bytes) {
     StoredRecord rec;
     std::int64_t offset = 0;
     std::int32_t epoch = 0;
-    if (!r.get(offset) || !r.get(epoch) || !r.get(rec.record.timestamp_ms) || !r.get_bytes(rec.record.key) ||
+    std::int64_t pid = 0;
+    std::int32_t pepoch = 0;
+    std::int32_t seq = 0;
+    if (!r.get(offset) || !r.get(epoch) || !r.get(pid) || !r.get(pepoch) || !r.get(seq) ||
+        !r.get(rec.record.timestamp_ms) || !r.get_bytes(rec.record.key) ||
         !r.get_bytes(rec.record.value) || !r.done()) {
       break;
     }
     rec.offset = Offset(offset);
     rec.leader_epoch = LeaderEpoch(epoch);
+    rec.producer_id = ProducerId(pid);
+    rec.producer_epoch = ProducerEpoch(static_cast<std::int16_t>(pepoch));
+    rec.sequence = Sequence(seq);
     log.records.push_back(std::move(rec));
     log.positions.push_back(pos);
     pos += kHeader + len;

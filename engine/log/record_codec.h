@@ -1,8 +1,8 @@
 // The on-disk frame of one stored record, and the scan that recovers a log from its bytes.
 //
 // Frame: [u32 body length][u64 checksum of body][body], little-endian; body =
-// [i64 offset][i32 leader epoch][i64 timestamp ms][i32 key length or -1][key]
-// [i32 value length or -1][value].
+// [i64 offset][i32 leader epoch][i64 producer id][i32 producer epoch][i32 sequence]
+// [i64 timestamp ms][i32 key length or -1][key][i32 value length or -1][value].
 // Recovery reads frames until one is incomplete or fails its checksum (a torn tail after a
 // power loss) and reports where the valid prefix ends, so the log can truncate there, as
 // Kafka's log recovery truncates an invalid tail.

@@ -111,11 +111,13 @@ TEST(LogRetention, ByBytesDeletesWhileTheLogWithoutTheOldestSegmentIsStillAtLeas
 // Time first, then size over what time left, as Kafka runs them.
 TEST(LogRetention, TimeThenBytes) {
   TestDisk t;
-  PartitionLog log(t.disk, kDir, config_with(1000, 200));
+  // retention.bytes between 4 and 7 records' worth (F bytes each).
+  const auto limit = static_cast<std::int64_t>(4 * kFixedBytes + kFixedBytes / 2);
+  PartitionLog log(t.disk, kDir, config_with(1000, limit));
   log.recover();
   fill(log, {0, 0, 0, 5000, 5000, 5000, 5000, 5000, 5000, 5000});
-  // By time the first segment goes, leaving 301 bytes; by size the second would leave 172,
-  // under 200, so it stays (measured from all 430 bytes it would have gone).
+  // By time the first segment goes, leaving 7F bytes; by size the second would leave 4F,
+  // under the limit, so it stays (measured from all 10F bytes it would have gone).
   EXPECT_EQ(log.apply_retention(2000, log.log_end_offset()).log_start_offset, Offset(3));
 }
 

@@ -125,7 +125,10 @@ TEST(RecordCodec, FrameLayoutIsTheDocumentedOne) {
     body.append(buf, sizeof v);
   };
   put(std::int64_t{7});
-  put(std::int32_t{0});  // leader epoch
+  put(std::int32_t{0});   // leader epoch
+  put(std::int64_t{-1});  // producer id
+  put(std::int32_t{-1});  // producer epoch
+  put(std::int32_t{-1});  // sequence
   put(std::int64_t{9});
   put(std::int32_t{2});
   body += "ab";

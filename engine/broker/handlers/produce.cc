@@ -20,8 +20,20 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
   if (req.acks == -1 && static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
     return answer(ErrorCode::NOT_ENOUGH_REPLICAS);
   }
-  resp.base_offset = p->log->append(req.records, p->state.leader_epoch);
-  const Offset required = p->log->log_end_offset();
+  const ProducerBatchInfo producer{req.producer_id, req.producer_epoch, req.base_sequence};
+  const auto count = static_cast<std::int32_t>(req.records.size());
+  const ProducerStateTable::Check idem = p->producers.check(producer, count);
+  if (idem.error != ErrorCode::NONE) return answer(idem.error);
+  Offset required;
+  if (idem.duplicate) {
+    // Already written: answer with the first write's offsets, once they are committed.
+    resp.base_offset = idem.duplicate_base;
+    required = idem.duplicate_base + count;
+  } else {
+    resp.base_offset = p->log->append(req.records, p->state.leader_epoch, to_millis(b.env.now()), producer);
+    for (const StoredRecord& r : p->log->read(resp.base_offset, count, p->log->log_end_offset())) p->producers.record(r);
+    required = p->log->log_end_offset();
+  }
   const PartitionKey key{req.topic, req.partition.value()};
   maybe_advance_high_watermark(b, *p);  // a lone ISR commits at once
   if (req.acks == -1 && p->high_watermark < required) {

@@ -1,0 +1,54 @@
+// Idempotence checks against the producer state table, and its maintenance.
+#include "engine/broker/producer_state.h"
+
+#include <algorithm>
+
+namespace logsim::engine {
+
+ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& batch, std::int32_t count) const {
+  Check c;
+  if (batch.producer_id.value() < 0) return c;
+  auto it = producers_.find(batch.producer_id);
+  if (it == producers_.end()) return c;
+  const Entry& e = it->second;
+  if (batch.producer_epoch < e.epoch) {
+    c.error = ErrorCode::INVALID_PRODUCER_EPOCH;
+    return c;
+  }
+  if (batch.producer_epoch > e.epoch) return c;
+  const Sequence base = batch.base_sequence;
+  const Sequence last = base + (count - 1);
+  if (last <= e.last) {
+    if (base.value() < 0) return c;
+    c.duplicate = true;
+    auto found = std::lower_bound(e.recent.begin(), e.recent.end(), base,
+                                  [](const auto& entry, Sequence s) { return entry.first < s; });
+    if (found != e.recent.end() && found->first == base) {
+      c.duplicate_base = found->second;
+    } else {
+      c.error = ErrorCode::DUPLICATE_SEQUENCE_NUMBER;
+    }
+    return c;
+  }
+  if (base != e.last + 1) c.error = ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER;
+  return c;
+}
+
+void ProducerStateTable::record(const StoredRecord& r) {
+  if (r.producer_id.value() < 0) return;
+  Entry& e = producers_[r.producer_id];
+  if (r.producer_epoch > e.epoch) {
+    e = Entry{};
+    e.epoch = r.producer_epoch;
+  }
+  e.last = r.sequence;
+  e.recent.emplace_back(r.sequence, r.offset);
+  if (e.recent.size() > kWindow) e.recent.pop_front();
+}
+
+void ProducerStateTable::rebuild(const PartitionLog& log) {
+  producers_.clear();
+  for (const StoredRecord& r : log.read(log.log_start_offset(), INT32_MAX, log.log_end_offset())) record(r);
+}
+
+}  // namespace logsim::engine

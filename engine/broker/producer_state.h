@@ -1,0 +1,51 @@
+// The idempotent producers a partition has seen: for each producer id, its epoch, the last
+// sequence written, and where recent sequences landed (Kafka's ProducerStateManager).
+//
+// Rules for a batch (producer id, epoch, sequences base .. base + count - 1):
+// - no producer id: append (not idempotent);
+// - an epoch below the producer's: INVALID_PRODUCER_EPOCH (a newer incarnation fenced it);
+// - a new epoch, or a producer not seen (its records were truncated or never replicated here):
+//   append — Kafka, since KIP-360, lets such a producer continue;
+// - sequences already written: a duplicate, answered with the offsets it got the first time
+//   (DUPLICATE_SEQUENCE_NUMBER when that is older than the recent window);
+// - base == last + 1: append; anything else: OUT_OF_ORDER_SEQUENCE_NUMBER.
+// The table is rebuilt from the log after recovery and truncation, so leaders and followers
+// agree on it: what the records say is the state.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+
+#include "engine/env/errors.h"
+#include "engine/env/messages.h"
+#include "engine/log/partition_log.h"
+
+namespace logsim::engine {
+
+class ProducerStateTable {
+ public:
+  struct Check {
+    ErrorCode error = ErrorCode::NONE;  // NONE: append (unless duplicate)
+    bool duplicate = false;
+    Offset duplicate_base{-1};          // where the duplicate's first record is, if known
+  };
+
+  Check check(const ProducerBatchInfo& batch, std::int32_t count) const;
+  // Takes note of a record the log now holds (leader append or replication).
+  void record(const StoredRecord& r);
+  void rebuild(const PartitionLog& log);
+  std::size_t size() const { return producers_.size(); }
+
+  static constexpr std::size_t kWindow = 5000;  // recent sequences remembered per producer
+
+ private:
+  struct Entry {
+    ProducerEpoch epoch{-1};
+    Sequence last{-1};
+    std::deque<std::pair<Sequence, Offset>> recent;  // increasing sequences
+  };
+  std::map<ProducerId, Entry> producers_;
+};
+
+}  // namespace logsim::engine
