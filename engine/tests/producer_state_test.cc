@@ -1,0 +1,98 @@
+// The broker's idempotence rules, batch by batch, and the table rebuilt from a log.
+#include "engine/broker/producer_state.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/tests/log_test_util.h"
+
+namespace logsim::engine {
+namespace {
+
+using logtest::kv;
+using logtest::TestDisk;
+const std::string kDir = "t-0";
+
+ProducerBatchInfo batch(std::int64_t pid, std::int16_t epoch, std::int32_t base) {
+  return ProducerBatchInfo{ProducerId(pid), ProducerEpoch(epoch), Sequence(base)};
+}
+
+// Records `count` sequences from `base` of producer `pid` at offsets from `offset`.
+void write(ProducerStateTable& t, std::int64_t pid, std::int16_t epoch, std::int32_t base, std::int32_t count,
+           std::int64_t offset) {
+  for (std::int32_t i = 0; i < count; ++i) {
+    StoredRecord r{Offset(offset + i), Record{}, LeaderEpoch(0), ProducerId(pid), ProducerEpoch(epoch), Sequence(base + i)};
+    t.record(r);
+  }
+}
+
+TEST(ProducerState, NonIdempotentAndUnknownProducersAppend) {
+  ProducerStateTable t;
+  EXPECT_EQ(t.check(ProducerBatchInfo{}, 3).error, ErrorCode::NONE);
+  EXPECT_FALSE(t.check(ProducerBatchInfo{}, 3).duplicate);
+  EXPECT_EQ(t.check(batch(7, 0, 0), 3).error, ErrorCode::NONE);
+  EXPECT_EQ(t.check(batch(7, 0, 42), 3).error, ErrorCode::NONE);  // not seen here (KIP-360)
+}
+
+TEST(ProducerState, NextSequenceAppendsAndGapsAreOutOfOrder) {
+  ProducerStateTable t;
+  write(t, 7, 0, 0, 3, 100);  // sequences 0..2 at offsets 100..102
+  EXPECT_EQ(t.check(batch(7, 0, 3), 2).error, ErrorCode::NONE);
+  EXPECT_FALSE(t.check(batch(7, 0, 3), 2).duplicate);
+  EXPECT_EQ(t.check(batch(7, 0, 4), 2).error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_EQ(t.check(batch(7, 0, 2), 2).error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);  // overlaps the end
+}
+
+TEST(ProducerState, DuplicatesAreAnsweredWithTheirFirstOffsets) {
+  ProducerStateTable t;
+  write(t, 7, 0, 0, 3, 100);
+  write(t, 7, 0, 3, 2, 200);
+  const auto dup = t.check(batch(7, 0, 3), 2);
+  EXPECT_TRUE(dup.duplicate);
+  EXPECT_EQ(dup.error, ErrorCode::NONE);
+  EXPECT_EQ(dup.duplicate_base, Offset(200));
+  EXPECT_EQ(t.check(batch(7, 0, 0), 3).duplicate_base, Offset(100));
+  // Another producer's sequences are its own.
+  EXPECT_FALSE(t.check(batch(8, 0, 0), 3).duplicate);
+}
+
+TEST(ProducerState, DuplicatesOlderThanTheWindowAreDuplicateSequenceNumber) {
+  ProducerStateTable t;
+  const auto n = static_cast<std::int32_t>(ProducerStateTable::kWindow) + 10;
+  write(t, 7, 0, 0, n, 0);
+  const auto old = t.check(batch(7, 0, 0), 1);
+  EXPECT_TRUE(old.duplicate);
+  EXPECT_EQ(old.error, ErrorCode::DUPLICATE_SEQUENCE_NUMBER);
+}
+
+TEST(ProducerState, EpochsFenceOlderProducersAndANewEpochStartsOver) {
+  ProducerStateTable t;
+  write(t, 7, 1, 0, 5, 0);
+  EXPECT_EQ(t.check(batch(7, 0, 5), 1).error, ErrorCode::INVALID_PRODUCER_EPOCH);
+  EXPECT_EQ(t.check(batch(7, 2, 0), 1).error, ErrorCode::NONE);
+  write(t, 7, 2, 0, 1, 5);
+  EXPECT_EQ(t.check(batch(7, 2, 1), 1).error, ErrorCode::NONE);
+  EXPECT_EQ(t.check(batch(7, 1, 5), 1).error, ErrorCode::INVALID_PRODUCER_EPOCH);
+}
+
+TEST(ProducerState, RebuildFromTheLogAgreesWithWhatWasRecorded) {
+  TestDisk disk;
+  PartitionLog log(disk.disk, kDir);
+  log.recover();
+  const std::vector<Record> three{kv('a', "1"), kv('b', "2"), kv('c', "3")};
+  log.append(three, LeaderEpoch(0), 0, batch(9, 0, 0));
+  log.append(three, LeaderEpoch(0), 0, batch(9, 0, 3));
+  log.append(three, LeaderEpoch(0), 0);  // not idempotent
+  ProducerStateTable t;
+  t.rebuild(log);
+  EXPECT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.check(batch(9, 0, 3), 3).duplicate_base, Offset(3));
+  EXPECT_EQ(t.check(batch(9, 0, 6), 3).error, ErrorCode::NONE);
+  // After truncation the sequences it removed can be written again.
+  log.truncate_to(Offset(3));
+  t.rebuild(log);
+  EXPECT_FALSE(t.check(batch(9, 0, 3), 3).duplicate);
+  EXPECT_EQ(t.check(batch(9, 0, 3), 3).error, ErrorCode::NONE);
+}
+
+}  // namespace
+}  // namespace logsim::engine
