@@ -532,3 +532,19 @@ TEST(BrokerRecovery, PowerLossWithTornTailsKeepsADurablePrefix) {
 
 }  // namespace
 }  // namespace logsim::engine
+
+namespace logsim::engine {
+namespace {
+
+TEST_F(BrokerTest, ListOffsetsByTimestampFindsTheFirstCommittedRecordAtOrAfterIt) {
+  produce("audit", 0, {rec("a", "1", 100), rec("b", "2", 300), rec("c", "3", 200), rec("d", "4", 500)});
+  EXPECT_EQ(list_offsets("audit", 0, 0).offset, Offset(0));
+  EXPECT_EQ(list_offsets("audit", 0, 150).offset, Offset(1));
+  EXPECT_EQ(list_offsets("audit", 0, 300).offset, Offset(1));
+  EXPECT_EQ(list_offsets("audit", 0, 301).offset, Offset(3));  // 200 at offset 2 came after 300
+  EXPECT_EQ(list_offsets("audit", 0, 501).offset, Offset(-1));
+  EXPECT_EQ(list_offsets("audit", 0, 501).error, ErrorCode::NONE);
+}
+
+}  // namespace
+}  // namespace logsim::engine

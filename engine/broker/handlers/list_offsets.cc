@@ -1,5 +1,5 @@
-// ListOffsets: the earliest offset (log start) or the latest (the high watermark) of a
-// partition this broker leads.
+// ListOffsets: the earliest offset (log start), the latest (the high watermark), or the first
+// offset at or after a timestamp, of a partition this broker leads.
 #include "engine/broker/broker.h"
 
 namespace logsim::engine {
@@ -12,10 +12,13 @@ void handle_list_offsets(BrokerState& b, NodeId from, const ListOffsetsRequest& 
                                                                      : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
   } else if (req.timestamp_ms == kListOffsetsEarliest) {
     resp.offset = p->log->log_start_offset();
+  } else if (req.timestamp_ms == kListOffsetsLatest) {
+    resp.offset = p->high_watermark;  // consumers see up to the high watermark
   } else {
-    // Lookup by timestamp needs the time index of the segmented log; until then any other
-    // timestamp answers with the latest offset, which for consumers is the high watermark.
-    resp.offset = p->high_watermark;
+    // The first offset whose timestamp is at or after the one asked for, among committed
+    // records; -1 when there is none (Kafka's answer; a reset to a datetime then uses latest).
+    const auto found = p->log->offset_for_timestamp(req.timestamp_ms);
+    resp.offset = found && *found < p->high_watermark ? *found : Offset(-1);
   }
   b.env.send(from, resp);
 }
