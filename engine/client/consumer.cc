@@ -43,9 +43,14 @@ void Consumer::seek(const TopicPartition& tp, Offset offset) {
   st.position = offset;
   st.buffer.clear();
   st.error.reset();
-  // A Fetch in flight asked for the old position: its answer is dropped when it comes.
+  // A Fetch in flight asked for the old position: its answer is dropped when it comes, and
+  // its timeout (or a pending delay) must not hold the new fetch back.
   by_correlation_.erase(st.in_flight);
   st.in_flight = 0;
+  env_.cancel_timer(st.timer);
+  by_timer_.erase(st.timer);
+  st.timer = 0;
+  st.waiting = false;
   pump(tp);
 }
 
@@ -90,6 +95,10 @@ void Consumer::pump(const TopicPartition& tp) {
     return;
   }
   if (!st.position) {
+    if (config_.auto_offset_reset == OffsetReset::kNone) {
+      st.error = ErrorCode::OFFSET_OUT_OF_RANGE;  // Kafka's NoOffsetForPartitionException
+      return;
+    }
     send_request(tp, st, *leader, true);
     return;
   }

@@ -150,7 +150,15 @@ bool Producer::drain_partition(const PartitionKey& key, std::deque<Batch>& batch
   const auto leader = metadata_.leader(key.first, PartitionId(key.second));
   for (std::size_t i = 0; i < batches.size(); ++i) {
     Batch& b = batches[i];
-    if (b.correlation != 0) continue;  // in flight
+    if (b.correlation != 0) {
+      // In flight: delivery.timeout.ms still bounds when its outcome is reported (Kafka's
+      // Sender expires in-flight batches too); it may have been written.
+      if (env_.now() < b.deadline) {
+        arm_drain(b.deadline);
+        continue;
+      }
+      b.maybe_written = true;
+    }
     if (env_.now() >= b.deadline) {
       complete(key, b.id, b.maybe_written ? SendOutcome::kUnknown : SendOutcome::kFailed, Offset(-1), ErrorCode::REQUEST_TIMED_OUT);
       return true;  // the deque changed; the next drain continues
@@ -174,6 +182,7 @@ bool Producer::drain_partition(const PartitionKey& key, std::deque<Batch>& batch
     }
     if (in_flight_[*leader] >= config_.max_in_flight) return false;  // a response frees a slot
     send_batch(key, b, *leader);
+    if (config_.acks == 0) return true;  // the batch completed and left the deque: start over
   }
   return false;
 }

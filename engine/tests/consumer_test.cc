@@ -1,0 +1,512 @@
+// Tests of the consumer client's fetch path against scripted broker answers: manual
+// assignment, the first position from ListOffsets by auto.offset.reset, fetching from the
+// leader, poll() and max.poll.records, seek, OFFSET_OUT_OF_RANGE, leader changes, empty long
+// polls, request timeouts and broken connections. The Env is a small fake: it records what the
+// consumer sends and the timers it arms; tests answer requests by hand and move the clock with
+// advance_to(), which fires the due timers in deadline order.
+#include "engine/client/consumer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "engine/env/env.h"
+#include "engine/env/rng.h"
+
+namespace logsim::engine {
+namespace {
+
+const NodeId kB1(1);
+const NodeId kB2(2);
+const NodeId kB3(3);
+const NodeId kApp(100);
+const std::string kTopic = "t";
+const TopicPartition kP0{kTopic, PartitionId(0)};
+const TopicPartition kP1{kTopic, PartitionId(1)};
+
+// The clients never touch the disk; a test fails if they do.
+class NoDisk final : public Disk {
+ public:
+  bool exists(std::string_view) const override { return touched(); }
+  std::uint64_t size(std::string_view) const override { return touched() ? 1 : 0; }
+  std::string read(std::string_view, std::uint64_t, std::uint64_t) const override {
+    touched();
+    return {};
+  }
+  std::vector<std::string> list() const override {
+    touched();
+    return {};
+  }
+  void append(std::string_view, std::string_view) override { touched(); }
+  void truncate(std::string_view, std::uint64_t) override { touched(); }
+  void rename(std::string_view, std::string_view) override { touched(); }
+  void remove(std::string_view) override { touched(); }
+  void fsync(std::string_view, std::uint64_t) override { touched(); }
+
+ private:
+  static bool touched() {
+    ADD_FAILURE() << "a client touched the disk";
+    return false;
+  }
+};
+
+struct Sent {
+  NodeId to;
+  Message msg;
+  Nanos at;
+};
+
+class FakeEnv final : public Env {
+ public:
+  NodeId self() const override { return kApp; }
+  Nanos now() const override { return now_; }
+  TimerId set_timer(Nanos delay, std::uint64_t tag) override {
+    EXPECT_GE(delay, 0);
+    timers.push_back({++last_timer_, now_ + delay, tag, false});
+    return last_timer_;
+  }
+  void cancel_timer(TimerId id) override {
+    for (Timer& t : timers) {
+      if (t.id == id) t.cancelled = true;
+    }
+  }
+  void send(NodeId to, Message msg) override { sent.push_back({to, std::move(msg), now_}); }
+  Disk& disk() override { return disk_; }
+  Rng& rng() override { return rng_; }
+
+  void set_now(Nanos t) { now_ = t; }
+
+  struct Timer {
+    TimerId id;
+    Nanos deadline;
+    std::uint64_t tag;
+    bool cancelled;  // or fired
+  };
+  // The earliest live timer due at or before `until`, marked fired; nullopt if none.
+  std::optional<Timer> pop_due(Nanos until) {
+    Timer* best = nullptr;
+    for (Timer& t : timers) {
+      if (t.cancelled || t.deadline > until) continue;
+      if (best == nullptr || t.deadline < best->deadline) best = &t;
+    }
+    if (best == nullptr) return std::nullopt;
+    best->cancelled = true;
+    return *best;
+  }
+
+  std::vector<Sent> sent;
+  std::vector<Timer> timers;
+
+ private:
+  NoDisk disk_;
+  Nanos now_ = 0;
+  TimerId last_timer_ = 0;
+  Rng rng_{42};
+};
+
+StoredRecord stored(std::int64_t offset) {
+  StoredRecord r;
+  r.offset = Offset(offset);
+  r.record.value = "v" + std::to_string(offset);
+  return r;
+}
+
+std::vector<StoredRecord> range(std::int64_t from, std::int64_t to) {
+  std::vector<StoredRecord> out;
+  for (std::int64_t o = from; o < to; ++o) out.push_back(stored(o));
+  return out;
+}
+
+class ConsumerTest : public ::testing::Test {
+ protected:
+  static ConsumerConfig base_config() {
+    ConsumerConfig c;
+    c.bootstrap_servers = {kB1};  // one server: the consumer's choice of it draws nothing
+    c.auto_offset_reset = OffsetReset::kEarliest;
+    c.retry_backoff_ms = 100;
+    c.request_timeout_ms = 30000;
+    return c;
+  }
+
+  void make(ConsumerConfig c) { consumer.emplace(env, std::move(c)); }
+
+  // The requests of type T sent so far, in order, with their destination and time.
+  template <typename T>
+  std::vector<std::pair<Sent, T>> sent_of() const {
+    std::vector<std::pair<Sent, T>> out;
+    for (const Sent& s : env.sent) {
+      if (const auto* m = std::get_if<T>(&s.msg)) out.emplace_back(s, *m);
+    }
+    return out;
+  }
+  std::vector<FetchRequest> fetches(const TopicPartition& tp) const {
+    std::vector<FetchRequest> out;
+    for (const auto& [s, f] : sent_of<FetchRequest>()) {
+      if (f.topic == tp.topic && f.partition == tp.partition) out.push_back(f);
+    }
+    return out;
+  }
+  std::vector<ListOffsetsRequest> list_offsets(const TopicPartition& tp) const {
+    std::vector<ListOffsetsRequest> out;
+    for (const auto& [s, l] : sent_of<ListOffsetsRequest>()) {
+      if (l.topic == tp.topic && l.partition == tp.partition) out.push_back(l);
+    }
+    return out;
+  }
+
+  // Answers the latest MetadataRequest: kTopic with one partition per entry of `leaders`.
+  void answer_metadata(const std::vector<NodeId>& leaders) {
+    const auto reqs = sent_of<MetadataRequest>();
+    ASSERT_FALSE(reqs.empty()) << "no MetadataRequest was sent";
+    MetadataResponse resp;
+    resp.correlation_id = reqs.back().second.correlation_id;
+    resp.brokers = {kB1, kB2, kB3};
+    TopicMetadata tm;
+    tm.name = kTopic;
+    for (std::size_t i = 0; i < leaders.size(); ++i) {
+      PartitionMetadata pm;
+      pm.partition = PartitionId(static_cast<std::int32_t>(i));
+      pm.leader = leaders[i];
+      pm.replicas = {leaders[i]};
+      pm.isr = {leaders[i]};
+      tm.partitions.push_back(pm);
+    }
+    resp.topics.push_back(tm);
+    EXPECT_TRUE(consumer->on_message(kB1, resp));
+  }
+
+  void answer_list_offsets(const ListOffsetsRequest& req, std::int64_t offset, ErrorCode error = ErrorCode::NONE) {
+    ListOffsetsResponse resp;
+    resp.correlation_id = req.correlation_id;
+    resp.topic = req.topic;
+    resp.partition = req.partition;
+    resp.error = error;
+    resp.offset = Offset(offset);
+    consumer->on_message(kB2, resp);
+  }
+
+  void answer_fetch(const FetchRequest& req, std::vector<StoredRecord> records, ErrorCode error = ErrorCode::NONE) {
+    FetchResponse resp;
+    resp.correlation_id = req.correlation_id;
+    resp.topic = req.topic;
+    resp.partition = req.partition;
+    resp.error = error;
+    resp.high_watermark = Offset(records.empty() ? req.fetch_offset.value() : records.back().offset.value() + 1);
+    resp.log_start_offset = Offset(0);
+    resp.records = std::move(records);
+    consumer->on_message(kB2, resp);
+  }
+
+  // Assigns `tps` (all led by broker 2), answers Metadata and each ListOffsets with `start`.
+  void assign_at(const std::vector<TopicPartition>& tps, std::int64_t start, ConsumerConfig c = base_config()) {
+    make(std::move(c));
+    consumer->assign(tps);
+    answer_metadata(std::vector<NodeId>(2, kB2));
+    for (const auto& tp : tps) {
+      const auto lists = list_offsets(tp);
+      ASSERT_EQ(lists.size(), 1u);
+      answer_list_offsets(lists.back(), start);
+    }
+  }
+
+  // Moves the clock to `t`, firing every timer due by then in deadline order. Bounded, so a
+  // client that re-arms a timer for "now" forever fails the test instead of hanging it.
+  void advance_to(Nanos t) {
+    ASSERT_GE(t, env.now());
+    constexpr int kFiringsMax = 10000;
+    int firings = 0;
+    while (auto timer = env.pop_due(t)) {
+      ASSERT_LT(++firings, kFiringsMax) << "timers keep firing at " << env.now() << " ns";
+      env.set_now(timer->deadline);
+      consumer->on_timer(timer->id, timer->tag);
+    }
+    env.set_now(t);
+  }
+
+  static std::vector<std::int64_t> offsets_of(const std::vector<ConsumerRecord>& records, const TopicPartition& tp) {
+    std::vector<std::int64_t> out;
+    for (const ConsumerRecord& r : records) {
+      if (r.tp == tp) out.push_back(r.record.offset.value());
+    }
+    return out;
+  }
+
+  FakeEnv env;
+  std::optional<Consumer> consumer;
+};
+
+using Offsets = std::vector<std::int64_t>;
+
+// ---- Assignment, the first position, fetching.
+
+TEST_F(ConsumerTest, AssignListsEarliestOffsetThenFetchesFromIt) {
+  ConsumerConfig c = base_config();
+  c.max_poll_records = 7;
+  make(c);
+  consumer->assign({kP0});
+  const auto metas = sent_of<MetadataRequest>();
+  ASSERT_EQ(metas.size(), 1u);
+  EXPECT_EQ(metas[0].second.topics, std::vector<std::string>{kTopic});
+  EXPECT_TRUE(list_offsets(kP0).empty()) << "the leader is not known before metadata";
+  EXPECT_EQ(consumer->position(kP0), std::nullopt);
+
+  answer_metadata({kB2});
+  const auto lists = sent_of<ListOffsetsRequest>();
+  ASSERT_EQ(lists.size(), 1u);
+  EXPECT_EQ(lists[0].first.to, kB2) << "ListOffsets goes to the leader";
+  EXPECT_EQ(lists[0].second.timestamp_ms, kListOffsetsEarliest);
+  EXPECT_TRUE(fetches(kP0).empty()) << "no fetch without a position";
+
+  answer_list_offsets(lists[0].second, 5);
+  EXPECT_EQ(consumer->position(kP0), Offset(5));
+  const auto fs = sent_of<FetchRequest>();
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].first.to, kB2);
+  EXPECT_EQ(fs[0].second.fetch_offset, Offset(5));
+  EXPECT_EQ(fs[0].second.max_records, 7);
+  EXPECT_EQ(fs[0].second.replica_id, NodeId(-1)) << "a consumer, not a follower: reads up to the HW";
+
+  answer_fetch(fs[0].second, range(5, 7));
+  const auto got = consumer->poll();
+  EXPECT_EQ(offsets_of(got, kP0), (Offsets{5, 6}));
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].record.record.value, std::optional<std::string>("v5"));
+  EXPECT_EQ(consumer->position(kP0), Offset(7));
+  ASSERT_EQ(fetches(kP0).size(), 2u);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(7)) << "the next fetch continues after the last record";
+}
+
+TEST_F(ConsumerTest, AutoOffsetResetLatestListsLatest) {
+  ConsumerConfig c = base_config();
+  c.auto_offset_reset = OffsetReset::kLatest;
+  make(c);
+  consumer->assign({kP0});
+  answer_metadata({kB2});
+  const auto lists = list_offsets(kP0);
+  ASSERT_EQ(lists.size(), 1u);
+  EXPECT_EQ(lists[0].timestamp_ms, kListOffsetsLatest);
+  answer_list_offsets(lists[0], 42);
+  ASSERT_EQ(fetches(kP0).size(), 1u);
+  EXPECT_EQ(fetches(kP0)[0].fetch_offset, Offset(42));
+}
+
+TEST_F(ConsumerTest, PollReturnsAtMostMaxPollRecordsAndAdvancesPositions) {
+  ConsumerConfig c = base_config();
+  c.max_poll_records = 3;
+  assign_at({kP0, kP1}, 0, c);
+  answer_fetch(fetches(kP0).back(), range(0, 2));
+  answer_fetch(fetches(kP1).back(), range(0, 2));
+
+  const auto first = consumer->poll();
+  ASSERT_EQ(first.size(), 3u) << "four records buffered, max.poll.records=3";
+  const auto second = consumer->poll();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_TRUE(consumer->poll().empty());
+  // Every record exactly once, each partition in offset order.
+  std::vector<ConsumerRecord> all = first;
+  all.insert(all.end(), second.begin(), second.end());
+  EXPECT_EQ(offsets_of(all, kP0), (Offsets{0, 1}));
+  EXPECT_EQ(offsets_of(all, kP1), (Offsets{0, 1}));
+  EXPECT_EQ(consumer->position(kP0), Offset(2));
+  EXPECT_EQ(consumer->position(kP1), Offset(2));
+}
+
+TEST_F(ConsumerTest, AFullBufferStopsFetchingUntilPoll) {
+  ConsumerConfig c = base_config();
+  c.max_poll_records = 3;
+  assign_at({kP0}, 10, c);
+  answer_fetch(fetches(kP0).back(), range(10, 13));
+  EXPECT_EQ(fetches(kP0).size(), 1u) << "max.poll.records buffered: no more fetching";
+  EXPECT_EQ(consumer->position(kP0), Offset(10)) << "the position moves at poll, not at fetch";
+  const auto got = consumer->poll();
+  EXPECT_EQ(offsets_of(got, kP0), (Offsets{10, 11, 12}));
+  EXPECT_EQ(consumer->position(kP0), Offset(13));
+  ASSERT_EQ(fetches(kP0).size(), 2u);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(13));
+}
+
+TEST_F(ConsumerTest, EmptyFetchIsFollowedByTheNextFetchAtOnce) {
+  assign_at({kP0}, 3);
+  advance_to(millis(500));  // the broker held the long poll for fetch.max.wait.ms
+  answer_fetch(fetches(kP0).back(), {});
+  const auto fs = sent_of<FetchRequest>();
+  ASSERT_EQ(fs.size(), 2u);
+  EXPECT_EQ(fs[1].second.fetch_offset, Offset(3));
+  EXPECT_EQ(fs[1].first.at, millis(500)) << "no delay after an empty answer";
+  EXPECT_TRUE(consumer->poll().empty());
+}
+
+TEST_F(ConsumerTest, RecordsBelowTheFetchOffsetAreNotHandedOutAgain) {
+  assign_at({kP0}, 0);
+  answer_fetch(fetches(kP0).back(), range(0, 3));
+  EXPECT_EQ(offsets_of(consumer->poll(), kP0), (Offsets{0, 1, 2}));
+  const FetchRequest next = fetches(kP0).back();
+  ASSERT_EQ(next.fetch_offset, Offset(3));
+  // A broker may answer with whole batches that begin below the offset asked for.
+  answer_fetch(next, range(1, 6));
+  EXPECT_EQ(offsets_of(consumer->poll(), kP0), (Offsets{3, 4, 5}));
+  EXPECT_EQ(consumer->position(kP0), Offset(6));
+}
+
+// ---- Seek.
+
+TEST_F(ConsumerTest, SeekDropsBufferedRecordsAndFetchesFromTheNewOffset) {
+  ConsumerConfig c = base_config();
+  c.max_poll_records = 3;
+  assign_at({kP0}, 0, c);
+  answer_fetch(fetches(kP0).back(), range(0, 3));  // buffer full, no fetch in flight
+  ASSERT_EQ(fetches(kP0).size(), 1u);
+  consumer->seek(kP0, Offset(100));
+  EXPECT_EQ(consumer->position(kP0), Offset(100));
+  ASSERT_EQ(fetches(kP0).size(), 2u);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(100));
+  EXPECT_TRUE(consumer->poll().empty()) << "the records buffered before the seek are dropped";
+  answer_fetch(fetches(kP0).back(), range(100, 102));
+  EXPECT_EQ(offsets_of(consumer->poll(), kP0), (Offsets{100, 101}));
+}
+
+TEST_F(ConsumerTest, LateAnswerToAFetchFromBeforeASeekIsIgnored) {
+  assign_at({kP0}, 0);
+  const FetchRequest old = fetches(kP0).back();
+  consumer->seek(kP0, Offset(50));
+  answer_fetch(old, range(0, 5));
+  EXPECT_TRUE(consumer->poll().empty()) << "records fetched for the old position are not handed out";
+  EXPECT_EQ(consumer->position(kP0), Offset(50));
+  // However long it takes, the next fetch asks for the new position (never the old one).
+  advance_to(millis(30000));
+  const auto fs = fetches(kP0);
+  ASSERT_GE(fs.size(), 2u);
+  for (std::size_t i = 1; i < fs.size(); ++i) EXPECT_EQ(fs[i].fetch_offset, Offset(50));
+}
+
+// Regression: seek() used to forget the request in flight but leave its request-timeout timer
+// armed, so pump() returned and nothing was fetched until request.timeout.ms (30 s) fired.
+TEST_F(ConsumerTest, SeekWhileAFetchIsInFlightFetchesAtOnce) {
+  assign_at({kP0}, 0);
+  advance_to(millis(10));
+  consumer->seek(kP0, Offset(50));
+  const auto fs = sent_of<FetchRequest>();
+  ASSERT_EQ(fs.size(), 2u) << "the seek fetches from the new offset without waiting for the old fetch";
+  EXPECT_EQ(fs[1].second.fetch_offset, Offset(50));
+  EXPECT_EQ(fs[1].first.at, millis(10));
+}
+
+// ---- Errors, timeouts, disconnects.
+
+TEST_F(ConsumerTest, OffsetOutOfRangeResetsByPolicyEarliest) {
+  assign_at({kP0}, 20);
+  answer_fetch(fetches(kP0).back(), range(20, 22));
+  ASSERT_EQ(fetches(kP0).size(), 2u);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(22));
+  // Retention deleted everything below 30 meanwhile.
+  answer_fetch(fetches(kP0).back(), {}, ErrorCode::OFFSET_OUT_OF_RANGE);
+  const auto lists = list_offsets(kP0);
+  ASSERT_EQ(lists.size(), 2u) << "OFFSET_OUT_OF_RANGE resets through ListOffsets";
+  EXPECT_EQ(lists.back().timestamp_ms, kListOffsetsEarliest);
+  EXPECT_EQ(fetches(kP0).size(), 2u) << "no fetch until the new position is known";
+  EXPECT_EQ(consumer->partition_error(kP0), std::nullopt);
+  answer_list_offsets(lists.back(), 30);
+  EXPECT_EQ(consumer->position(kP0), Offset(30));
+  ASSERT_EQ(fetches(kP0).size(), 3u);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(30));
+}
+
+TEST_F(ConsumerTest, OffsetOutOfRangeWithResetNoneStopsThePartition) {
+  ConsumerConfig c = base_config();
+  c.auto_offset_reset = OffsetReset::kNone;
+  make(c);
+  consumer->assign({kP0});
+  consumer->seek(kP0, Offset(7));  // reset=none needs a position from somewhere
+  answer_metadata({kB2});
+  ASSERT_EQ(fetches(kP0).size(), 1u);
+  EXPECT_EQ(fetches(kP0)[0].fetch_offset, Offset(7));
+  answer_fetch(fetches(kP0).back(), {}, ErrorCode::OFFSET_OUT_OF_RANGE);
+  EXPECT_EQ(consumer->partition_error(kP0), ErrorCode::OFFSET_OUT_OF_RANGE);
+  EXPECT_EQ(consumer->position(kP0), std::nullopt);
+  const std::size_t sent = env.sent.size();
+  advance_to(seconds(60));
+  EXPECT_TRUE(consumer->poll().empty());
+  EXPECT_EQ(env.sent.size(), sent) << "a stopped partition fetches nothing more";
+  // The application decides: a seek clears the error and fetching resumes.
+  consumer->seek(kP0, Offset(3));
+  EXPECT_EQ(consumer->partition_error(kP0), std::nullopt);
+  ASSERT_GT(env.sent.size(), sent);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(3));
+}
+
+// Regression: a partition without a position used to send ListOffsets(LATEST) under
+// auto.offset.reset=none, silently skipping to the end; Kafka raises
+// NoOffsetForPartitionException, and consumer.h promises OFFSET_OUT_OF_RANGE and an idle partition.
+TEST_F(ConsumerTest, ResetNoneWithoutAPositionReportsInsteadOfListingOffsets) {
+  ConsumerConfig c = base_config();
+  c.auto_offset_reset = OffsetReset::kNone;
+  make(c);
+  consumer->assign({kP0});
+  answer_metadata({kB2});
+  EXPECT_TRUE(list_offsets(kP0).empty()) << "reset=none never picks a position by itself";
+  EXPECT_EQ(consumer->partition_error(kP0), ErrorCode::OFFSET_OUT_OF_RANGE);
+  EXPECT_TRUE(fetches(kP0).empty());
+}
+
+TEST_F(ConsumerTest, NotLeaderRefreshesMetadataAndFetchesFromTheNewLeader) {
+  assign_at({kP0}, 8);
+  advance_to(seconds(1));
+  const auto metas_before = sent_of<MetadataRequest>().size();
+  answer_fetch(fetches(kP0).back(), {}, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+  ASSERT_EQ(sent_of<MetadataRequest>().size(), metas_before + 1) << "NOT_LEADER_OR_FOLLOWER refreshes metadata";
+  answer_metadata({kB3});
+  EXPECT_EQ(fetches(kP0).size(), 1u) << "the next fetch waits out retry.backoff.ms";
+  advance_to(seconds(1) + millis(100));
+  const auto fs = sent_of<FetchRequest>();
+  ASSERT_EQ(fs.size(), 2u);
+  EXPECT_EQ(fs[1].first.to, kB3) << "to the new leader";
+  EXPECT_EQ(fs[1].second.fetch_offset, Offset(8)) << "from the same position";
+}
+
+TEST_F(ConsumerTest, RequestTimeoutRefetchesAndDropsTheLateAnswer) {
+  ConsumerConfig c = base_config();
+  c.request_timeout_ms = 1000;
+  assign_at({kP0}, 4, c);
+  const FetchRequest old = fetches(kP0).back();
+  advance_to(millis(999));
+  EXPECT_EQ(fetches(kP0).size(), 1u);
+  advance_to(millis(1000));
+  ASSERT_EQ(fetches(kP0).size(), 2u) << "request.timeout.ms passed: fetch again";
+  const FetchRequest again = fetches(kP0).back();
+  EXPECT_EQ(again.fetch_offset, Offset(4));
+  EXPECT_NE(again.correlation_id, old.correlation_id);
+  answer_fetch(old, range(4, 6));
+  EXPECT_TRUE(consumer->poll().empty()) << "the timed-out request's answer is dropped";
+  answer_fetch(again, range(4, 6));
+  EXPECT_EQ(offsets_of(consumer->poll(), kP0), (Offsets{4, 5}));
+}
+
+TEST_F(ConsumerTest, DisconnectRetriesAfterBackoff) {
+  assign_at({kP0}, 6);
+  advance_to(seconds(1));
+  const FetchRequest old = fetches(kP0).back();
+  const auto metas_before = sent_of<MetadataRequest>().size();
+  consumer->on_disconnect(kB3);  // nothing in flight there
+  EXPECT_EQ(fetches(kP0).size(), 1u);
+  EXPECT_EQ(sent_of<MetadataRequest>().size(), metas_before);
+
+  consumer->on_disconnect(kB2);
+  EXPECT_EQ(fetches(kP0).size(), 1u) << "not at once: after retry.backoff.ms";
+  EXPECT_EQ(sent_of<MetadataRequest>().size(), metas_before + 1) << "the leader may have moved";
+  answer_fetch(old, range(6, 8));
+  EXPECT_TRUE(consumer->poll().empty()) << "an answer on the broken connection does not count";
+  answer_metadata({kB2});
+  advance_to(seconds(1) + millis(100) - 1);
+  EXPECT_EQ(fetches(kP0).size(), 1u);
+  advance_to(seconds(1) + millis(100));
+  ASSERT_EQ(fetches(kP0).size(), 2u);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(6));
+}
+
+}  // namespace
+}  // namespace logsim::engine
