@@ -122,7 +122,7 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
   r.expect_object({"default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
                    "replica.lag.time.max.ms", "replica.fetch.wait.max.ms", "broker.session.timeout.ms",
                    "broker.heartbeat.interval.ms", "auto.leader.rebalance.enable",
-                   "leader.imbalance.check.interval.seconds"});
+                   "leader.imbalance.check.interval.seconds", "log.retention.check.interval.ms"});
   if (auto v = r.get("default.replication.factor")) c.default_replication_factor = config_int(*v, 1);
   if (auto v = r.get("min.insync.replicas")) c.min_insync_replicas = config_int(*v, 1);
   if (auto v = r.get("unclean.leader.election.enable")) c.unclean_leader_election_enable = config_bool(*v);
@@ -132,6 +132,54 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
   if (auto v = r.get("broker.heartbeat.interval.ms")) c.broker_heartbeat_interval_ms = config_int(*v, 1);
   if (auto v = r.get("auto.leader.rebalance.enable")) c.auto_leader_rebalance_enable = config_bool(*v);
   if (auto v = r.get("leader.imbalance.check.interval.seconds")) c.leader_imbalance_check_interval_seconds = config_int(*v, 1);
+  if (auto v = r.get("log.retention.check.interval.ms")) c.log_retention_check_interval_ms = config_int(*v, 1);
+}
+
+// A size: bytes as an integer (Kafka's unit) or a string with a unit ("16KiB", "1GiB").
+std::int64_t config_size(const JsonReader& r, std::int64_t lo) {
+  if (r.json().is_string()) {
+    const std::string s = r.json().get<std::string>();
+    const std::vector<std::pair<std::string, std::int64_t>> units = {
+        {"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}, {"B", 1}};
+    for (const auto& [u, scale] : units) {
+      if (s.size() > u.size() && s.compare(s.size() - u.size(), u.size(), u) == 0) {
+        const std::string num = s.substr(0, s.size() - u.size());
+        if (!num.empty() && num.find_first_not_of("0123456789") == std::string::npos && num.size() < 12) {
+          const std::int64_t v = std::stoll(num) * scale;
+          if (v >= lo) return v;
+        }
+      }
+    }
+    if (s.find_first_not_of("0123456789") != std::string::npos) {
+      r.fail("found \"" + s + "\"", "a size in bytes, or with a unit: \"16KiB\", \"64MiB\", \"1GiB\"");
+    }
+  }
+  return r.config_integer(lo, INT64_MAX);
+}
+
+// A topic's log configs, with Kafka's keys.
+void read_topic_log_config(const JsonReader& c, LogConfig& log) {
+  if (auto v = c.get("retention.ms")) log.retention_ms = v->config_integer(-1, INT64_MAX);
+  if (auto v = c.get("retention.bytes")) log.retention_bytes = v->json().is_number_integer() && v->json().get<std::int64_t>() == -1 ? -1 : config_size(*v, 0);
+  if (auto v = c.get("segment.bytes")) log.segment_bytes = config_size(*v, 14);
+  if (auto v = c.get("segment.ms")) log.segment_ms = v->config_integer(1, INT64_MAX);
+  if (auto v = c.get("delete.retention.ms")) log.delete_retention_ms = v->config_integer(0, INT64_MAX);
+  if (auto v = c.get("min.compaction.lag.ms")) log.min_compaction_lag_ms = v->config_integer(0, INT64_MAX);
+  if (auto v = c.get("flush.messages")) log.flush_messages = v->config_integer(1, INT64_MAX);
+  if (auto v = c.get("flush.ms")) log.flush_ms = v->config_integer(0, INT64_MAX);
+  if (auto v = c.get("cleanup.policy")) {
+    const std::string s = v->string();
+    if (s == "delete") log.cleanup_policy = CleanupPolicy::kDelete;
+    else if (s == "compact") log.cleanup_policy = CleanupPolicy::kCompact;
+    else if (s == "compact,delete" || s == "delete,compact") log.cleanup_policy = CleanupPolicy::kCompactDelete;
+    else v->fail("found \"" + s + "\"", "\"delete\", \"compact\" or \"compact,delete\"");
+  }
+  if (auto v = c.get("message.timestamp.type")) {
+    const std::string s = v->string();
+    if (s == "CreateTime") log.timestamp_type = TimestampType::kCreateTime;
+    else if (s == "LogAppendTime") log.timestamp_type = TimestampType::kLogAppendTime;
+    else v->fail("found \"" + s + "\"", "\"CreateTime\" or \"LogAppendTime\"");
+  }
 }
 
 void read_cluster(const JsonReader& r, Scenario& s) {
@@ -160,9 +208,12 @@ void read_topics(const JsonReader& r, Scenario& s) {
     }
     spec.min_insync_replicas = s.cluster.config.min_insync_replicas;
     if (auto c = t.get("config")) {
-      c->expect_object({"min.insync.replicas", "unclean.leader.election.enable"});
+      c->expect_object({"min.insync.replicas", "unclean.leader.election.enable", "retention.ms", "retention.bytes",
+                        "segment.bytes", "segment.ms", "cleanup.policy", "delete.retention.ms",
+                        "min.compaction.lag.ms", "flush.messages", "flush.ms", "message.timestamp.type"});
       if (auto v = c->get("min.insync.replicas")) spec.min_insync_replicas = config_int(*v, 1);
       if (auto v = c->get("unclean.leader.election.enable")) spec.unclean_leader_election = config_bool(*v);
+      read_topic_log_config(*c, spec.log);
     }
     for (const auto& other : s.topics) {
       if (other.name == spec.name) t.at("name").fail("topic \"" + spec.name + "\" is defined twice", "unique topic names");

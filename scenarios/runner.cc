@@ -81,6 +81,7 @@ std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
   broker_config.replica_lag_time_max_ms = c.replica_lag_time_max_ms;
   broker_config.replica_fetch_wait_max_ms = c.replica_fetch_wait_max_ms;
   broker_config.broker_heartbeat_interval_ms = c.broker_heartbeat_interval_ms;
+  broker_config.log_retention_check_interval_ms = c.log_retention_check_interval_ms;
   for (std::int32_t b = 1; b <= n; ++b) {
     const NodeId id = world.add_node("broker-" + std::to_string(b), [broker_config](Env& env) {
       return std::make_unique<engine::Broker>(env, broker_config);
@@ -94,7 +95,7 @@ std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
   cc.leader_imbalance_check_interval_ms = c.leader_imbalance_check_interval_seconds * 1000;
   for (const auto& t : scenario.topics) {
     cc.topics.push_back(engine::TopicCreation{t.name, t.partitions, t.replication_factor, t.min_insync_replicas,
-                                              t.unclean_leader_election.value_or(c.unclean_leader_election_enable)});
+                                              t.unclean_leader_election.value_or(c.unclean_leader_election_enable), t.log});
   }
   const NodeId id = world.add_node("controller", [cc](Env& env) { return std::make_unique<engine::Controller>(env, cc); });
   LOGSIM_ASSERT(id == controller_id, "controller id out of order");

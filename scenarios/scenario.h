@@ -22,6 +22,7 @@ struct TopicSpec {
   std::int32_t replication_factor = -1;          // -1: the cluster's default.replication.factor
   std::int32_t min_insync_replicas = -1;         // min.insync.replicas; -1: the broker default
   std::optional<bool> unclean_leader_election;   // unclean.leader.election.enable; none: default
+  LogConfig log;                                  // retention.ms, segment.bytes, cleanup.policy, ...
 };
 
 // Broker and controller configuration, with Kafka's keys and defaults.
@@ -35,6 +36,7 @@ struct BrokerSettings {
   std::int32_t broker_heartbeat_interval_ms = 2000;  // broker.heartbeat.interval.ms
   bool auto_leader_rebalance_enable = true;          // auto.leader.rebalance.enable
   std::int32_t leader_imbalance_check_interval_seconds = 300;  // leader.imbalance.check.interval.seconds
+  std::int32_t log_retention_check_interval_ms = 300000;       // log.retention.check.interval.ms
 };
 
 struct ClusterSpec {

@@ -42,7 +42,9 @@ Partition* BrokerState::find_leader(const std::string& topic, PartitionId p) {
 Partition& BrokerState::open(const std::string& topic, PartitionId p) {
   Partition& part = partitions[{topic, p.value()}];
   if (!part.log) {
-    part.log = std::make_unique<PartitionLog>(env.disk(), log_dir(topic, p));
+    auto topic_config = topic_configs.find(topic);
+    part.log = std::make_unique<PartitionLog>(env.disk(), log_dir(topic, p),
+                                              topic_config == topic_configs.end() ? LogConfig{} : topic_config->second);
     part.log->recover(to_millis(env.now()));
     part.producers.rebuild(*part.log);
     part.state.topic = topic;
@@ -51,7 +53,7 @@ Partition& BrokerState::open(const std::string& topic, PartitionId p) {
   return part;
 }
 
-Broker::Broker(Env& env, BrokerConfig config) : state_{env, std::move(config), {}, {}, {}, -1, -1, {}, {}, {}, {}, 0} {}
+Broker::Broker(Env& env, BrokerConfig config) : state_{env, std::move(config), {}, {}, {}, {}, -1, -1, {}, {}, {}, {}, 0} {}
 
 void Broker::on_start() {
   recover_logs();
@@ -73,6 +75,7 @@ void Broker::on_start() {
   }
   state_.env.set_timer(millis(state_.config.replica_lag_time_max_ms) / 2, kIsrCheckTag);
   state_.env.set_timer(millis(state_.config.replica_high_watermark_checkpoint_interval_ms), kCheckpointTag);
+  state_.env.set_timer(millis(state_.config.log_retention_check_interval_ms), kRetentionTag);
 }
 
 // Opens every partition log found on disk, and restores high watermarks from the checkpoint.
@@ -167,6 +170,10 @@ void Broker::on_timer(TimerId id, std::uint64_t tag) {
     case kIsrCheckTag:
       shrink_isrs(state_);
       state_.env.set_timer(millis(state_.config.replica_lag_time_max_ms) / 2, kIsrCheckTag);
+      break;
+    case kRetentionTag:
+      run_log_maintenance(state_);
+      state_.env.set_timer(millis(state_.config.log_retention_check_interval_ms), kRetentionTag);
       break;
     case kCheckpointTag:
       checkpoint_high_watermarks();

@@ -35,6 +35,7 @@ struct BrokerConfig {
   std::int32_t broker_heartbeat_interval_ms = 2000;  // broker.heartbeat.interval.ms
   std::int32_t request_timeout_ms = 30000;         // for requests to the controller and leaders
   std::int32_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
+  std::int32_t log_retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
 };
 
 // A Fetch the broker holds until records arrive or its max wait ends (Kafka's long poll).
@@ -60,6 +61,7 @@ struct BrokerState {
   BrokerConfig config;
   std::map<PartitionKey, Partition> partitions;      // replicas hosted here
   std::map<PartitionKey, PartitionState> cluster;    // every partition, for Metadata
+  std::map<std::string, LogConfig> topic_configs;    // as the controller last said
   std::vector<NodeId> live_brokers;
   std::int32_t controller_epoch = -1;
   std::int64_t metadata_version = -1;
@@ -128,6 +130,10 @@ void on_follower_timer(BrokerState& b, TimerId id);
 void on_leader_disconnect(BrokerState& b, NodeId leader);
 // Produce timeouts and fetch waits that ended.
 bool on_broker_timer(BrokerState& b, TimerId id, std::uint64_t tag);
+// Log maintenance (log_maintenance.cc): retention and compaction of every hosted partition
+// (each below its own high watermark), and flushes the flush policy asks for.
+void run_log_maintenance(BrokerState& b);
+void flush_if_due(BrokerState& b, Partition& p);
 
 // Timer tags of the broker.
 constexpr std::uint64_t kFetchWaitTag = 1;
@@ -137,5 +143,6 @@ constexpr std::uint64_t kHeartbeatTag = 4;
 constexpr std::uint64_t kIsrCheckTag = 5;
 constexpr std::uint64_t kCheckpointTag = 6;
 constexpr std::uint64_t kRegistrationRetryTag = 7;
+constexpr std::uint64_t kRetentionTag = 8;
 
 }  // namespace logsim::engine

@@ -46,6 +46,7 @@ struct Partition {
   FollowerPhase phase = FollowerPhase::kIdle;
   CorrelationId in_flight = 0;  // OffsetsForLeaderEpoch or Fetch awaiting an answer
   TimerId timer = 0;            // its timeout, or a backoff before the next one
+  Offset fetch_floor{0};        // the leader's log start, when retention moved it past our end
 
   bool led_by(NodeId self) const { return state.leader == self; }
 };

@@ -63,7 +63,7 @@ void send_next(BrokerState& b, Partition& p) {
     b.env.send(leader, OffsetsForLeaderEpochRequest{p.in_flight, p.state.topic, p.state.partition,
                                                     p.state.leader_epoch, p.log->latest_epoch()});
   } else {
-    FetchRequest req{p.in_flight, p.state.topic, p.state.partition, p.log->log_end_offset(),
+    FetchRequest req{p.in_flight, p.state.topic, p.state.partition, std::max(p.log->log_end_offset(), p.fetch_floor),
                      b.config.replica_fetch_max_records, b.config.replica_fetch_wait_max_ms, b.env.self(),
                      p.state.leader_epoch};
     b.env.send(leader, std::move(req));
@@ -196,6 +196,11 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
   Partition* p = awaited(b, resp.correlation_id);
   if (p == nullptr || p->phase != FollowerPhase::kFetching) return;
   if (resp.error == ErrorCode::OFFSET_OUT_OF_RANGE) {
+    if (resp.log_start_offset > p->log->log_end_offset()) {
+      // Retention on the leader deleted what we lack: continue from its log start.
+      p->fetch_floor = resp.log_start_offset;
+      return send_next(b, *p);
+    }
     p->phase = FollowerPhase::kTruncating;  // we are ahead of the leader: find the divergence
     return back_off(b, *p);
   }
@@ -204,6 +209,7 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
   if (!resp.records.empty() && resp.records.front().offset >= log.log_end_offset()) {
     log.append_replicated(resp.records, to_millis(b.env.now()));
     for (const StoredRecord& r : resp.records) p->producers.record(r);
+    flush_if_due(b, *p);
   }
   p->high_watermark = std::max(p->high_watermark, std::min(resp.high_watermark, log.log_end_offset()));
   send_next(b, *p);

@@ -58,6 +58,7 @@ ErrorCode ClusterMetadata::create_topic(const TopicCreation& t, const std::vecto
     partitions[{t.name, p}] = s;
   }
   unclean_election[t.name] = t.unclean_leader_election_enable;
+  topic_configs[t.name] = t.log;
   ++version;
   return ErrorCode::NONE;
 }
@@ -162,6 +163,7 @@ LeaderAndIsrRequest ClusterMetadata::snapshot() const {
   r.version = version;
   r.live_brokers = live_brokers();
   for (const auto& [_, p] : partitions) r.partitions.push_back(p);
+  for (const auto& [topic, log] : topic_configs) r.topic_configs.push_back(TopicConfig{topic, log});
   return r;
 }
 
@@ -250,6 +252,16 @@ std::string ClusterMetadata::encode() const {
     w.ids(p.replicas);
     w.ids(p.isr);
   }
+  w.i64(static_cast<std::int64_t>(topic_configs.size()));
+  for (const auto& [topic, c] : topic_configs) {
+    w.str(topic);
+    for (std::int64_t v : {c.segment_bytes, c.segment_ms, c.retention_ms, c.retention_bytes,
+                           static_cast<std::int64_t>(c.cleanup_policy), c.delete_retention_ms, c.min_compaction_lag_ms,
+                           c.flush_messages, c.flush_ms, static_cast<std::int64_t>(c.timestamp_type),
+                           c.index_interval_bytes}) {
+      w.i64(v);
+    }
+  }
   return w.out;
 }
 
@@ -287,6 +299,28 @@ std::optional<ClusterMetadata> ClusterMetadata::decode(std::string_view bytes) {
     p.partition_epoch = static_cast<std::int32_t>(pepoch);
     p.min_insync_replicas = static_cast<std::int32_t>(min_isr);
     m.partitions[{p.topic, p.partition.value()}] = p;
+  }
+  if (!r.i64(n)) return std::nullopt;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::string topic;
+    std::int64_t v[11];
+    if (!r.str(topic)) return std::nullopt;
+    for (auto& x : v) {
+      if (!r.i64(x)) return std::nullopt;
+    }
+    LogConfig c;
+    c.segment_bytes = v[0];
+    c.segment_ms = v[1];
+    c.retention_ms = v[2];
+    c.retention_bytes = v[3];
+    c.cleanup_policy = static_cast<CleanupPolicy>(v[4]);
+    c.delete_retention_ms = v[5];
+    c.min_compaction_lag_ms = v[6];
+    c.flush_messages = v[7];
+    c.flush_ms = v[8];
+    c.timestamp_type = static_cast<TimestampType>(v[9]);
+    c.index_interval_bytes = v[10];
+    m.topic_configs[topic] = c;
   }
   if (!r.done()) return std::nullopt;
   return m;

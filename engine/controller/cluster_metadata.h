@@ -29,6 +29,7 @@ struct TopicCreation {
   std::int32_t replication_factor = 1;
   std::int32_t min_insync_replicas = 1;          // min.insync.replicas
   bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
+  LogConfig log;                                 // retention.ms, segment.bytes, cleanup.policy, ...
 };
 
 class ClusterMetadata {
@@ -41,6 +42,7 @@ class ClusterMetadata {
   std::map<NodeId, std::int64_t> broker_epochs;  // registered (live, unfenced) brokers
   std::map<Key, PartitionState> partitions;
   std::map<std::string, bool> unclean_election;  // per topic
+  std::map<std::string, LogConfig> topic_configs;
 
   bool is_live(NodeId b) const { return broker_epochs.contains(b); }
   std::vector<NodeId> live_brokers() const;

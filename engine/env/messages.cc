@@ -68,11 +68,19 @@ void PartitionState::fold(Digest& d) const {
   fold_ids(d, isr);
 }
 
+void TopicConfig::fold(Digest& d) const {
+  d.add(topic).add(log.segment_bytes).add(log.segment_ms).add(log.retention_ms).add(log.retention_bytes);
+  d.add(log.cleanup_policy).add(log.delete_retention_ms).add(log.min_compaction_lag_ms).add(log.flush_messages);
+  d.add(log.flush_ms).add(log.timestamp_type).add(log.index_interval_bytes);
+}
+
 void LeaderAndIsrRequest::fold(Digest& d) const {
   d.add(controller_epoch).add(version);
   fold_ids(d, live_brokers);
   d.add(static_cast<std::uint64_t>(partitions.size()));
   for (const auto& p : partitions) p.fold(d);
+  d.add(static_cast<std::uint64_t>(topic_configs.size()));
+  for (const auto& t : topic_configs) t.fold(d);
 }
 
 void AlterPartitionRequest::fold(Digest& d) const {

@@ -14,6 +14,7 @@
 
 #include "engine/env/digest.h"
 #include "engine/env/errors.h"
+#include "engine/env/log_config.h"
 #include "engine/env/types.h"
 
 namespace logsim {
@@ -209,13 +210,22 @@ struct PartitionState {
   void fold(Digest& d) const;
 };
 
-// Controller -> brokers: the whole current state (live brokers, every partition). A broker
-// applies the entries for partitions it replicates and answers Metadata from all of them.
+// A topic's log configuration (retention.ms, segment.bytes, cleanup.policy, ...).
+struct TopicConfig {
+  std::string topic;
+  LogConfig log;
+  void fold(Digest& d) const;
+};
+
+// Controller -> brokers: the whole current state (live brokers, every partition, every topic's
+// configuration). A broker applies the entries for partitions it replicates and answers
+// Metadata from all of them.
 struct LeaderAndIsrRequest {
   std::int32_t controller_epoch = 0;
   std::int64_t version = 0;  // increases with every change; brokers ignore older versions
   std::vector<NodeId> live_brokers;
   std::vector<PartitionState> partitions;
+  std::vector<TopicConfig> topic_configs;
   void fold(Digest& d) const;
 };
 

@@ -2,7 +2,7 @@
 #include "engine/log/cleaner.h"
 
 #include "engine/env/assert.h"
-#include "engine/log/log_config.h"
+#include "engine/env/log_config.h"
 #include "engine/log/record_codec.h"
 
 namespace logsim::engine {

@@ -192,4 +192,9 @@ void PartitionLog::check_invariants() const {
                 "the epoch cache reaches outside the log " + dir_);
 }
 
+void PartitionLog::reconfigure(const LogConfig& config) {
+  LOGSIM_ASSERT(config.invalid_key().empty(), "invalid log config: " + std::string(config.invalid_key()));
+  config_ = config;
+}
+
 }  // namespace logsim::engine

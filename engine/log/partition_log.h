@@ -64,7 +64,7 @@
 #include "engine/env/disk.h"
 #include "engine/env/messages.h"
 #include "engine/log/leader_epoch_cache.h"
-#include "engine/log/log_config.h"
+#include "engine/env/log_config.h"
 #include "engine/log/segment.h"
 
 namespace logsim::engine {
@@ -140,6 +140,9 @@ class PartitionLog {
 
   const std::string& dir() const { return dir_; }
   const LogConfig& config() const { return config_; }
+  // Takes a topic's new configuration (as when it is altered): later rolls, retention,
+  // compaction and flushes follow it.
+  void reconfigure(const LogConfig& config);
   // Bytes of all segment files.
   std::uint64_t size_bytes() const;
   std::uint64_t unflushed_messages() const { return unflushed_messages_; }

@@ -17,7 +17,7 @@
 #include <span>
 
 #include "engine/env/types.h"
-#include "engine/log/log_config.h"
+#include "engine/env/log_config.h"
 #include "engine/log/segment.h"
 
 namespace logsim::engine {

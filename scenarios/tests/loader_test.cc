@@ -662,3 +662,43 @@ TEST(DidYouMean, NothingForFarWords) {
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+TEST(LoaderTopicLogConfig, KafkaKeysSizesAndPolicies) {
+  const auto s = parse_scenario(R"({"name": "m", "topics": [{"name": "t", "config": {
+      "retention.ms": 5000, "retention.bytes": "1MiB", "segment.bytes": "16KiB", "segment.ms": "60000",
+      "cleanup.policy": "compact,delete", "delete.retention.ms": 100, "min.compaction.lag.ms": 10,
+      "flush.messages": 1, "flush.ms": 0, "message.timestamp.type": "LogAppendTime"}}]})",
+                                "mem.json");
+  const LogConfig& log = s.topics[0].log;
+  EXPECT_EQ(log.retention_ms, 5000);
+  EXPECT_EQ(log.retention_bytes, 1 << 20);
+  EXPECT_EQ(log.segment_bytes, 16 * 1024);
+  EXPECT_EQ(log.segment_ms, 60000);
+  EXPECT_EQ(log.cleanup_policy, CleanupPolicy::kCompactDelete);
+  EXPECT_EQ(log.delete_retention_ms, 100);
+  EXPECT_EQ(log.min_compaction_lag_ms, 10);
+  EXPECT_EQ(log.flush_messages, 1);
+  EXPECT_EQ(log.flush_ms, 0);
+  EXPECT_EQ(log.timestamp_type, TimestampType::kLogAppendTime);
+  // Kafka's defaults when absent.
+  const auto d = parse_scenario(R"({"name": "m", "topics": [{"name": "t"}]})", "mem.json");
+  EXPECT_EQ(d.topics[0].log.retention_ms, 7LL * 24 * 3600 * 1000);
+  EXPECT_EQ(d.topics[0].log.cleanup_policy, CleanupPolicy::kDelete);
+}
+
+TEST(LoaderTopicLogConfig, BadValuesSayWhatIsRight) {
+  const auto policy = error_of(R"({"name": "m", "topics": [{"name": "t", "config": {"cleanup.policy": "compacted"}}]})");
+  EXPECT_EQ(policy.pointer(), "/topics/0/config/cleanup.policy");
+  EXPECT_CONTAINS(policy.expected(), "\"compact\"");
+  const auto size = error_of(R"({"name": "m", "topics": [{"name": "t", "config": {"segment.bytes": "16 KB"}}]})");
+  EXPECT_EQ(size.pointer(), "/topics/0/config/segment.bytes");
+  EXPECT_CONTAINS(size.expected(), "\"16KiB\"");
+  const auto key = error_of(R"({"name": "m", "topics": [{"name": "t", "config": {"retention.msec": 1}}]})");
+  EXPECT_CONTAINS(key.expected(), "did you mean \"retention.ms\"?");
+}
+
+}  // namespace
+}  // namespace logsim::scenarios

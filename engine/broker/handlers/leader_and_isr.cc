@@ -52,6 +52,12 @@ void handle_leader_and_isr(BrokerState& b, const LeaderAndIsrRequest& req) {
   b.controller_epoch = req.controller_epoch;
   b.metadata_version = req.version;
   b.live_brokers = req.live_brokers;
+  for (const TopicConfig& t : req.topic_configs) {
+    b.topic_configs[t.topic] = t.log;
+    for (auto it = b.partitions.lower_bound({t.topic, INT32_MIN}); it != b.partitions.end() && it->first.first == t.topic; ++it) {
+      it->second.log->reconfigure(t.log);
+    }
+  }
   b.cluster.clear();
   for (const PartitionState& s : req.partitions) b.cluster[{s.topic, s.partition.value()}] = s;
   for (const PartitionState& s : req.partitions) {

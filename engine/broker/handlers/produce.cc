@@ -33,6 +33,7 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
     resp.base_offset = p->log->append(req.records, p->state.leader_epoch, to_millis(b.env.now()), producer);
     for (const StoredRecord& r : p->log->read(resp.base_offset, count, p->log->log_end_offset())) p->producers.record(r);
     required = p->log->log_end_offset();
+    flush_if_due(b, *p);
   }
   const PartitionKey key{req.topic, req.partition.value()};
   maybe_advance_high_watermark(b, *p);  // a lone ISR commits at once

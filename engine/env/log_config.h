@@ -1,4 +1,4 @@
-// The per-topic log configuration: how a partition log rolls segments, what retention deletes,
+// The per-topic log configuration (part of the vocabulary: the controller carries it to brokers): how a partition log rolls segments, what retention deletes,
 // what compaction keeps, when the log asks to be flushed and which timestamp records carry.
 //
 // Each field is a Kafka topic config (its key in the comment) with Kafka's unit in the field's
@@ -11,7 +11,7 @@
 #include <limits>
 #include <string_view>
 
-namespace logsim::engine {
+namespace logsim {
 
 // cleanup.policy: what happens to old segments.
 enum class CleanupPolicy : std::uint8_t {
@@ -91,4 +91,4 @@ inline bool age_reaches(std::int64_t since_ms, std::int64_t now_ms, std::int64_t
   return static_cast<std::uint64_t>(now_ms) - static_cast<std::uint64_t>(since_ms) >= static_cast<std::uint64_t>(limit_ms);
 }
 
-}  // namespace logsim::engine
+}  // namespace logsim

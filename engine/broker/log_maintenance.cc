@@ -1,0 +1,23 @@
+// Log maintenance on a broker: every log.retention.check.interval.ms each hosted partition's
+// log applies retention and compaction below its high watermark (leaders and followers alike,
+// as in Kafka), and logs whose flush policy is due are fsynced.
+#include "engine/broker/broker.h"
+
+namespace logsim::engine {
+
+void flush_if_due(BrokerState& b, Partition& p) {
+  const std::int64_t now_ms = to_millis(b.env.now());
+  if (p.log->flush_due(now_ms)) p.log->flush(0, now_ms);
+}
+
+void run_log_maintenance(BrokerState& b) {
+  const std::int64_t now_ms = to_millis(b.env.now());
+  for (auto& [key, p] : b.partitions) {
+    PartitionLog& log = *p.log;
+    if (log.config().deletes()) log.apply_retention(now_ms, p.high_watermark);
+    if (log.config().compacts()) log.compact(now_ms, p.high_watermark);
+    flush_if_due(b, p);
+  }
+}
+
+}  // namespace logsim::engine
