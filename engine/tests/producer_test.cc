@@ -18,6 +18,7 @@
 
 #include "engine/env/env.h"
 #include "engine/env/rng.h"
+#include "engine/tests/client_fake_env.h"
 
 namespace logsim::engine {
 namespace {
@@ -25,88 +26,11 @@ namespace {
 const NodeId kB1(1);
 const NodeId kB2(2);
 const NodeId kB3(3);
-const NodeId kApp(100);
 const std::string kTopic = "t";
 
-// The clients never touch the disk; a test fails if they do.
-class NoDisk final : public Disk {
- public:
-  bool exists(std::string_view) const override { return touched(); }
-  std::uint64_t size(std::string_view) const override { return touched() ? 1 : 0; }
-  std::string read(std::string_view, std::uint64_t, std::uint64_t) const override {
-    touched();
-    return {};
-  }
-  std::vector<std::string> list() const override {
-    touched();
-    return {};
-  }
-  void append(std::string_view, std::string_view) override { touched(); }
-  void truncate(std::string_view, std::uint64_t) override { touched(); }
-  void rename(std::string_view, std::string_view) override { touched(); }
-  void remove(std::string_view) override { touched(); }
-  void fsync(std::string_view, std::uint64_t) override { touched(); }
-
- private:
-  static bool touched() {
-    ADD_FAILURE() << "a client touched the disk";
-    return false;
-  }
-};
-
-struct Sent {
-  NodeId to;
-  Message msg;
-  Nanos at;
-};
-
-class FakeEnv final : public Env {
- public:
-  NodeId self() const override { return kApp; }
-  Nanos now() const override { return now_; }
-  TimerId set_timer(Nanos delay, std::uint64_t tag) override {
-    EXPECT_GE(delay, 0);
-    timers.push_back({++last_timer_, now_ + delay, tag, false});
-    return last_timer_;
-  }
-  void cancel_timer(TimerId id) override {
-    for (Timer& t : timers) {
-      if (t.id == id) t.cancelled = true;
-    }
-  }
-  void send(NodeId to, Message msg) override { sent.push_back({to, std::move(msg), now_}); }
-  Disk& disk() override { return disk_; }
-  Rng& rng() override { return rng_; }
-
-  void set_now(Nanos t) { now_ = t; }
-
-  struct Timer {
-    TimerId id;
-    Nanos deadline;
-    std::uint64_t tag;
-    bool cancelled;  // or fired
-  };
-  // The earliest live timer due at or before `until`, marked fired; nullopt if none.
-  std::optional<Timer> pop_due(Nanos until) {
-    Timer* best = nullptr;
-    for (Timer& t : timers) {
-      if (t.cancelled || t.deadline > until) continue;
-      if (best == nullptr || t.deadline < best->deadline) best = &t;
-    }
-    if (best == nullptr) return std::nullopt;
-    best->cancelled = true;
-    return *best;
-  }
-
-  std::vector<Sent> sent;
-  std::vector<Timer> timers;
-
- private:
-  NoDisk disk_;
-  Nanos now_ = 0;
-  TimerId last_timer_ = 0;
-  Rng rng_{42};
-};
+using clienttest::FakeEnv;
+using clienttest::kApp;
+using clienttest::Sent;
 
 Record rec(std::string value, std::optional<std::string> key = std::nullopt) {
   Record r;
