@@ -53,8 +53,15 @@ std::uint64_t SimDisk::size(std::string_view file) const {
 
 std::string SimDisk::read(std::string_view file, std::uint64_t offset, std::uint64_t len) const {
   const File* f = find_live(file);
-  if (f == nullptr || offset >= f->data.size()) return {};
-  return f->data.substr(offset, len);  // substr clips len at the end
+  if (f == nullptr) return {};
+  return f->data.read(offset, len);  // clips len at the end
+}
+
+std::string_view SimDisk::read_view(std::string_view file, std::uint64_t offset, std::uint64_t len,
+                                    std::string& scratch) const {
+  const File* f = find_live(file);
+  if (f == nullptr) return {};
+  return f->data.view(offset, len, scratch);
 }
 
 std::vector<std::string> SimDisk::list() const {
@@ -97,7 +104,7 @@ void SimDisk::truncate(std::string_view file, std::uint64_t new_size) {
   File& f = it->second;
   if (new_size >= f.data.size()) return;
   detach(it->first, f, new_size, /*data_dies=*/false);
-  f.data.resize(new_size);
+  f.data.truncate(new_size);
 }
 
 void SimDisk::remove(std::string_view file) {
@@ -106,7 +113,7 @@ void SimDisk::remove(std::string_view file) {
   if (it == files_.end() || !it->second.live) return;
   File& f = it->second;
   detach(it->first, f, 0, /*data_dies=*/true);
-  std::string().swap(f.data);  // free the memory, not just the size
+  f.data.clear();  // frees the pages
   f.live = false;
   // The binding that the renames created is gone; fsync of the removed name commits only
   // its own removal.
@@ -125,7 +132,7 @@ void SimDisk::rename(std::string_view from, std::string_view to) {
   detach(to, dst, 0, /*data_dies=*/true);
   dst.data = std::move(src->second.data);
   dst.live = true;
-  src->second.data.clear();  // a moved-from string is valid but unspecified
+  src->second.data.clear();  // a moved-from object is valid but unspecified
   src->second.live = false;
 
   // fsync(to) must also commit the removal of `from` (and of the names renamed into `from`,
@@ -158,13 +165,13 @@ void SimDisk::detach(std::string_view name, File& f, std::uint64_t keep, bool da
   for (const Image* image : needy) longest = std::max(longest, image->size);
   LOGSIM_ASSERT(longest <= f.data.size(), "a durable prefix is longer than its file");
 
-  std::shared_ptr<const std::string> copy;
+  std::shared_ptr<const PagedBytes> copy;
   if (data_dies) {
-    f.data.resize(longest);
-    copy = std::make_shared<const std::string>(std::move(f.data));
+    f.data.truncate(longest);
+    copy = std::make_shared<const PagedBytes>(std::move(f.data));
     f.data.clear();
   } else {
-    copy = std::make_shared<const std::string>(f.data, 0, longest);
+    copy = std::make_shared<const PagedBytes>(f.data.prefix(longest));
   }
   for (Image* image : needy) image->base = copy;
   ++stats_.durable_copies;
@@ -287,7 +294,7 @@ void SimDisk::power_loss() {
 void SimDisk::revert(File& f) {
   const Image image = *f.durable;
   if (image.base) {
-    f.data.assign(*image.base, 0, image.size);
+    f.data = image.base->prefix(image.size);
   } else {
     tear_or_cut(f, image.size);
   }
@@ -309,14 +316,13 @@ void SimDisk::tear_or_cut(File& f, std::uint64_t durable_size) {
   const bool corrupt = rng_.uniform_real() < options_.torn_corrupt_probability;
   const auto mask = static_cast<unsigned char>(1 + rng_.uniform_u64(255));
   if (!tear) {
-    f.data.resize(durable_size);
+    f.data.truncate(durable_size);
     return;
   }
   ++stats_.torn_tails;
-  f.data.resize(durable_size + kept);
+  f.data.truncate(durable_size + kept);
   if (kept > 0 && corrupt) {
-    const auto last = static_cast<unsigned char>(f.data.back());
-    f.data.back() = static_cast<char>(last ^ mask);
+    f.data.xor_byte(f.data.size() - 1, mask);
     ++stats_.torn_corruptions;
   }
 }

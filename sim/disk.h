@@ -36,10 +36,11 @@
 // Memory. Logs are almost always appended to, so a durable image is kept as a length: the
 // first `size` bytes of the page-cache contents. Only when a truncate below that length, a
 // rename or a remove would change those bytes is the durable prefix copied out (once, shared
-// by the durable image and every fsync in flight that needs it, as shared_ptr<const string>).
+// by the durable image and every fsync in flight that needs it, as shared_ptr<const>).
 // An append-only log therefore costs one copy of its bytes, however often it is fsynced. A
 // removed file's durable bytes are moved (not copied) out and kept until its removal is
-// fsynced, because until then a power loss brings the file back.
+// fsynced, because until then a power loss brings the file back. Page-cache contents are kept
+// in pages (paged_bytes.h), so a file costs its size plus at most one partly filled page.
 //
 // Randomness. Each fsync draws exactly two uniforms (latency, lie) and each power loss draws
 // exactly four per file that could be torn (tear?, length, corrupt?, mask), whatever the
@@ -65,6 +66,7 @@
 #include "engine/env/disk.h"
 #include "engine/env/rng.h"
 #include "engine/env/types.h"
+#include "sim/paged_bytes.h"
 
 namespace logsim::sim {
 
@@ -111,6 +113,9 @@ class SimDisk final : public logsim::Disk {
 
   bool exists(std::string_view file) const override;
   std::uint64_t size(std::string_view file) const override;
+  // Without a copy unless the range crosses a page boundary (see PagedBytes::view).
+  std::string_view read_view(std::string_view file, std::uint64_t offset, std::uint64_t len,
+                             std::string& scratch) const override;
   std::string read(std::string_view file, std::uint64_t offset, std::uint64_t len) const override;
   std::vector<std::string> list() const override;
 
@@ -135,12 +140,12 @@ class SimDisk final : public logsim::Disk {
   // A byte string as a prefix: the first `size` bytes of *base, or of the file's own
   // page-cache contents when base is null (the cheap, append-only case).
   struct Image {
-    std::shared_ptr<const std::string> base;
+    std::shared_ptr<const PagedBytes> base;
     std::uint64_t size = 0;
   };
   struct File {
     bool live = false;                        // exists in the page cache
-    std::string data;                         // page-cache contents; empty unless live
+    PagedBytes data;                          // page-cache contents; empty unless live
     std::optional<Image> durable;             // nullopt: no durable file under this name
     std::uint64_t durable_seq = 0;            // the fsync whose snapshot `durable` is
     std::uint32_t pending_refs = 0;           // snapshots in flight that name this file

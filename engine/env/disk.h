@@ -25,6 +25,16 @@ class Disk {
   virtual std::uint64_t size(std::string_view file) const = 0;
   // Bytes [offset, offset + len) of the file, clipped to its end.
   virtual std::string read(std::string_view file, std::uint64_t offset, std::uint64_t len) const = 0;
+  // The same bytes as read(), without a copy where the disk can avoid one: a view of the disk's
+  // own memory, or of `scratch` (which it may overwrite) when the bytes are not contiguous
+  // there. The view is valid until the next change to this disk (append, truncate, rename,
+  // remove, or a crash or power loss) or to `scratch`, whichever comes first; read it, do not
+  // keep it. This default copies through read().
+  virtual std::string_view read_view(std::string_view file, std::uint64_t offset, std::uint64_t len,
+                                     std::string& scratch) const {
+    scratch = read(file, offset, len);
+    return scratch;
+  }
   // All file names, sorted.
   virtual std::vector<std::string> list() const = 0;
 

@@ -124,12 +124,10 @@ std::vector<StoredRecord> PartitionLog::read(Offset from, std::int32_t max_recor
   if (from < start_ || max_records <= 0) return out;
   const Offset end = std::min(upto, end_);
   const auto max = static_cast<std::size_t>(max_records);
-  for (std::size_t s = first_segment_for(from); s < segments_.size(); ++s) {
-    const std::vector<StoredRecord>& records = segments_[s].records();
-    for (std::size_t i = segments_[s].find(from); i < records.size(); ++i) {
-      if (records[i].offset >= end || out.size() == max) return out;
-      out.push_back(records[i]);
-    }
+  for (std::size_t s = first_segment_for(from); s < segments_.size() && out.size() < max; ++s) {
+    const LogSegment& segment = segments_[s];
+    if (!segment.empty() && segment.first_offset() >= end) break;
+    segment.read(segment.find(from), end, max, out);
   }
   return out;
 }
@@ -178,8 +176,8 @@ void PartitionLog::check_invariants() const {
     LOGSIM_ASSERT(active || !s.empty(), "an inactive segment is empty: " + s.file());
     LOGSIM_ASSERT(!last || s.base_offset() > *last, "segments overlap at " + s.file());
     if (s.empty()) continue;
-    LOGSIM_ASSERT(s.records().front().offset >= s.base_offset(), "a record below its segment's base: " + s.file());
-    if (!last) LOGSIM_ASSERT(s.records().front().offset >= start_, "a record below the log start of " + dir_);
+    LOGSIM_ASSERT(s.first_offset() >= s.base_offset(), "a record below its segment's base: " + s.file());
+    if (!last) LOGSIM_ASSERT(s.first_offset() >= start_, "a record below the log start of " + dir_);
     last = s.last_offset();
   }
   LOGSIM_ASSERT(!last || *last < end_, "a record at or above the log end of " + dir_);

@@ -44,7 +44,10 @@
 // compaction fsync the files they delete or rewrite at once, with the caller's token; the Env
 // reports each completion as Node::on_fsync(token).
 //
-// Simplified relative to Kafka: records stay in memory as well as on disk; indexes and the
+// Memory. Records live only in the segment files (the Disk's page cache); reads decode them
+// from there. Per record the log keeps 8 bytes in memory (segment.h).
+//
+// Simplified relative to Kafka: indexes and the
 // epoch cache are not persisted but rebuilt by recover(), so an epoch whose records compaction
 // removed entirely is forgotten across a restart; the time that segment.ms counts from is the
 // append time of the segment's first record (Kafka uses the first batch's timestamp; a

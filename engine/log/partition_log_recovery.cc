@@ -110,7 +110,7 @@ void PartitionLog::finish_recovery() {
   }
   const LogSegment& first = segments_.front();
   const LogSegment& active = segments_.back();
-  start_ = first.empty() ? first.base_offset() : first.records().front().offset;
+  start_ = first.empty() ? first.base_offset() : first.first_offset();
   end_ = active.empty() ? active.base_offset() : active.last_offset() + 1;
   check_invariants();
 }

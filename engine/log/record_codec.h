@@ -2,10 +2,15 @@
 //
 // Frame: [u32 body length][u64 checksum of body][body], little-endian; body =
 // [i64 offset][i32 leader epoch][i64 producer id][i32 producer epoch][i32 sequence]
-// [i64 timestamp ms][i32 key length or -1][key][i32 value length or -1][value].
+// [i64 timestamp ms][i32 key length or -1][key][i32 value length or -1][value]
+// [i32 header count][per header: i32 key length, key, i32 value length or -1, value].
+// The checksum covers the whole body, headers included. It is our own fast 64-bit hash (four
+// independent multiply-xorshift lanes over 8-byte words), not Kafka's CRC-32C: it only has to
+// catch torn and corrupted tails, and it runs for every frame written.
 // Recovery reads frames until one is incomplete or fails its checksum (a torn tail after a
 // power loss) and reports where the valid prefix ends, so the log can truncate there, as
-// Kafka's log recovery truncates an invalid tail.
+// Kafka's log recovery truncates an invalid tail. Reads of frames the log wrote itself (the
+// page cache is trusted, as Kafka's broker does not check CRCs on fetch) skip the checksum.
 #pragma once
 
 #include <cstdint>
@@ -17,10 +22,23 @@
 
 namespace logsim::engine {
 
+// [u32 body length][u64 checksum].
+inline constexpr std::size_t kFrameHeaderBytes = sizeof(std::uint32_t) + sizeof(std::uint64_t);
+
+// The checksum a frame carries for its body.
+std::uint64_t frame_checksum(std::string_view body);
+
 // Appends the frame of `rec` to `out`.
 void encode_record(const StoredRecord& rec, std::string& out);
 // The length of the frame encode_record would append for `rec`.
 std::uint64_t encoded_size(const StoredRecord& rec);
+
+// Decodes the frame at the start of `bytes` (more frames may follow) into `rec`. Returns the
+// frame's length, or 0 when it is incomplete, malformed, or (with verify) fails its checksum.
+std::size_t decode_frame(std::string_view bytes, StoredRecord& rec, bool verify);
+// The offset and the timestamp of the well-formed frame at the start of `bytes`.
+Offset frame_offset(std::string_view bytes);
+std::int64_t frame_timestamp_ms(std::string_view bytes);
 
 struct DecodedLog {
   std::vector<StoredRecord> records;

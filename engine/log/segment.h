@@ -3,8 +3,10 @@
 // offset zero-padded to 20 digits, as Kafka names segments), with the sparse offset and time
 // indexes that Kafka keeps beside each segment in .index and .timeindex files.
 //
-// The records are also held in memory, and reads are served from there (moving them out is
-// later work). The indexes live in memory only; load() rebuilds them from the records.
+// The records live only in the file (the Disk's page cache): reads decode their frames from
+// it. In memory the segment keeps, per record, its offset and its frame's byte position, each
+// relative to the segment (two uint32_t, 8 bytes a record), and the sparse indexes, which live
+// in memory only; load() rebuilds them from the records recovery decoded.
 //
 // Offset index: when more than index_interval_bytes of frames were appended since the last
 // entry, the next record appended gets an entry (offset, byte position of its frame). Kafka
@@ -15,10 +17,11 @@
 // even when producers send timestamps out of order (as Kafka's are).
 //
 // Invariants:
-// 1. Record offsets strictly increase and are >= the base offset.
-// 2. positions[i] is the byte position of record i's frame in the file; size_bytes() is the
-//    file's size as this segment wrote it.
+// 1. Record offsets strictly increase and are >= the base offset, and below base + 2^32.
+// 2. positions()[i] is the byte position of record i's frame in the file; size_bytes() is the
+//    file's size as this segment wrote it, below 4 GiB (Kafka's segment.bytes is an int).
 // 3. Index entries increase in both fields and name records the segment holds.
+// 4. The file holds exactly the frames of the segment's records: nobody else writes it.
 #pragma once
 
 #include <cstdint>
@@ -55,10 +58,17 @@ class LogSegment {
   Offset base_offset() const { return base_; }
   const std::string& file() const { return file_; }
   std::uint64_t size_bytes() const { return bytes_; }
-  bool empty() const { return records_.empty(); }
-  const std::vector<StoredRecord>& records() const { return records_; }
-  // The offset of the last record. Precondition: not empty.
+  bool empty() const { return deltas_.empty(); }
+  std::size_t record_count() const { return deltas_.size(); }
+  Offset offset_at(std::size_t i) const { return base_ + static_cast<std::int64_t>(deltas_[i]); }
+  // The offsets of the first and the last record. Precondition: not empty.
+  Offset first_offset() const;
   Offset last_offset() const;
+  // Every record, decoded from the file (for the cleaner and tests: the whole segment at once).
+  std::vector<StoredRecord> records() const;
+  // Decodes records from index `from` on, while their offsets are below `end` and `out` holds
+  // fewer than `max`, appending them to `out`.
+  void read(std::size_t from, Offset end, std::size_t max, std::vector<StoredRecord>& out) const;
   // The largest record timestamp; nothing when empty.
   std::optional<std::int64_t> max_timestamp_ms() const { return max_timestamp_ms_; }
   // When the segment's first record was appended (segment.ms counts from here); nothing when
@@ -68,7 +78,7 @@ class LogSegment {
   std::optional<std::int64_t> first_cleaned_ms() const { return first_cleaned_ms_; }
   void note_cleaned(std::int64_t now_ms);
 
-  // Appends the records' frames to the file and the records to memory.
+  // Appends the records' frames to the file.
   void append(std::span<const StoredRecord> records, std::int64_t now_ms);
   // Takes the records whose frames the file holds (recovery). Writes nothing.
   void load(std::vector<StoredRecord> records);
@@ -77,26 +87,31 @@ class LogSegment {
   // Removes the records at or above `end` and cuts the file after the last one kept.
   void truncate_to(Offset end);
 
-  // The index of the first record whose offset is >= `offset` (records().size() if none),
+  // The index of the first record whose offset is >= `offset` (record_count() if none),
   // found through the offset index and a scan, as Kafka's translateOffset does.
   std::size_t find(Offset offset) const;
   // The first offset whose timestamp is >= ts_ms; nothing if no record's is.
   std::optional<Offset> offset_for_timestamp(std::int64_t ts_ms) const;
 
-  const std::vector<std::uint64_t>& positions() const { return positions_; }
+  const std::vector<std::uint32_t>& positions() const { return positions_; }
   const std::vector<OffsetIndexEntry>& offset_index() const { return offset_index_; }
   const std::vector<TimeIndexEntry>& time_index() const { return time_index_; }
 
  private:
-  void assign(std::vector<StoredRecord> records);
-  void push(const StoredRecord& rec, std::uint64_t position);
+  void assign(const std::vector<StoredRecord>& records);
+  void reset_indexes();
+  void push(Offset offset, std::int64_t timestamp_ms, std::uint64_t frame_bytes);
+  // Calls fn(i, frame) for the frames of records [from, to) until it returns false, reading the
+  // file in runs of at most kReadRunBytes (so a copy, when the disk must make one, stays small).
+  template <typename Fn>
+  void for_each_frame(std::size_t from, std::size_t to, Fn&& fn) const;
 
   Disk* disk_;  // a pointer, so that segments can move within the log's vector
   Offset base_;
   std::string file_;
   std::uint64_t index_interval_bytes_;
-  std::vector<StoredRecord> records_;
-  std::vector<std::uint64_t> positions_;
+  std::vector<std::uint32_t> deltas_;     // offset - base, per record
+  std::vector<std::uint32_t> positions_;  // frame position, per record
   std::uint64_t bytes_ = 0;
   std::vector<OffsetIndexEntry> offset_index_;
   std::vector<TimeIndexEntry> time_index_;

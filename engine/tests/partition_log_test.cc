@@ -1,20 +1,27 @@
-// Tests of the record codec and the partition log: frame round trips, decode stopping at a
-// torn or corrupt frame, append/read semantics, and recovery on SimDisk after a process crash,
-// a power loss, and a power loss that tears the unsynced tail.
+// Tests of the record codec and the partition log: frame round trips (headers included),
+// decode stopping at a torn or corrupt frame, append/read semantics, and recovery on SimDisk
+// after a process crash, a power loss, and a power loss that tears the unsynced tail. Last,
+// record headers end to end: a producer client sends them to a broker, a fetch returns them.
 #include "engine/log/partition_log.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/broker/broker.h"
+#include "engine/client/producer.h"
 #include "engine/env/assert.h"
 #include "engine/env/digest.h"
+#include "engine/env/env.h"
 #include "engine/env/rng.h"
 #include "engine/log/record_codec.h"
 #include "sim/disk.h"
@@ -32,13 +39,14 @@ Record rec(std::optional<std::string> key, std::optional<std::string> value, std
   return Record{std::move(key), std::move(value), ts};
 }
 
-// The records' keys, values and timestamps are equal (Record has no operator==).
+// The records' keys, values, timestamps and headers are equal (Record has no operator==).
 ::testing::AssertionResult same_record(const Record& a, const Record& b) {
   if (a.key != b.key) return ::testing::AssertionFailure() << "keys differ";
   if (a.value != b.value) return ::testing::AssertionFailure() << "values differ";
   if (a.timestamp_ms != b.timestamp_ms) {
     return ::testing::AssertionFailure() << "timestamps " << a.timestamp_ms << " vs " << b.timestamp_ms;
   }
+  if (a.headers != b.headers) return ::testing::AssertionFailure() << "headers differ";
   return ::testing::AssertionSuccess();
 }
 
@@ -115,6 +123,80 @@ TEST(RecordCodec, RoundTripsNullEmptyAndBinaryFields) {
   EXPECT_EQ(*decoded.records[3].record.value, "");
 }
 
+Record with_headers(Record r, std::vector<RecordHeader> headers) {
+  r.headers = std::move(headers);
+  return r;
+}
+
+// Headers keep their order, repeated keys, empty keys and values, and null values.
+const std::vector<RecordHeader> kHeaders = {{"trace-id", "abc"}, {"", ""}, {"null", std::nullopt},
+                                            {"trace-id", std::string("\x00\xff", 2)}};
+
+TEST(RecordCodec, HeadersRoundTrip) {
+  const std::vector<Record> records = {with_headers(rec("k", "v", 5), kHeaders),
+                                       with_headers(rec(std::nullopt, std::nullopt, 6), {{"only", std::nullopt}}),
+                                       rec("plain", "record", 7)};
+  std::string bytes;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const StoredRecord r{Offset(static_cast<std::int64_t>(i)), records[i]};
+    const std::size_t before = bytes.size();
+    encode_record(r, bytes);
+    EXPECT_EQ(bytes.size() - before, encoded_size(r)) << i;
+  }
+  const DecodedLog decoded = decode_records(bytes);
+  ASSERT_EQ(decoded.records.size(), records.size());
+  EXPECT_EQ(decoded.valid_bytes, bytes.size());
+  for (std::size_t i = 0; i < records.size(); ++i) EXPECT_TRUE(same_record(decoded.records[i].record, records[i])) << i;
+  ASSERT_EQ(decoded.records[0].record.headers.size(), 4u);
+  EXPECT_FALSE(decoded.records[0].record.headers[2].value.has_value());
+  ASSERT_TRUE(decoded.records[0].record.headers[1].value.has_value());
+  EXPECT_EQ(*decoded.records[0].record.headers[1].value, "");
+}
+
+// The checksum covers the headers: damage in a header's bytes stops the decode there.
+TEST(RecordCodec, ChecksumCoversHeaders) {
+  const StoredRecord r{Offset(0), with_headers(rec("k", "v"), {{"hk", "hv"}})};
+  const std::string good = frame(r);
+  const std::size_t at = good.find("hv");
+  ASSERT_NE(at, std::string::npos);
+  std::string damaged = good;
+  damaged[at] = 'x';
+  EXPECT_TRUE(decode_records(damaged).records.empty());
+}
+
+// Headers are part of a record's digest (so of the trace hash), order included.
+TEST(RecordCodec, HeadersReachTheDigest) {
+  const auto digest = [](const Record& r) {
+    Digest d;
+    r.fold(d);
+    return d.value();
+  };
+  const Record plain = rec("k", "v");
+  const Record a = with_headers(plain, {{"x", "1"}, {"y", "2"}});
+  const Record b = with_headers(plain, {{"y", "2"}, {"x", "1"}});
+  const Record null_value = with_headers(plain, {{"x", std::nullopt}});
+  const Record empty_value = with_headers(plain, {{"x", ""}});
+  EXPECT_NE(digest(plain), digest(a));
+  EXPECT_NE(digest(a), digest(b));
+  EXPECT_NE(digest(null_value), digest(empty_value));
+  EXPECT_EQ(digest(a), digest(with_headers(plain, {{"x", "1"}, {"y", "2"}})));
+}
+
+// Record::fold folds keys and values word by word; it must equal Digest's byte-by-byte fold.
+TEST(RecordCodec, RecordDigestFoldsBytesAsDigestDoes) {
+  for (std::size_t n = 0; n < 40; ++n) {
+    std::string value;
+    for (std::size_t i = 0; i < n; ++i) value.push_back(static_cast<char>(i * 37 + 11));
+    const Record r = rec(std::nullopt, value, 3);
+    Digest got;
+    r.fold(got);
+    Digest want;
+    want.add(std::optional<std::string>()).add(std::optional<std::string>(value)).add(std::int64_t{3});
+    want.add(std::uint64_t{0});  // no headers
+    EXPECT_EQ(got.value(), want.value()) << n;
+  }
+}
+
 // The frame layout documented in record_codec.h, byte for byte.
 TEST(RecordCodec, FrameLayoutIsTheDocumentedOne) {
   const std::string bytes = frame({Offset(7), rec("ab", std::nullopt, 9)});
@@ -133,9 +215,10 @@ TEST(RecordCodec, FrameLayoutIsTheDocumentedOne) {
   put(std::int32_t{2});
   body += "ab";
   put(std::int32_t{-1});
+  put(std::int32_t{0});  // header count
   std::string expected;
   const auto len = static_cast<std::uint32_t>(body.size());
-  const std::uint64_t sum = Digest().add(std::string_view(body)).value();
+  const std::uint64_t sum = frame_checksum(body);
   expected.append(reinterpret_cast<const char*>(&len), sizeof len);
   expected.append(reinterpret_cast<const char*>(&sum), sizeof sum);
   expected += body;
@@ -195,7 +278,7 @@ TEST(RecordCodec, WellChecksummedButMalformedBodyStopsDecode) {
   const auto make_frame = [](const std::string& body) {
     std::string out;
     const auto len = static_cast<std::uint32_t>(body.size());
-    const std::uint64_t sum = Digest().add(std::string_view(body)).value();
+    const std::uint64_t sum = frame_checksum(body);
     out.append(reinterpret_cast<const char*>(&len), sizeof len);
     out.append(reinterpret_cast<const char*>(&sum), sizeof sum);
     return out + body;
@@ -555,6 +638,130 @@ TEST(PartitionLogEpochs, ReplicatedAppendKeepsOffsetsAndEpochsAndRefusesOffsetsB
             t.disk.read("leader/00000000000000000000.log", 0, 1 << 20));
   // A batch below the log end is an invariant failure, not a silent overwrite.
   EXPECT_THROW(follower.append_replicated(std::vector<StoredRecord>{fetched[1]}), InvariantError);
+}
+
+// A segment larger than the disk's pages: reads, truncation and recovery decode frames that
+// straddle page boundaries (the disk then copies them; within a page it does not).
+TEST(PartitionLog, FramesAcrossDiskPagesReadBack) {
+  TestDisk t;
+  std::vector<Record> records;
+  for (int i = 0; i < 3000; ++i) {
+    records.push_back(rec("k" + std::to_string(i), std::string(static_cast<std::size_t>(500 + i % 977), static_cast<char>('a' + i % 26)), i));
+  }
+  {
+    PartitionLog log(t.disk, kDir);
+    log.recover();
+    for (std::size_t i = 0; i < records.size(); i += 7) {
+      const std::size_t n = std::min<std::size_t>(7, records.size() - i);
+      log.append(std::span<const Record>(records).subspan(i, n));
+    }
+    ASSERT_EQ(log.segments().size(), 1u);
+    ASSERT_GT(log.size_bytes(), 2 * sim::PagedBytes::kPageBytes);
+    expect_records(log.read(Offset(0), 5000, Offset(3000)), records, 0, 3000);
+    expect_records(log.read(Offset(1234), 1000, Offset(3000)), records, 1234, 1000);
+    EXPECT_EQ(log.offset_for_timestamp(2500), Offset(2500));
+    log.truncate_to(Offset(2900));
+    records.resize(2900);
+  }
+  t.disk.crash();
+  PartitionLog log(t.disk, kDir);
+  EXPECT_EQ(log.recover(), 0u);
+  expect_records(log.read(Offset(0), 5000, Offset(3000)), records, 0, 2900);
+  EXPECT_EQ(log.offset_for_timestamp(2899), Offset(2899));
+  EXPECT_FALSE(log.offset_for_timestamp(2900).has_value());
+}
+
+// ---- Headers end to end.
+
+// Recovery decodes headers from the segment files.
+TEST(PartitionLog, RecoveryKeepsHeaders) {
+  TestDisk t;
+  const std::vector<Record> records = {with_headers(rec("k", "v", 1), kHeaders), rec("k2", "v2", 2)};
+  {
+    PartitionLog log(t.disk, kDir);
+    log.recover();
+    log.append(records);
+  }
+  t.disk.crash();
+  PartitionLog log(t.disk, kDir);
+  EXPECT_EQ(log.recover(), 0u);
+  expect_records(log.read(Offset(0), 100, Offset(2)), records, 0, 2);
+}
+
+// A producer client and a standalone broker wired together by hand: messages are delivered in
+// order, timers never fire (none is needed for one acknowledged send).
+class Wire {
+ public:
+  class NodeEnv final : public Env {
+   public:
+    NodeEnv(Wire& wire, NodeId self, Disk& disk) : wire_(wire), self_(self), disk_(disk) {}
+    NodeId self() const override { return self_; }
+    Nanos now() const override { return 0; }
+    TimerId set_timer(Nanos, std::uint64_t) override { return ++last_timer_; }
+    void cancel_timer(TimerId) override {}
+    void send(NodeId to, Message msg) override { wire_.queue.push_back({self_, to, std::move(msg)}); }
+    Disk& disk() override { return disk_; }
+    Rng& rng() override { return rng_; }
+
+   private:
+    Wire& wire_;
+    NodeId self_;
+    Disk& disk_;
+    TimerId last_timer_ = 0;
+    Rng rng_{7};
+  };
+  struct InFlight {
+    NodeId from;
+    NodeId to;
+    Message msg;
+  };
+  std::deque<InFlight> queue;
+};
+
+TEST(RecordHeaders, ProducedHeadersComeBackInAFetch) {
+  TestDisk t;
+  const NodeId broker_id(0);
+  const NodeId client_id(1);
+  Wire wire;
+  Wire::NodeEnv broker_env(wire, broker_id, t.disk);
+  Wire::NodeEnv client_env(wire, client_id, t.disk);
+  BrokerConfig bc;
+  bc.topics = {TopicSpec{"t", 1}};
+  Broker broker(broker_env, bc);
+  broker.on_start();
+  ProducerConfig pc;
+  pc.bootstrap_servers = {broker_id};
+  Producer producer(client_env, pc);
+  producer.start();
+  std::optional<SendResult> result;
+  producer.send("t", with_headers(rec("k", "v", 9), kHeaders), PartitionId(0),
+                [&result](const SendResult& r) { result = r; });
+  std::optional<FetchResponse> fetched;
+  for (int steps = 0; !wire.queue.empty() && steps < 100; ++steps) {
+    Wire::InFlight m = std::move(wire.queue.front());
+    wire.queue.pop_front();
+    if (m.to == broker_id) {
+      broker.on_message(m.from, m.msg);
+    } else if (const auto* f = std::get_if<FetchResponse>(&m.msg)) {
+      fetched = *f;
+    } else {
+      producer.on_message(m.from, m.msg);
+    }
+    if (result && !fetched && wire.queue.empty()) {
+      FetchRequest req;
+      req.correlation_id = 1000;
+      req.topic = "t";
+      req.partition = PartitionId(0);
+      req.fetch_offset = Offset(0);
+      client_env.send(broker_id, req);
+    }
+  }
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->outcome, SendOutcome::kAcknowledged);
+  ASSERT_TRUE(fetched.has_value());
+  EXPECT_EQ(fetched->error, ErrorCode::NONE);
+  ASSERT_EQ(fetched->records.size(), 1u);
+  EXPECT_TRUE(same_record(fetched->records[0].record, with_headers(rec("k", "v", 9), kHeaders)));
 }
 
 }  // namespace

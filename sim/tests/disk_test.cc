@@ -334,5 +334,60 @@ TEST(SimDisk, SameSeedSameLatenciesAndTornLengths) {
   EXPECT_TRUE(some_seed_differs);
 }
 
+// ---- Pages (paged_bytes.h) and read_view.
+
+// Bytes appended in pieces of every size read back the same across page boundaries, by read,
+// read_view and after truncation; views inside one page are not copies.
+TEST(PagedBytes, ReadsAcrossPagesEqualAString) {
+  constexpr std::uint64_t kPage = PagedBytes::kPageBytes;
+  PagedBytes paged;
+  std::string flat;
+  Rng rng(5);
+  while (flat.size() < 3 * kPage + 123) {
+    std::string piece(static_cast<std::size_t>(1 + rng.uniform_u64(70'000)), '\0');
+    for (char& c : piece) c = static_cast<char>(rng.next_u64());
+    paged.append(piece);
+    flat += piece;
+  }
+  ASSERT_EQ(paged.size(), flat.size());
+  std::string scratch;
+  for (std::uint64_t at : {std::uint64_t{0}, kPage - 3, kPage, 2 * kPage - 1, flat.size() - 5}) {
+    for (std::uint64_t len : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{7}, kPage + 9}) {
+      const std::string want = flat.substr(static_cast<std::size_t>(at), static_cast<std::size_t>(len));
+      EXPECT_EQ(paged.read(at, len), want) << at << "+" << len;
+      EXPECT_EQ(paged.view(at, len, scratch), want) << at << "+" << len;
+    }
+  }
+  const std::string_view inside = paged.view(10, 20, scratch);
+  EXPECT_TRUE(scratch.empty() || inside.data() != scratch.data());
+  EXPECT_EQ(paged.prefix(kPage + 1).read(0, kPage + 1), flat.substr(0, static_cast<std::size_t>(kPage + 1)));
+  paged.truncate(kPage + 1);
+  flat.resize(static_cast<std::size_t>(kPage + 1));
+  paged.append("tail");
+  flat += "tail";
+  EXPECT_EQ(paged.read(0, flat.size()), flat);
+  paged.truncate(kPage);
+  EXPECT_EQ(paged.read(0, 2 * kPage), flat.substr(0, static_cast<std::size_t>(kPage)));
+  paged.truncate(0);
+  EXPECT_TRUE(paged.empty());
+  EXPECT_EQ(paged.read(0, 10), "");
+}
+
+TEST(SimDisk, ReadViewEqualsReadAndClips) {
+  TestDisk t;
+  t.disk.append("f", "hello world");
+  std::string scratch;
+  EXPECT_EQ(t.disk.read_view("f", 6, 100, scratch), "world");
+  EXPECT_EQ(t.disk.read_view("f", 11, 1, scratch), "");
+  EXPECT_EQ(t.disk.read_view("missing", 0, 1, scratch), "");
+  // Across a page boundary, after a torn power loss too.
+  const std::string big(static_cast<std::size_t>(PagedBytes::kPageBytes + 10), 'x');
+  t.disk.append("g", big);
+  t.sync("g");
+  t.disk.append("g", "unsynced");
+  t.disk.power_loss();
+  EXPECT_EQ(t.disk.read_view("g", PagedBytes::kPageBytes - 5, 100, scratch), std::string(15, 'x'));
+}
+
 }  // namespace
 }  // namespace logsim::sim

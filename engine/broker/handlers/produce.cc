@@ -3,6 +3,25 @@
 #include "engine/broker/broker.h"
 
 namespace logsim::engine {
+namespace {
+
+// Tells the producer-state table about a batch the leader just appended at `base`, from what
+// the request says (the sequences PartitionLog::append gave the records), rather than by
+// reading the records back from the log.
+void record_producer_state(Partition& p, Offset base, std::int32_t count, const ProducerBatchInfo& producer) {
+  if (producer.producer_id.value() < 0) return;
+  StoredRecord r;
+  r.producer_id = producer.producer_id;
+  r.producer_epoch = producer.producer_epoch;
+  for (std::int32_t i = 0; i < count; ++i) {
+    r.offset = base + static_cast<std::int64_t>(i);
+    r.leader_epoch = p.state.leader_epoch;
+    r.sequence = producer.base_sequence.value() >= 0 ? producer.base_sequence + i : Sequence(-1);
+    p.producers.record(r);
+  }
+}
+
+}  // namespace
 
 void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
   ProduceResponse resp{req.correlation_id, req.topic, req.partition, ErrorCode::NONE, Offset(-1)};
@@ -31,7 +50,7 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
     required = idem.duplicate_base + count;
   } else {
     resp.base_offset = p->log->append(req.records, p->state.leader_epoch, to_millis(b.env.now()), producer);
-    for (const StoredRecord& r : p->log->read(resp.base_offset, count, p->log->log_end_offset())) p->producers.record(r);
+    record_producer_state(*p, resp.base_offset, count, producer);
     required = p->log->log_end_offset();
     flush_if_due(b, *p);
   }
