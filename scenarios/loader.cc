@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/controller/topic_config.h"
 #include "scenarios/json_reader.h"
 
 namespace logsim::scenarios {
@@ -16,7 +17,24 @@ namespace {
 using engine::OffsetReset;
 
 const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop", "restart", "pause",
-                                                   "resume", "isolate", "partition", "heal"};
+                                                   "resume", "isolate", "partition", "heal",
+                                                   "create-topic", "delete-topic", "add-partitions", "alter-config"};
+
+// The keys each timeline action takes besides "at" and "action".
+std::vector<std::string> step_keys(const std::string& action) {
+  if (action == "partition") return {"groups"};
+  if (action == "heal") return {};
+  if (action == "create-topic" || action == "delete-topic") return {"topic"};
+  if (action == "add-partitions") return {"topic", "partitions"};
+  if (action == "alter-config") return {"topic", "config"};
+  return {"target"};
+}
+
+// The topic config keys a scenario accepts (Kafka's names).
+const std::vector<std::string> kTopicConfigKeys = {
+    "min.insync.replicas", "unclean.leader.election.enable", "retention.ms", "retention.bytes", "segment.bytes",
+    "segment.ms", "cleanup.policy", "delete.retention.ms", "min.compaction.lag.ms", "flush.messages", "flush.ms",
+    "message.timestamp.type"};
 
 std::int32_t config_int(const JsonReader& r, std::int64_t lo) {
   return static_cast<std::int32_t>(r.config_integer(lo, INT32_MAX));
@@ -47,7 +65,8 @@ void resolve_idempotence(const JsonReader& r, engine::ProducerConfig& c, std::op
 
 void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
   r.expect_object({"acks", "retries", "retry.backoff.ms", "request.timeout.ms", "delivery.timeout.ms", "batch.size",
-                   "linger.ms", "max.in.flight.requests.per.connection", "enable.idempotence"});
+                   "linger.ms", "max.in.flight.requests.per.connection", "enable.idempotence",
+                   "metadata.max.age.ms"});
   if (auto v = r.get("acks")) {
     const auto& j = v->json();
     const std::string s = j.is_string() ? j.get<std::string>() : j.dump();
@@ -65,6 +84,7 @@ void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
   if (auto v = r.get("max.in.flight.requests.per.connection")) {
     c.max_in_flight = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   }
+  if (auto v = r.get("metadata.max.age.ms")) c.metadata_max_age_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
   std::optional<bool> idempotence;
   if (auto v = r.get("enable.idempotence")) idempotence = config_bool(*v);
   resolve_idempotence(r, c, idempotence);
@@ -122,7 +142,7 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
   r.expect_object({"default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
                    "replica.lag.time.max.ms", "replica.fetch.wait.max.ms", "broker.session.timeout.ms",
                    "broker.heartbeat.interval.ms", "auto.leader.rebalance.enable",
-                   "leader.imbalance.check.interval.seconds", "log.retention.check.interval.ms"});
+                   "leader.imbalance.check.interval.seconds", "log.retention.check.interval.ms", "num.partitions"});
   if (auto v = r.get("default.replication.factor")) c.default_replication_factor = config_int(*v, 1);
   if (auto v = r.get("min.insync.replicas")) c.min_insync_replicas = config_int(*v, 1);
   if (auto v = r.get("unclean.leader.election.enable")) c.unclean_leader_election_enable = config_bool(*v);
@@ -133,6 +153,7 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
   if (auto v = r.get("auto.leader.rebalance.enable")) c.auto_leader_rebalance_enable = config_bool(*v);
   if (auto v = r.get("leader.imbalance.check.interval.seconds")) c.leader_imbalance_check_interval_seconds = config_int(*v, 1);
   if (auto v = r.get("log.retention.check.interval.ms")) c.log_retention_check_interval_ms = config_int(*v, 1);
+  if (auto v = r.get("num.partitions")) c.num_partitions = config_int(*v, 1);
 }
 
 // A size: bytes as an integer (Kafka's unit) or a string with a unit ("16KiB", "1GiB").
@@ -195,26 +216,39 @@ void read_cluster(const JsonReader& r, Scenario& s) {
   }
 }
 
+// A topic's configs (Kafka's keys) into `spec`.
+void read_topic_config(const JsonReader& c, TopicSpec& spec) {
+  c.expect_object(kTopicConfigKeys);
+  if (auto v = c.get("min.insync.replicas")) spec.min_insync_replicas = config_int(*v, 1);
+  if (auto v = c.get("unclean.leader.election.enable")) spec.unclean_leader_election = config_bool(*v);
+  read_topic_log_config(c, spec.log);
+}
+
+// One topic: under /topics, or in a create-topic step.
+TopicSpec read_topic(const JsonReader& t, const Scenario& s) {
+  t.expect_object({"name", "partitions", "replication_factor", "config"});
+  TopicSpec spec;
+  spec.name = t.at("name").string();
+  if (spec.name.empty()) t.at("name").fail("found an empty name", "a topic name");
+  if (spec.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos ||
+      spec.name == "." || spec.name == ".." || spec.name.size() > 249) {
+    t.at("name").fail("\"" + spec.name + "\" is not a legal Kafka topic name",
+                      "1 to 249 of the characters a-z A-Z 0-9 . _ - (and not \".\" or \"..\")");
+  }
+  if (auto v = t.get("partitions")) spec.partitions = static_cast<std::int32_t>(v->integer(1, 10'000));
+  else spec.partitions = s.cluster.config.num_partitions;
+  spec.replication_factor = s.cluster.config.default_replication_factor;
+  if (auto v = t.get("replication_factor")) {
+    spec.replication_factor = static_cast<std::int32_t>(v->integer(1, s.cluster.brokers));
+  }
+  spec.min_insync_replicas = s.cluster.config.min_insync_replicas;
+  if (auto c = t.get("config")) read_topic_config(*c, spec);
+  return spec;
+}
+
 void read_topics(const JsonReader& r, Scenario& s) {
   for (const auto& t : r.items()) {
-    t.expect_object({"name", "partitions", "replication_factor", "config"});
-    TopicSpec spec;
-    spec.name = t.at("name").string();
-    if (spec.name.empty()) t.at("name").fail("found an empty name", "a topic name");
-    if (auto v = t.get("partitions")) spec.partitions = static_cast<std::int32_t>(v->integer(1, 10'000));
-    spec.replication_factor = s.cluster.config.default_replication_factor;
-    if (auto v = t.get("replication_factor")) {
-      spec.replication_factor = static_cast<std::int32_t>(v->integer(1, s.cluster.brokers));
-    }
-    spec.min_insync_replicas = s.cluster.config.min_insync_replicas;
-    if (auto c = t.get("config")) {
-      c->expect_object({"min.insync.replicas", "unclean.leader.election.enable", "retention.ms", "retention.bytes",
-                        "segment.bytes", "segment.ms", "cleanup.policy", "delete.retention.ms",
-                        "min.compaction.lag.ms", "flush.messages", "flush.ms", "message.timestamp.type"});
-      if (auto v = c->get("min.insync.replicas")) spec.min_insync_replicas = config_int(*v, 1);
-      if (auto v = c->get("unclean.leader.election.enable")) spec.unclean_leader_election = config_bool(*v);
-      read_topic_log_config(*c, spec.log);
-    }
+    TopicSpec spec = read_topic(t, s);
     for (const auto& other : s.topics) {
       if (other.name == spec.name) t.at("name").fail("topic \"" + spec.name + "\" is defined twice", "unique topic names");
     }
@@ -222,9 +256,23 @@ void read_topics(const JsonReader& r, Scenario& s) {
   }
 }
 
+// The names of the topics create-topic steps make, read leniently ahead of the producers and
+// consumers that may use them (the timeline itself is checked strictly later).
+void scan_created_topics(const JsonReader& root, Scenario& s) {
+  const auto timeline = root.get("timeline");
+  if (!timeline || !timeline->json().is_array()) return;
+  for (const auto& step : timeline->json()) {
+    if (!step.is_object() || step.value("action", nlohmann::json()) != "create-topic") continue;
+    const auto topic = step.find("topic");
+    if (topic == step.end() || !topic->is_object() || !topic->contains("name") || !(*topic)["name"].is_string()) continue;
+    s.created_topics.push_back((*topic)["name"].get<std::string>());
+  }
+}
+
 std::vector<std::string> topic_names(const Scenario& s) {
   std::vector<std::string> out;
   for (const auto& t : s.topics) out.push_back(t.name);
+  out.insert(out.end(), s.created_topics.begin(), s.created_topics.end());
   return out;
 }
 
@@ -233,7 +281,8 @@ std::string check_topic(const JsonReader& r, const Scenario& s) {
   const auto names = topic_names(s);
   if (std::find(names.begin(), names.end(), name) != names.end()) return name;
   auto guess = did_you_mean(name, names);
-  r.fail("unknown topic \"" + name + "\"", guess ? "did you mean \"" + *guess + "\"?" : "a topic defined under /topics");
+  r.fail("unknown topic \"" + name + "\"",
+         guess ? "did you mean \"" + *guess + "\"?" : "a topic defined under /topics or created by a create-topic step");
 }
 
 void read_producers(const JsonReader& r, Scenario& s) {
@@ -284,10 +333,67 @@ std::string check_node(const JsonReader& r, const std::vector<std::string>& name
   r.fail("unknown target \"" + name + "\"", expected);
 }
 
+// alter-config's "config": each key set to a value (validated as under /topics, then passed
+// on as Kafka's string), or null to go back to the default (IncrementalAlterConfigs' DELETE).
+std::vector<AlterableConfig> read_alter_configs(const JsonReader& c, const Scenario& s, const std::string& file) {
+  c.expect_object(kTopicConfigKeys);
+  if (c.json().empty()) c.fail("found no configs", "at least one topic config to set (or null to reset)");
+  std::vector<AlterableConfig> out;
+  for (const auto& [key, value] : c.json().items()) {
+    if (value.is_null()) {
+      out.push_back(AlterableConfig{key, AlterConfigOp::kDelete, ""});
+      continue;
+    }
+    const nlohmann::json one = nlohmann::json::object({{key, value}});
+    TopicSpec spec;
+    spec.min_insync_replicas = s.cluster.config.min_insync_replicas;
+    read_topic_config(JsonReader(one, c.pointer(), file), spec);
+    const engine::TopicConfigs configs{spec.min_insync_replicas, spec.unclean_leader_election.value_or(false), spec.log};
+    out.push_back(AlterableConfig{key, AlterConfigOp::kSet, engine::topic_config_value(configs, key)});
+  }
+  return out;
+}
+
+// Admin steps in time order must act on topics that exist then: create-topic on a new name,
+// the others on a topic that exists, add-partitions growing it.
+void check_admin_steps(const Scenario& s) {
+  std::map<std::string, std::int32_t> partitions;  // topics that exist, with their partition counts
+  for (const auto& t : s.topics) partitions[t.name] = t.partitions;
+  auto fail = [&](const TimelineStep& step, const std::string& where, const std::string& problem, const std::string& expected) {
+    throw ScenarioError(s.file, step.pointer + where, problem, expected);
+  };
+  for (const auto& step : s.timeline) {
+    if (!step.is_admin()) continue;
+    const std::string when = " at " + std::to_string(to_millis(step.at)) + "ms";
+    if (step.action == "create-topic") {
+      if (partitions.contains(step.topic)) {
+        fail(step, "/topic/name", "topic \"" + step.topic + "\" already exists" + when,
+             "a new topic name (or a delete-topic step before this one)");
+      }
+      partitions[step.topic] = step.create->partitions;
+      continue;
+    }
+    auto it = partitions.find(step.topic);
+    if (it == partitions.end()) {
+      fail(step, "/topic", "topic \"" + step.topic + "\" does not exist" + when,
+           "a topic defined under /topics or created by an earlier create-topic step");
+    }
+    if (step.action == "delete-topic") {
+      partitions.erase(it);
+    } else if (step.action == "add-partitions") {
+      if (step.partitions <= it->second) {
+        fail(step, "/partitions", "topic \"" + step.topic + "\" has " + std::to_string(it->second) + " partitions" + when,
+             "a larger total (Kafka can only add partitions)");
+      }
+      it->second = step.partitions;
+    }
+  }
+}
+
 void read_timeline(const JsonReader& r, Scenario& s) {
   const auto names = node_names(s);
   for (const auto& step : r.items()) {
-    step.expect_object({"at", "action", "target", "groups"});
+    step.expect_object({"at", "action", "target", "groups", "topic", "partitions", "config"});
     TimelineStep t;
     t.pointer = step.pointer();
     t.at = step.at("at").duration();
@@ -303,28 +409,36 @@ void read_timeline(const JsonReader& r, Scenario& s) {
       if (!guess) for (const auto& a : kTimelineActions) expected += " " + a;
       action.fail("unknown action \"" + t.action + "\"", expected);
     }
-    const bool wants_groups = t.action == "partition";
-    const bool wants_target = t.action != "partition" && t.action != "heal";
-    if (!wants_groups && step.has("groups")) {
-      step.at("groups").fail(t.action + " takes no \"groups\"", "\"groups\" only on a partition step");
+    const std::vector<std::string> keys = step_keys(t.action);
+    for (const std::string key : {"target", "groups", "topic", "partitions", "config"}) {
+      if (!step.has(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+      std::string expected = "only";
+      for (const auto& k : keys) expected += " \"" + k + "\"";
+      expected = keys.empty() ? "no keys but \"at\" and \"action\" (heal ends every network fault)"
+                              : expected + " besides \"at\" and \"action\"";
+      step.at(key).fail(t.action + " takes no \"" + key + "\"", expected);
     }
-    if (!wants_target && step.has("target")) {
-      step.at("target").fail(t.action + " takes no \"target\"",
-                             t.action == "heal" ? "no \"target\" (heal ends every network fault)" : "\"groups\" instead");
-    }
-    if (wants_groups) {
+    if (t.action == "partition") {
       for (const auto& g : step.at("groups").items()) {
         std::string group;
         for (const auto& n : g.items()) group += (group.empty() ? "" : ",") + check_node(n, names);
         t.targets.push_back(group);
       }
       if (t.targets.size() < 2) step.at("groups").fail("found fewer than two groups", "two or more groups of node names");
-    } else if (wants_target) {
+    } else if (t.action == "create-topic") {
+      t.create = read_topic(step.at("topic"), s);
+      t.topic = t.create->name;
+    } else if (t.is_admin()) {
+      t.topic = step.at("topic").string();
+      if (t.action == "add-partitions") t.partitions = static_cast<std::int32_t>(step.at("partitions").integer(1, 10'000));
+      if (t.action == "alter-config") t.configs = read_alter_configs(step.at("config"), s, s.file);
+    } else if (std::find(keys.begin(), keys.end(), "target") != keys.end()) {
       t.targets.push_back(check_node(step.at("target"), names));
     }
     s.timeline.push_back(std::move(t));
   }
   std::stable_sort(s.timeline.begin(), s.timeline.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+  check_admin_steps(s);
 }
 
 void read_expect(const JsonReader& r, Scenario& s) {
@@ -345,6 +459,7 @@ void check_unique_names(const JsonReader& root, const Scenario& s) {
   std::map<std::string, std::string> first;  // name -> where it is defined
   for (std::int32_t b = 1; b <= s.cluster.brokers; ++b) first["broker-" + std::to_string(b)] = "/cluster/brokers";
   first["controller"] = "/cluster (the controller node)";
+  first["admin"] = "the admin client node (it carries out topic admin steps)";
   auto check = [&](const char* section, std::size_t count, auto name_of) {
     if (!root.has(section)) return;
     const auto items = root.at(section).items();
@@ -430,6 +545,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   if (auto v = root.get("seed")) s.seed = static_cast<std::uint64_t>(v->integer(0, INT64_MAX));
   if (auto v = root.get("cluster")) read_cluster(*v, s);
   read_topics(root.at("topics"), s);
+  scan_created_topics(root, s);
   if (auto v = root.get("producers")) read_producers(*v, s);
   if (auto v = root.get("consumers")) read_consumers(*v, s);
   check_unique_names(root, s);

@@ -8,6 +8,7 @@
 #include "engine/controller/controller.h"
 #include "engine/env/assert.h"
 #include "properties/checker.h"
+#include "scenarios/apps/admin_app.h"
 #include "scenarios/apps/consumer_app.h"
 #include "scenarios/apps/producer_app.h"
 #include "sim/world.h"
@@ -90,12 +91,16 @@ std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
   }
   engine::ControllerConfig cc;
   cc.brokers = brokers;
+  cc.num_partitions = c.num_partitions;
+  cc.default_replication_factor = c.default_replication_factor;
+  cc.topic_defaults = engine::TopicConfigs{c.min_insync_replicas, c.unclean_leader_election_enable, LogConfig{}};
   cc.broker_session_timeout_ms = c.broker_session_timeout_ms;
   cc.auto_leader_rebalance_enable = c.auto_leader_rebalance_enable;
   cc.leader_imbalance_check_interval_ms = c.leader_imbalance_check_interval_seconds * 1000;
   for (const auto& t : scenario.topics) {
-    cc.topics.push_back(engine::TopicCreation{t.name, t.partitions, t.replication_factor, t.min_insync_replicas,
-                                              t.unclean_leader_election.value_or(c.unclean_leader_election_enable), t.log});
+    cc.topics.push_back(engine::TopicCreation{
+        t.name, t.partitions, t.replication_factor,
+        engine::TopicConfigs{t.min_insync_replicas, t.unclean_leader_election.value_or(c.unclean_leader_election_enable), t.log}});
   }
   const NodeId id = world.add_node("controller", [cc](Env& env) { return std::make_unique<engine::Controller>(env, cc); });
   LOGSIM_ASSERT(id == controller_id, "controller id out of order");
@@ -141,13 +146,29 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
       return std::make_unique<ProducerApp>(env, p, ctx, bootstrap);
     });
   }
+  // Consumers assign every partition of their topics: those under /topics and, once created,
+  // those create-topic steps make (with the partition count they are created with).
+  std::vector<TopicSpec> topics = scenario.topics;
+  std::vector<const TimelineStep*> admin_steps;
+  for (const auto& step : scenario.timeline) {
+    if (!step.is_admin()) continue;
+    admin_steps.push_back(&step);
+    if (step.create) topics.push_back(*step.create);
+  }
   for (const auto& c : scenario.consumers) {
-    world.add_node(c.name, [&c, &scenario, &ctx, bootstrap](Env& env) {
-      return std::make_unique<ConsumerApp>(env, c, scenario.topics, ctx, bootstrap);
+    world.add_node(c.name, [&c, &topics, &ctx, bootstrap](Env& env) {
+      return std::make_unique<ConsumerApp>(env, c, topics, ctx, bootstrap);
+    });
+  }
+  if (!admin_steps.empty()) {
+    const NodeId controller = *world.find("controller");
+    world.add_node("admin", [&admin_steps, &scenario, &ctx, controller](Env& env) {
+      return std::make_unique<AdminApp>(env, admin_steps, scenario.cluster.config, ctx, controller);
     });
   }
   for (std::size_t i = 0; i < world.node_count(); ++i) world.start(NodeId(static_cast<std::int32_t>(i)));
   for (const auto& step : scenario.timeline) {
+    if (step.is_admin()) continue;  // the admin node carries these out
     world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),
                    [&world, &ctx, &step] { apply_step(world, ctx, step); });
   }

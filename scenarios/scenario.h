@@ -37,6 +37,7 @@ struct BrokerSettings {
   bool auto_leader_rebalance_enable = true;          // auto.leader.rebalance.enable
   std::int32_t leader_imbalance_check_interval_seconds = 300;  // leader.imbalance.check.interval.seconds
   std::int32_t log_retention_check_interval_ms = 300000;       // log.retention.check.interval.ms
+  std::int32_t num_partitions = 1;                   // num.partitions (topics created at run time)
 };
 
 struct ClusterSpec {
@@ -74,9 +75,19 @@ struct ConsumerSpec {
 struct TimelineStep {
   Nanos at = 0;
   std::string action;                 // crash, power-loss, stop, restart, pause, resume,
-                                      // isolate, partition, heal
+                                      // isolate, partition, heal; the topic admin actions
+                                      // create-topic, delete-topic, add-partitions, alter-config
   std::vector<std::string> targets;   // node names (partition: one group per entry, comma-separated)
   std::string pointer;                // JSON pointer of the step in its file, for errors
+  // Topic admin steps, carried out by the "admin" node through the admin client.
+  std::string topic;                  // the topic acted on
+  std::optional<TopicSpec> create;    // create-topic: the new topic
+  std::int32_t partitions = 0;        // add-partitions: the new total
+  std::vector<AlterableConfig> configs;  // alter-config: Kafka keys and values (DELETE for null)
+
+  bool is_admin() const {
+    return action == "create-topic" || action == "delete-topic" || action == "add-partitions" || action == "alter-config";
+  }
 };
 
 struct Expectation {
@@ -92,6 +103,7 @@ struct Scenario {
   std::uint64_t seed = 1;             // used when the command line gives none
   ClusterSpec cluster;
   std::vector<TopicSpec> topics;
+  std::vector<std::string> created_topics;  // names of the topics create-topic steps make
   std::vector<ProducerSpec> producers;
   std::vector<ConsumerSpec> consumers;
   std::vector<TimelineStep> timeline;

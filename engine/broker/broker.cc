@@ -12,8 +12,7 @@ namespace {
 constexpr const char* kCheckpointFile = "replication-offset-checkpoint";
 constexpr const char* kCheckpointTemp = "replication-offset-checkpoint.tmp";
 
-// A partition's log directory, as Kafka names it: "<topic>-<partition>".
-std::string log_dir(const std::string& topic, PartitionId p) { return topic + "-" + std::to_string(p.value()); }
+constexpr const char* kPartitionMetadata = "partition.metadata";
 
 // "orders-2/000...log" -> ("orders", 2); nothing for other files.
 std::optional<PartitionKey> partition_of_file(const std::string& file) {
@@ -29,6 +28,8 @@ std::optional<PartitionKey> partition_of_file(const std::string& file) {
 
 }  // namespace
 
+std::string partition_dir(const std::string& topic, PartitionId p) { return topic + "-" + std::to_string(p.value()); }
+
 Partition* BrokerState::find(const std::string& topic, PartitionId p) {
   auto it = partitions.find({topic, p.value()});
   return it == partitions.end() ? nullptr : &it->second;
@@ -43,14 +44,57 @@ Partition& BrokerState::open(const std::string& topic, PartitionId p) {
   Partition& part = partitions[{topic, p.value()}];
   if (!part.log) {
     auto topic_config = topic_configs.find(topic);
-    part.log = std::make_unique<PartitionLog>(env.disk(), log_dir(topic, p),
+    part.log = std::make_unique<PartitionLog>(env.disk(), partition_dir(topic, p),
                                               topic_config == topic_configs.end() ? LogConfig{} : topic_config->second);
     part.log->recover(to_millis(env.now()));
     part.producers.rebuild(*part.log);
     part.state.topic = topic;
     part.state.partition = p;
+    const std::string meta = part.log->dir() + "/" + kPartitionMetadata;
+    Disk& disk = env.disk();
+    if (disk.exists(meta)) {
+      std::istringstream in(disk.read(meta, 0, disk.size(meta)));
+      std::string word;
+      while (in >> word) {
+        if (word == "topic_id:") in >> part.topic_id;
+      }
+    }
   }
   return part;
+}
+
+void BrokerState::write_topic_id(Partition& p, std::int64_t topic_id) {
+  p.topic_id = topic_id;
+  const std::string meta = p.log->dir() + "/" + kPartitionMetadata;
+  const std::string temp = meta + ".tmp";
+  Disk& disk = env.disk();
+  if (disk.exists(temp)) disk.remove(temp);
+  disk.append(temp, "version: 0\ntopic_id: " + std::to_string(topic_id) + "\n");
+  disk.rename(temp, meta);
+  disk.fsync(meta, 0);
+}
+
+void BrokerState::remove(const PartitionKey& key) {
+  auto it = partitions.find(key);
+  if (it == partitions.end()) return;
+  Partition& p = it->second;
+  // Follower work in flight is forgotten; its answers find no partition and are dropped.
+  follower_requests.erase(p.in_flight);
+  env.cancel_timer(p.timer);
+  follower_timers.erase(p.timer);
+  fail_pending_produces(*this, key, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+  const std::string prefix = p.log->dir() + "/";
+  partitions.erase(it);
+  wake_fetches(*this, key);  // held fetches now learn the partition is gone
+  parked.erase(key);
+  pending_produces.erase(key);
+  Disk& disk = env.disk();
+  for (const std::string& file : disk.list()) {
+    if (!file.starts_with(prefix)) continue;
+    disk.remove(file);
+    disk.fsync(file, 0);  // a power loss before this completes brings the files back; the
+                          // next LeaderAndIsr deletes them again
+  }
 }
 
 Broker::Broker(Env& env, BrokerConfig config) : state_{env, std::move(config), {}, {}, {}, {}, -1, -1, {}, {}, {}, {}, 0} {}
@@ -64,7 +108,7 @@ void Broker::on_start() {
     alone.live_brokers = {state_.env.self()};
     for (const TopicSpec& t : state_.config.topics) {
       for (std::int32_t p = 0; p < t.partitions; ++p) {
-        PartitionState s{t.name, PartitionId(p), state_.env.self(), LeaderEpoch(0), 0,
+        PartitionState s{t.name, PartitionId(p), 0, state_.env.self(), LeaderEpoch(0), 0,
                          {state_.env.self()}, {state_.env.self()}, 1};
         alone.partitions.push_back(s);
       }

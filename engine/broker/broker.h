@@ -74,7 +74,14 @@ struct BrokerState {
   Partition* find(const std::string& topic, PartitionId p);
   Partition* find_leader(const std::string& topic, PartitionId p);  // led by this broker
   Partition& open(const std::string& topic, PartitionId p);          // creates if absent
+  // Stops hosting a replica and deletes its log (topic deleted, or re-created under a new id).
+  void remove(const PartitionKey& key);
+  // Records the replica's topic id in its "partition.metadata" file (as Kafka does).
+  void write_topic_id(Partition& p, std::int64_t topic_id);
 };
+
+// A partition's log directory, as Kafka names it: "<topic>-<partition>".
+std::string partition_dir(const std::string& topic, PartitionId p);
 
 class Broker final : public Node {
  public:

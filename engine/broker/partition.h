@@ -34,6 +34,9 @@ enum class FollowerPhase : std::uint8_t { kIdle, kTruncating, kFetching };
 struct Partition {
   PartitionState state;  // as the controller last said
   std::unique_ptr<PartitionLog> log;
+  // The topic id the log belongs to, from its "partition.metadata" file (0: not yet known).
+  // A log whose topic was deleted and created again under a new id is deleted, not reused.
+  std::int64_t topic_id = 0;
   Offset high_watermark{0};
   ProducerStateTable producers;  // idempotent producers, as the log records them
 

@@ -8,6 +8,8 @@
 // 3. Only live brokers lead; the ISR holds only live brokers, except that a partition whose
 //    last ISR member died keeps that member in its ISR (leader -1) so it can come back as
 //    leader, as Kafka does without unclean election.
+// 4. Every partition's topic is in `topics`, with the partition's topic id and
+//    min.insync.replicas; a topic's partitions are numbered 0..N-1 without gaps.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/controller/topic_config.h"
 #include "engine/env/messages.h"
 #include "engine/env/rng.h"
 
@@ -27,10 +30,28 @@ struct TopicCreation {
   std::string name;
   std::int32_t partitions = 1;
   std::int32_t replication_factor = 1;
-  std::int32_t min_insync_replicas = 1;          // min.insync.replicas
-  bool unclean_leader_election_enable = false;   // unclean.leader.election.enable
-  LogConfig log;                                 // retention.ms, segment.bytes, cleanup.policy, ...
+  TopicConfigs configs;  // min.insync.replicas, unclean.leader.election.enable, the log configs
 };
+
+// A topic: its id (a new one for every creation, as Kafka's topic ids) and its configs.
+struct TopicInfo {
+  std::int64_t topic_id = 0;
+  TopicConfigs configs;
+};
+
+// What an admin change came to: NONE, or Kafka's error and message.
+struct AdminOutcome {
+  ErrorCode error = ErrorCode::NONE;
+  std::string message;
+  bool ok() const { return error == ErrorCode::NONE; }
+};
+
+// Kafka's rack-unaware replica assignment (AdminUtils.assignReplicasToBrokersRackUnaware) of
+// one partition over `brokers` (sorted), for a start index and replica shift, and the
+// partition id the assignment started at (0 for a new topic, the old count when growing one).
+std::vector<NodeId> assign_replicas(std::int32_t partition, std::int32_t replication_factor,
+                                    const std::vector<NodeId>& brokers, std::int32_t start_index,
+                                    std::int32_t start_shift, std::int32_t first_partition = 0);
 
 class ClusterMetadata {
  public:
@@ -40,16 +61,31 @@ class ClusterMetadata {
   std::int64_t version = 0;
   std::int64_t next_broker_epoch = 1;
   std::map<NodeId, std::int64_t> broker_epochs;  // registered (live, unfenced) brokers
+  std::int64_t next_topic_id = 1;
   std::map<Key, PartitionState> partitions;
-  std::map<std::string, bool> unclean_election;  // per topic
-  std::map<std::string, LogConfig> topic_configs;
+  std::map<std::string, TopicInfo> topics;
 
   bool is_live(NodeId b) const { return broker_epochs.contains(b); }
   std::vector<NodeId> live_brokers() const;
 
   // Creates a topic with Kafka's rack-unaware replica assignment over `brokers` (sorted),
-  // starting at a random broker. Returns false if it exists or cannot be placed.
-  ErrorCode create_topic(const TopicCreation& t, const std::vector<NodeId>& brokers, Rng& rng);
+  // starting at a random broker. With validate_only nothing changes (the rng is still drawn).
+  AdminOutcome create_topic(const TopicCreation& t, const std::vector<NodeId>& brokers, Rng& rng,
+                            bool validate_only = false);
+  // Deletes a topic: its partitions leave the metadata; brokers then delete their logs.
+  AdminOutcome delete_topic(const std::string& name);
+  // Grows a topic to `count` partitions, placing the new ones over `brokers` (sorted) the way
+  // Kafka's CreatePartitions does: continuing the assignment from the first replica of
+  // partition 0.
+  AdminOutcome create_partitions(const std::string& name, std::int32_t count, const std::vector<NodeId>& brokers,
+                                 bool validate_only = false);
+  // IncrementalAlterConfigs on a topic (all or nothing). min.insync.replicas reaches every
+  // partition's state; turning unclean.leader.election.enable on elects leaders for offline
+  // partitions at once, as KRaft's controller does.
+  AdminOutcome alter_configs(const std::string& name, const std::vector<AlterableConfig>& ops,
+                             const TopicConfigs& defaults, bool validate_only = false);
+  bool has_topic(const std::string& name) const { return topics.contains(name); }
+  std::int32_t partition_count(const std::string& name) const;
 
   // A broker (re)registers: any earlier incarnation is treated as failed first. Returns its
   // new broker epoch.
@@ -70,6 +106,7 @@ class ClusterMetadata {
  private:
   void set_leader(PartitionState& p, NodeId leader);
   void elect(PartitionState& p, bool unclean);
+  bool unclean(const std::string& topic) const;
 };
 
 }  // namespace logsim::engine

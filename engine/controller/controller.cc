@@ -26,7 +26,10 @@ void Controller::on_start() {
     ++md_.controller_epoch;
     ++md_.version;
   } else {
-    for (const TopicCreation& t : config_.topics) md_.create_topic(t, config_.brokers, env_.rng());
+    for (const TopicCreation& t : config_.topics) {
+      const AdminOutcome created = md_.create_topic(t, config_.brokers, env_.rng());
+      LOGSIM_ASSERT(created.ok(), "cannot create topic " + t.name + ": " + created.message);
+    }
   }
   // Every broker registered before gets a full session from now.
   for (const auto& [b, _] : md_.broker_epochs) last_heartbeat_[b] = env_.now();
@@ -73,6 +76,10 @@ void Controller::on_message(NodeId from, const Message& msg) {
     const bool current = it != md_.broker_epochs.end() && it->second == hb->broker_epoch;
     if (current) last_heartbeat_[hb->broker_id] = env_.now();
     env_.send(from, BrokerHeartbeatResponse{hb->correlation_id, current ? ErrorCode::NONE : ErrorCode::STALE_BROKER_EPOCH});
+  } else if (std::holds_alternative<CreateTopicsRequest>(msg) || std::holds_alternative<DeleteTopicsRequest>(msg) ||
+             std::holds_alternative<CreatePartitionsRequest>(msg) ||
+             std::holds_alternative<IncrementalAlterConfigsRequest>(msg) || std::holds_alternative<DescribeConfigsRequest>(msg)) {
+    handle_admin(from, msg);
   } else if (const auto* alter = std::get_if<AlterPartitionRequest>(&msg)) {
     const ErrorCode error = md_.alter_isr(*alter);
     AlterPartitionResponse resp{alter->correlation_id, error, {}};
@@ -84,6 +91,67 @@ void Controller::on_message(NodeId from, const Message& msg) {
     } else {
       env_.send(from, std::move(resp));
     }
+  }
+}
+
+void Controller::answer_when_durable(NodeId from, Message answer) {
+  changed();
+  pending_.emplace(md_.version, std::make_pair(from, std::move(answer)));
+}
+
+void Controller::handle_admin(NodeId from, const Message& msg) {
+  const std::vector<NodeId> live = md_.live_brokers();  // sorted
+  if (const auto* req = std::get_if<CreateTopicsRequest>(&msg)) {
+    CreateTopicsResponse resp{req->correlation_id, req->name, ErrorCode::NONE, "", 0, -1, -1};
+    TopicCreation t{req->name, req->num_partitions == -1 ? config_.num_partitions : req->num_partitions,
+                    req->replication_factor == -1 ? config_.default_replication_factor : req->replication_factor,
+                    config_.topic_defaults};
+    for (const ConfigEntry& c : req->configs) {
+      if (auto err = set_topic_config(t.configs, c.name, c.value); !err.empty()) {
+        resp.error = ErrorCode::INVALID_CONFIG;
+        resp.error_message = err;
+        env_.send(from, std::move(resp));
+        return;
+      }
+    }
+    const AdminOutcome out = md_.create_topic(t, live, env_.rng(), req->validate_only);
+    resp.error = out.error;
+    resp.error_message = out.message;
+    if (out.ok()) {
+      resp.num_partitions = t.partitions;
+      resp.replication_factor = t.replication_factor;
+      if (!req->validate_only) {
+        resp.topic_id = md_.topics.at(t.name).topic_id;
+        answer_when_durable(from, std::move(resp));
+        return;
+      }
+    }
+    env_.send(from, std::move(resp));
+  } else if (const auto* del = std::get_if<DeleteTopicsRequest>(&msg)) {
+    const AdminOutcome out = md_.delete_topic(del->name);
+    DeleteTopicsResponse resp{del->correlation_id, del->name, out.error, out.message};
+    if (out.ok()) answer_when_durable(from, std::move(resp));
+    else env_.send(from, std::move(resp));
+  } else if (const auto* cp = std::get_if<CreatePartitionsRequest>(&msg)) {
+    const AdminOutcome out = md_.create_partitions(cp->name, cp->count, live, cp->validate_only);
+    CreatePartitionsResponse resp{cp->correlation_id, cp->name, out.error, out.message};
+    if (out.ok() && !cp->validate_only) answer_when_durable(from, std::move(resp));
+    else env_.send(from, std::move(resp));
+  } else if (const auto* alter = std::get_if<IncrementalAlterConfigsRequest>(&msg)) {
+    const AdminOutcome out = md_.alter_configs(alter->topic, alter->configs, config_.topic_defaults, alter->validate_only);
+    IncrementalAlterConfigsResponse resp{alter->correlation_id, alter->topic, out.error, out.message};
+    if (out.ok() && !alter->validate_only) answer_when_durable(from, std::move(resp));
+    else env_.send(from, std::move(resp));
+  } else if (const auto* desc = std::get_if<DescribeConfigsRequest>(&msg)) {
+    DescribeConfigsResponse resp{desc->correlation_id, desc->topic, ErrorCode::NONE, "", {}};
+    auto t = md_.topics.find(desc->topic);
+    if (t == md_.topics.end()) {
+      resp.error = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+      resp.error_message = "Topic '" + desc->topic + "' does not exist.";
+    } else {
+      resp.configs = describe_topic_configs(t->second.configs, config_.topic_defaults);
+    }
+    env_.send(from, std::move(resp));
   }
 }
 

@@ -8,6 +8,9 @@
 // - Leaders change ISRs with AlterPartition (KIP-497), fenced by leader and partition epochs.
 // - Every leader.imbalance.check.interval.ms, leadership moves back to preferred replicas
 //   (auto.leader.rebalance.enable).
+// - Admin APIs (engine/env/admin_messages.h): CreateTopics (replicas placed over the live
+//   brokers), DeleteTopics, CreatePartitions, IncrementalAlterConfigs, DescribeConfigs. A
+//   change is answered once it is durable, like every other change.
 // - Every change is written to "metadata" (write a temporary file, rename, fsync) and only
 //   once durable is it broadcast (LeaderAndIsr with the whole state) and are AlterPartition
 //   answers sent. A restarted controller recovers the file, bumps its controller epoch, and
@@ -30,6 +33,11 @@ struct ControllerConfig {
   std::int32_t broker_session_timeout_ms = 9000;     // broker.session.timeout.ms
   bool auto_leader_rebalance_enable = true;          // auto.leader.rebalance.enable
   std::int32_t leader_imbalance_check_interval_ms = 300000;  // leader.imbalance.check.interval.seconds
+  // Defaults for topics created at run time (CreateTopics with -1) and for configs reset by
+  // IncrementalAlterConfigs' DELETE.
+  std::int32_t num_partitions = 1;               // num.partitions
+  std::int32_t default_replication_factor = 1;   // default.replication.factor
+  TopicConfigs topic_defaults;                   // min.insync.replicas, unclean.leader.election.enable, log.*
 };
 
 class Controller final : public Node {
@@ -46,6 +54,9 @@ class Controller final : public Node {
   void changed();
   void broadcast();
   void check_sessions();
+  void handle_admin(NodeId from, const Message& msg);
+  // Persists the change and answers `from` once it is durable.
+  void answer_when_durable(NodeId from, Message answer);
 
   Env& env_;
   ControllerConfig config_;

@@ -60,6 +60,10 @@ enum class ErrorCode : std::int16_t {
   INVALID_PARTITIONS = 37,
   // The replication factor is invalid (e.g. larger than the number of brokers).
   INVALID_REPLICATION_FACTOR = 38,
+  // A topic config name or value is invalid (unknown key, wrong type, out of range).
+  INVALID_CONFIG = 40,
+  // The request went to a node that is not the active controller.
+  NOT_CONTROLLER = 41,
   // The producer's sequence number is not the next expected one.
   OUT_OF_ORDER_SEQUENCE_NUMBER = 45,
   // The batch duplicates one written long ago, beyond what the broker remembers: it was written.

@@ -1,7 +1,49 @@
 // Digests and names of the engine's messages.
 #include "engine/env/messages.h"
 
+#include <cstring>
+
 namespace logsim {
+namespace {
+
+// Folds bytes exactly as Digest::add(std::string_view) does (the length, then each whole
+// 8-byte word read big-endian, then the last partial word), but a word at a time rather than a
+// byte at a time: record payloads are most of what the trace hashes.
+void fold_bytes(Digest& d, std::string_view s) {
+  d.add(static_cast<std::uint64_t>(s.size()));
+  std::size_t i = 0;
+  for (; i + sizeof(std::uint64_t) <= s.size(); i += sizeof(std::uint64_t)) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, s.data() + i, sizeof word);  // the simulator runs on little-endian hosts
+    d.add(__builtin_bswap64(word));
+  }
+  if (i == s.size()) return;
+  std::uint64_t word = 0;
+  for (; i < s.size(); ++i) word = (word << 8) | static_cast<unsigned char>(s[i]);
+  d.add(word);
+}
+
+// As Digest::add(const std::optional<std::string>&).
+void fold_bytes(Digest& d, const std::optional<std::string>& s) {
+  if (!s) {
+    d.add(std::uint64_t{0xA5A5});
+    return;
+  }
+  d.add(std::uint64_t{1});
+  fold_bytes(d, std::string_view(*s));
+}
+
+}  // namespace
+
+void Record::fold(Digest& d) const {
+  fold_bytes(d, key);
+  fold_bytes(d, value);
+  d.add(timestamp_ms).add(static_cast<std::uint64_t>(headers.size()));
+  for (const RecordHeader& h : headers) {
+    fold_bytes(d, std::string_view(h.key));
+    fold_bytes(d, h.value);
+  }
+}
 
 void ProduceRequest::fold(Digest& d) const {
   d.add(correlation_id).add(topic).add(partition).add(acks).add(timeout_ms);
@@ -63,7 +105,7 @@ void fold_ids(Digest& d, const std::vector<NodeId>& ids) {
 }  // namespace
 
 void PartitionState::fold(Digest& d) const {
-  d.add(topic).add(partition).add(leader).add(leader_epoch).add(partition_epoch).add(min_insync_replicas);
+  d.add(topic).add(partition).add(topic_id).add(leader).add(leader_epoch).add(partition_epoch).add(min_insync_replicas);
   fold_ids(d, replicas);
   fold_ids(d, isr);
 }
@@ -122,6 +164,16 @@ std::string_view message_name(const Message& msg) {
     std::string_view operator()(const OffsetsForLeaderEpochResponse&) const { return "OffsetsForLeaderEpochResponse"; }
     std::string_view operator()(const InitProducerIdRequest&) const { return "InitProducerId"; }
     std::string_view operator()(const InitProducerIdResponse&) const { return "InitProducerIdResponse"; }
+    std::string_view operator()(const CreateTopicsRequest&) const { return "CreateTopics"; }
+    std::string_view operator()(const CreateTopicsResponse&) const { return "CreateTopicsResponse"; }
+    std::string_view operator()(const DeleteTopicsRequest&) const { return "DeleteTopics"; }
+    std::string_view operator()(const DeleteTopicsResponse&) const { return "DeleteTopicsResponse"; }
+    std::string_view operator()(const CreatePartitionsRequest&) const { return "CreatePartitions"; }
+    std::string_view operator()(const CreatePartitionsResponse&) const { return "CreatePartitionsResponse"; }
+    std::string_view operator()(const IncrementalAlterConfigsRequest&) const { return "IncrementalAlterConfigs"; }
+    std::string_view operator()(const IncrementalAlterConfigsResponse&) const { return "IncrementalAlterConfigsResponse"; }
+    std::string_view operator()(const DescribeConfigsRequest&) const { return "DescribeConfigs"; }
+    std::string_view operator()(const DescribeConfigsResponse&) const { return "DescribeConfigsResponse"; }
   };
   return std::visit(Namer{}, msg);
 }

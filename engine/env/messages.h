@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "engine/env/admin_messages.h"
 #include "engine/env/digest.h"
 #include "engine/env/errors.h"
 #include "engine/env/log_config.h"
@@ -21,12 +22,21 @@ namespace logsim {
 
 using CorrelationId = std::int32_t;
 
+// A record header, as in Kafka (KIP-82): a string key and a nullable value. A record's headers
+// are an ordered list; keys may repeat.
+struct RecordHeader {
+  std::string key;
+  std::optional<std::string> value;
+  bool operator==(const RecordHeader&) const = default;
+};
+
 // One record as a producer sends it. A null value is a tombstone.
 struct Record {
   std::optional<std::string> key;
   std::optional<std::string> value;
   std::int64_t timestamp_ms = 0;  // CreateTime, from the producer
-  void fold(Digest& d) const { d.add(key).add(value).add(timestamp_ms); }
+  std::vector<RecordHeader> headers{};  // in the producer's order
+  void fold(Digest& d) const;
 };
 
 // A record as stored and fetched: with its offset, the leader epoch that appended it, and,
@@ -151,10 +161,13 @@ struct MetadataResponse {
   void fold(Digest& d) const;
 };
 
-// Gets an idempotent producer its id and epoch.
+// Gets an idempotent producer its id and epoch. A producer that already has an id names it
+// with its current epoch to get the next epoch of the same id (KIP-360); -1 for a new producer.
 struct InitProducerIdRequest {
   CorrelationId correlation_id = 0;
-  void fold(Digest& d) const { d.add(correlation_id); }
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  void fold(Digest& d) const { d.add(correlation_id).add(producer_id).add(producer_epoch); }
 };
 
 struct InitProducerIdResponse {
@@ -201,6 +214,7 @@ struct BrokerHeartbeatResponse {
 struct PartitionState {
   std::string topic;
   PartitionId partition;
+  std::int64_t topic_id = 0;   // which incarnation of the topic (a deleted and re-created topic gets a new id)
   NodeId leader{-1};           // -1: offline
   LeaderEpoch leader_epoch{0};
   std::int32_t partition_epoch = 0;  // bumped by every change (leader or ISR)
@@ -275,7 +289,11 @@ using Message = std::variant<ProduceRequest, ProduceResponse, FetchRequest, Fetc
                              BrokerHeartbeatRequest, BrokerHeartbeatResponse, LeaderAndIsrRequest,
                              AlterPartitionRequest, AlterPartitionResponse,
                              OffsetsForLeaderEpochRequest, OffsetsForLeaderEpochResponse,
-                             InitProducerIdRequest, InitProducerIdResponse>;
+                             InitProducerIdRequest, InitProducerIdResponse, CreateTopicsRequest,
+                             CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse,
+                             CreatePartitionsRequest, CreatePartitionsResponse,
+                             IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse,
+                             DescribeConfigsRequest, DescribeConfigsResponse>;
 
 // Kafka's API name of the message, e.g. "Produce" or "FetchResponse".
 std::string_view message_name(const Message& msg);

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <typeinfo>
 #include <optional>
 #include <string>
 #include <utility>
@@ -544,6 +546,122 @@ TEST_F(BrokerTest, ListOffsetsByTimestampFindsTheFirstCommittedRecordAtOrAfterIt
   EXPECT_EQ(list_offsets("audit", 0, 301).offset, Offset(3));  // 200 at offset 2 came after 300
   EXPECT_EQ(list_offsets("audit", 0, 501).offset, Offset(-1));
   EXPECT_EQ(list_offsets("audit", 0, 501).error, ErrorCode::NONE);
+}
+
+// ---- Topic deletion and re-creation, as the controller's LeaderAndIsr tells a broker.
+
+const NodeId kControllerNode(50);
+
+class BrokerTopicLifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override { start(); }
+
+  void start() {
+    broker = std::make_unique<Broker>(env, [] {
+      BrokerConfig c;
+      c.controller = kControllerNode;
+      return c;
+    }());
+    broker->on_start();
+  }
+
+  // The controller's whole state: `orders` partition 0 led here under `topic_id`, if any.
+  void state(std::int64_t version, std::optional<std::int64_t> topic_id) {
+    LeaderAndIsrRequest req;
+    req.controller_epoch = 1;
+    req.version = version;
+    req.live_brokers = {kBroker};
+    if (topic_id) {
+      PartitionState s;
+      s.topic = "orders";
+      s.partition = PartitionId(0);
+      s.topic_id = *topic_id;
+      s.leader = kBroker;
+      s.leader_epoch = LeaderEpoch(1);
+      s.replicas = {kBroker};
+      s.isr = {kBroker};
+      req.partitions.push_back(s);
+    }
+    broker->on_message(kControllerNode, req);
+  }
+
+  template <typename Response>
+  Response last_to_client() {
+    for (auto it = env.sent.rbegin(); it != env.sent.rend(); ++it) {
+      if (it->to != kClient) continue;
+      if (const auto* r = std::get_if<Response>(&it->msg)) return *r;
+      break;
+    }
+    ADD_FAILURE() << "no " << typeid(Response).name() << " sent to the client last";
+    return Response{};
+  }
+
+  ProduceResponse produce(std::vector<Record> records) {
+    broker->on_message(kClient, ProduceRequest{++cid, "orders", PartitionId(0), 1, 30000, std::move(records)});
+    return last_to_client<ProduceResponse>();
+  }
+
+  std::vector<std::string> files_of_orders() const {
+    std::vector<std::string> out;
+    for (const auto& f : t.disk.list()) {
+      if (f.starts_with("orders-0/")) out.push_back(f);
+    }
+    return out;
+  }
+
+  TestDisk t;
+  FakeEnv env{t.disk};
+  std::unique_ptr<Broker> broker;
+  CorrelationId cid = 0;
+};
+
+TEST_F(BrokerTopicLifecycleTest, DeletingATopicDeletesItsLogAndAnswersUnknownTopic) {
+  state(1, 7);
+  ASSERT_EQ(produce({rec("a", "1"), rec("b", "2")}).error, ErrorCode::NONE);
+  const auto files = files_of_orders();
+  EXPECT_NE(std::find(files.begin(), files.end(), "orders-0/partition.metadata"), files.end());
+  EXPECT_GE(files.size(), 2u) << "a segment and the partition.metadata file";
+  // A consumer's fetch waits for records when there are none beyond its offset.
+  broker->on_message(kClient, FetchRequest{++cid, "orders", PartitionId(0), Offset(2), 500, 1000});
+  const std::size_t before = env.sent.size();
+
+  state(2, std::nullopt);
+  EXPECT_TRUE(files_of_orders().empty()) << "the log's files are deleted";
+  ASSERT_EQ(env.sent.size(), before + 1) << "the held fetch is answered";
+  EXPECT_EQ(last_to_client<FetchResponse>().error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  EXPECT_EQ(produce({rec("c", "3")}).error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  EXPECT_TRUE(broker->state().partitions.empty());
+}
+
+TEST_F(BrokerTopicLifecycleTest, ARecreatedTopicStartsFromAnEmptyLog) {
+  state(1, 7);
+  ASSERT_EQ(produce({rec("a", "1"), rec("b", "2"), rec("c", "3")}).base_offset, Offset(0));
+  state(2, std::nullopt);
+  state(3, 8);
+  EXPECT_EQ(produce({rec("d", "4")}).base_offset, Offset(0)) << "offsets start again";
+}
+
+TEST_F(BrokerTopicLifecycleTest, ALogLeftFromAnOlderIncarnationIsDeletedAtRestart) {
+  // The topic was deleted and re-created while this broker was down: on restart the broker
+  // finds its old log on disk, and the controller's state names a new topic id.
+  state(1, 7);
+  ASSERT_EQ(produce({rec("a", "1"), rec("b", "2")}).error, ErrorCode::NONE);
+  t.sync_all();
+  start();  // a new process on the same disk
+  EXPECT_EQ(broker->state().partitions.at({"orders", 0}).log->log_end_offset(), Offset(2)) << "recovered";
+  EXPECT_EQ(broker->state().partitions.at({"orders", 0}).topic_id, 7);
+  state(1, 9);
+  EXPECT_EQ(broker->state().partitions.at({"orders", 0}).topic_id, 9);
+  EXPECT_EQ(produce({rec("z", "9")}).base_offset, Offset(0)) << "the stale records are gone";
+}
+
+TEST_F(BrokerTopicLifecycleTest, TheSameTopicIdKeepsTheLogAcrossARestart) {
+  state(1, 7);
+  ASSERT_EQ(produce({rec("a", "1"), rec("b", "2")}).error, ErrorCode::NONE);
+  t.sync_all();
+  start();
+  state(1, 7);
+  EXPECT_EQ(produce({rec("c", "3")}).base_offset, Offset(2));
 }
 
 }  // namespace

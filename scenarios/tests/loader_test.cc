@@ -389,7 +389,7 @@ TEST(Loader, UnknownTopicFarFromAny) {
   const auto e = error_of(R"({"name": "m", "topics": [{"name": "orders"}],
       "producers": [{"name": "p", "topic": "payments"}]})");
   EXPECT_EQ(e.pointer(), "/producers/0/topic");
-  EXPECT_EQ(e.expected(), "a topic defined under /topics");
+  EXPECT_EQ(e.expected(), "a topic defined under /topics or created by a create-topic step");
 }
 
 TEST(Loader, UnknownTopicInConsumer) {
@@ -698,6 +698,118 @@ TEST(LoaderTopicLogConfig, BadValuesSayWhatIsRight) {
   EXPECT_CONTAINS(size.expected(), "\"16KiB\"");
   const auto key = error_of(R"({"name": "m", "topics": [{"name": "t", "config": {"retention.msec": 1}}]})");
   EXPECT_CONTAINS(key.expected(), "did you mean \"retention.ms\"?");
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+// ---- topic admin steps -------------------------------------------------------------------
+
+TEST(LoaderTopicAdmin, StepsLoadWithKafkaValues) {
+  const Scenario s = parse_scenario(with(R"("timeline": [
+      {"at": "1s", "action": "create-topic", "topic": {"name": "audit", "partitions": 2, "config": {"retention.ms": 5000, "segment.bytes": "1MiB"}}},
+      {"at": "2s", "action": "add-partitions", "topic": "orders", "partitions": 6},
+      {"at": "3s", "action": "alter-config", "topic": "orders", "config": {"cleanup.policy": "compact", "retention.ms": null}},
+      {"at": "4s", "action": "delete-topic", "topic": "audit"}])"),
+                                    "mem.json");
+  ASSERT_EQ(s.timeline.size(), 4u);
+  EXPECT_TRUE(s.timeline[0].is_admin());
+  ASSERT_TRUE(s.timeline[0].create.has_value());
+  EXPECT_EQ(s.timeline[0].topic, "audit");
+  EXPECT_EQ(s.timeline[0].create->partitions, 2);
+  EXPECT_EQ(s.timeline[0].create->log.segment_bytes, 1 << 20);
+  EXPECT_EQ(s.timeline[1].partitions, 6);
+  ASSERT_EQ(s.timeline[2].configs.size(), 2u);
+  // nlohmann orders object keys: cleanup.policy, then retention.ms.
+  EXPECT_EQ(s.timeline[2].configs[0].name, "cleanup.policy");
+  EXPECT_EQ(s.timeline[2].configs[0].op, AlterConfigOp::kSet);
+  EXPECT_EQ(s.timeline[2].configs[0].value, "compact");
+  EXPECT_EQ(s.timeline[2].configs[1].name, "retention.ms");
+  EXPECT_EQ(s.timeline[2].configs[1].op, AlterConfigOp::kDelete);
+  EXPECT_EQ(s.timeline[3].action, "delete-topic");
+  EXPECT_EQ(s.created_topics, std::vector<std::string>{"audit"});
+}
+
+TEST(LoaderTopicAdmin, ProducersMayUseATopicTheTimelineCreates) {
+  const Scenario s = parse_scenario(R"({"name": "s", "duration": "10s", "topics": [],
+    "producers": [{"name": "p", "topic": "late", "start": "2s"}],
+    "timeline": [{"at": "1s", "action": "create-topic", "topic": {"name": "late"}}]})",
+                                    "mem.json");
+  EXPECT_EQ(s.producers[0].topic, "late");
+}
+
+TEST(LoaderTopicAdmin, SizesAndDurationsBecomeKafkaStrings) {
+  const Scenario s = parse_scenario(
+      with(R"("timeline": [{"at": "1s", "action": "alter-config", "topic": "orders", "config": {"segment.bytes": "16KiB"}}])"), "mem.json");
+  ASSERT_EQ(s.timeline[0].configs.size(), 1u);
+  EXPECT_EQ(s.timeline[0].configs[0].value, "16384");
+}
+
+TEST(LoaderTopicAdmin, UnknownTopicIsNamedWithItsTime) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "delete-topic", "topic": "ordres"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/topic");
+  EXPECT_CONTAINS(e.problem(), "topic \"ordres\" does not exist at 1000ms");
+}
+
+TEST(LoaderTopicAdmin, DeletedTopicCannotBeAlteredLater) {
+  const auto e = error_of(with(R"("timeline": [
+      {"at": "5s", "action": "alter-config", "topic": "orders", "config": {"retention.ms": 1}},
+      {"at": "1s", "action": "delete-topic", "topic": "orders"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/topic") << "steps are checked in time order";
+}
+
+TEST(LoaderTopicAdmin, CreatingAnExistingTopicIsRefused) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "create-topic", "topic": {"name": "orders"}}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/topic/name");
+  EXPECT_CONTAINS(e.problem(), "already exists");
+}
+
+TEST(LoaderTopicAdmin, RecreatingAfterDeleteIsAccepted) {
+  const Scenario s = parse_scenario(with(R"("timeline": [
+      {"at": "1s", "action": "delete-topic", "topic": "orders"},
+      {"at": "2s", "action": "create-topic", "topic": {"name": "orders", "partitions": 1}}])"),
+                                    "mem.json");
+  EXPECT_EQ(s.timeline.size(), 2u);
+}
+
+TEST(LoaderTopicAdmin, AddPartitionsMustGrow) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "add-partitions", "topic": "orders", "partitions": 3}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/partitions");
+  EXPECT_CONTAINS(e.problem(), "has 3 partitions");
+  EXPECT_CONTAINS(e.expected(), "a larger total");
+}
+
+TEST(LoaderTopicAdmin, BadConfigValueIsReportedAtItsKey) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "alter-config", "topic": "orders", "config": {"cleanup.policy": "shred"}}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/config/cleanup.policy");
+}
+
+TEST(LoaderTopicAdmin, MisspelledConfigKeyGetsADidYouMean) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "alter-config", "topic": "orders", "config": {"retention.mss": 1}}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/config/retention.mss");
+  EXPECT_CONTAINS(e.expected(), "retention.ms");
+}
+
+TEST(LoaderTopicAdmin, KeysThatDoNotBelongToTheActionAreRefused) {
+  const auto e = error_of(with(R"("timeline": [{"at": "1s", "action": "delete-topic", "topic": "orders", "target": "broker-1"}])"));
+  EXPECT_EQ(e.pointer(), "/timeline/0/target");
+  EXPECT_CONTAINS(e.problem(), "delete-topic takes no \"target\"");
+  const auto crash = error_of(with(R"("timeline": [{"at": "1s", "action": "crash", "target": "broker-1", "topic": "orders"}])"));
+  EXPECT_EQ(crash.pointer(), "/timeline/0/topic");
+}
+
+TEST(LoaderTopicAdmin, AdminIsAReservedName) {
+  const auto e = error_of(R"({"name": "s", "topics": [{"name": "t"}], "producers": [{"name": "admin", "topic": "t"}]})");
+  EXPECT_EQ(e.pointer(), "/producers/0/name");
+}
+
+TEST(LoaderTopicAdmin, IllegalTopicNameIsRefused) {
+  const auto e = error_of(R"({"name": "s", "topics": [{"name": "my topic"}]})");
+  EXPECT_EQ(e.pointer(), "/topics/0/name");
+  EXPECT_CONTAINS(e.problem(), "not a legal Kafka topic name");
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
 // LeaderAndIsr: the controller's whole state. The broker keeps it for Metadata, and takes the
 // role the controller gave it for each partition it replicates: leader (track followers, own
-// the high watermark) or follower (truncate by leader epoch, then fetch).
+// the high watermark) or follower (truncate by leader epoch, then fetch). Replicas it hosts
+// that the state no longer lists, or lists under another topic id, are deleted.
 #include <algorithm>
 
 #include "engine/broker/broker.h"
 
 namespace logsim::engine {
 namespace {
+
+bool contains(const std::vector<NodeId>& v, NodeId x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 void become_leader(BrokerState& b, Partition& p) {
   p.followers.clear();
@@ -20,7 +23,12 @@ void become_leader(BrokerState& b, Partition& p) {
 
 void apply(BrokerState& b, const PartitionState& s) {
   const PartitionKey key{s.topic, s.partition.value()};
+  if (Partition* existing = b.find(s.topic, s.partition);
+      existing != nullptr && existing->topic_id != 0 && s.topic_id != 0 && existing->topic_id != s.topic_id) {
+    b.remove(key);  // the log of a deleted topic of the same name: start afresh
+  }
   Partition& p = b.open(s.topic, s.partition);
+  if (p.topic_id == 0 && s.topic_id != 0) b.write_topic_id(p, s.topic_id);
   const PartitionState old = p.state;
   const NodeId self = b.env.self();
   const bool same_epoch = old.leader == s.leader && old.leader_epoch == s.leader_epoch;
@@ -60,8 +68,16 @@ void handle_leader_and_isr(BrokerState& b, const LeaderAndIsrRequest& req) {
   }
   b.cluster.clear();
   for (const PartitionState& s : req.partitions) b.cluster[{s.topic, s.partition.value()}] = s;
+  // Replicas the controller no longer places here (their topic was deleted, perhaps while this
+  // broker was down) are stopped and their logs deleted, as Kafka's brokers do.
+  std::vector<PartitionKey> gone;
+  for (const auto& [key, p] : b.partitions) {
+    auto it = b.cluster.find(key);
+    if (it == b.cluster.end() || !contains(it->second.replicas, b.env.self())) gone.push_back(key);
+  }
+  for (const PartitionKey& key : gone) b.remove(key);
   for (const PartitionState& s : req.partitions) {
-    if (std::find(s.replicas.begin(), s.replicas.end(), b.env.self()) != s.replicas.end()) apply(b, s);
+    if (contains(s.replicas, b.env.self())) apply(b, s);
   }
 }
 

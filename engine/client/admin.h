@@ -1,0 +1,92 @@
+// The admin client: what a simulated operator (or a scenario's timeline) uses to create,
+// delete, grow, reconfigure and describe topics, as Kafka's Admin client does.
+//
+// Each call is one request (engine/env/admin_messages.h) sent to the controller node. A call
+// is retried after retry.backoff.ms when its attempt times out (request.timeout.ms), the
+// connection breaks, or the answer is a retriable error (NOT_CONTROLLER), until
+// default.api.timeout.ms after the call began; then it ends with REQUEST_TIMED_OUT, as Kafka's
+// calls end with a TimeoutException. Like Kafka's, a retried CreateTopics whose first attempt
+// did create the topic ends with TOPIC_ALREADY_EXISTS: the client cannot tell.
+//
+// The client owns correlation ids; its host node forwards messages, timers and disconnects.
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/env/env.h"
+
+namespace logsim::engine {
+
+struct AdminConfig {
+  NodeId controller{-1};                       // where admin requests go
+  std::int32_t request_timeout_ms = 30000;     // request.timeout.ms
+  std::int32_t default_api_timeout_ms = 60000; // default.api.timeout.ms
+  std::int32_t retry_backoff_ms = 100;         // retry.backoff.ms
+};
+
+struct AdminResult {
+  ErrorCode error = ErrorCode::NONE;
+  std::string message;               // Kafka's message when error != NONE
+  std::optional<Message> response;   // the final answer, if one came
+  std::int32_t attempts = 0;
+};
+
+using AdminCallback = std::function<void(const AdminResult&)>;
+
+class AdminClient {
+ public:
+  AdminClient(Env& env, AdminConfig config) : env_(env), config_(config) {}
+
+  void create_topic(CreateTopicsRequest request, AdminCallback done) { start(std::move(request), std::move(done)); }
+  void delete_topic(const std::string& name, AdminCallback done) { start(DeleteTopicsRequest{0, name}, std::move(done)); }
+  void create_partitions(const std::string& name, std::int32_t count, AdminCallback done) {
+    start(CreatePartitionsRequest{0, name, count, false}, std::move(done));
+  }
+  void alter_configs(const std::string& topic, std::vector<AlterableConfig> ops, AdminCallback done) {
+    start(IncrementalAlterConfigsRequest{0, topic, std::move(ops), false}, std::move(done));
+  }
+  void describe_configs(const std::string& topic, AdminCallback done) {
+    start(DescribeConfigsRequest{0, topic}, std::move(done));
+  }
+
+  // Calls not yet ended.
+  std::size_t in_flight() const { return calls_.size(); }
+
+  bool on_message(NodeId from, const Message& msg);
+  bool on_timer(TimerId id, std::uint64_t tag);
+  void on_disconnect(NodeId peer);
+
+  static constexpr std::uint64_t kTimeoutTag = 0xad000001;
+  static constexpr std::uint64_t kBackoffTag = 0xad000002;
+
+ private:
+  struct Call {
+    Message request;
+    AdminCallback done;
+    Nanos deadline = 0;
+    CorrelationId attempt = 0;  // the correlation id of the attempt in flight; 0 while backing off
+    TimerId timer = 0;          // request timeout, or the backoff before the next attempt
+    std::int32_t attempts = 0;
+  };
+
+  void start(Message request, AdminCallback done);
+  void send(std::uint64_t id);
+  void retry_or_fail(std::uint64_t id, ErrorCode error, const std::string& message);
+  void finish(std::uint64_t id, AdminResult result);
+
+  Env& env_;
+  AdminConfig config_;
+  std::uint64_t next_call_ = 0;
+  CorrelationId next_correlation_ = 0;
+  std::map<std::uint64_t, Call> calls_;          // by call id, in start order
+  std::map<CorrelationId, std::uint64_t> by_correlation_;
+  std::map<TimerId, std::uint64_t> by_timer_;
+};
+
+}  // namespace logsim::engine

@@ -1,0 +1,69 @@
+// The admin steps, their requests, and their outcomes in the history.
+#include "scenarios/apps/admin_app.h"
+
+#include "engine/controller/topic_config.h"
+
+namespace logsim::scenarios {
+namespace {
+constexpr std::uint64_t kStepTagBase = 5000;  // + the step's index
+}  // namespace
+
+AdminApp::AdminApp(Env& env, std::vector<const TimelineStep*> steps, const BrokerSettings& defaults,
+                   RunContext& ctx, NodeId controller)
+    : env_(env), steps_(std::move(steps)), defaults_(defaults), ctx_(ctx), client_(env, [controller] {
+        engine::AdminConfig c;
+        c.controller = controller;
+        return c;
+      }()) {}
+
+void AdminApp::on_start() {
+  // Steps still ahead (after a restart, those behind are done or lost with the old process).
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    if (steps_[i]->at >= ctx_.world.now()) env_.set_timer(steps_[i]->at - ctx_.world.now(), kStepTagBase + i);
+  }
+}
+
+void AdminApp::on_timer(TimerId id, std::uint64_t tag) {
+  if (client_.on_timer(id, tag)) return;
+  if (tag >= kStepTagBase && tag - kStepTagBase < steps_.size()) run(*steps_[tag - kStepTagBase]);
+}
+
+void AdminApp::run(const TimelineStep& step) {
+  auto done = [this, &step](const engine::AdminResult& r) { record(step, r); };
+  if (step.action == "create-topic") {
+    const TopicSpec& t = *step.create;
+    CreateTopicsRequest req;
+    req.name = t.name;
+    req.num_partitions = t.partitions;
+    req.replication_factor = t.replication_factor;
+    // The configs that differ from the cluster's defaults, as a user would pass them.
+    const engine::TopicConfigs wanted{t.min_insync_replicas,
+                                      t.unclean_leader_election.value_or(defaults_.unclean_leader_election_enable), t.log};
+    const engine::TopicConfigs cluster{defaults_.min_insync_replicas, defaults_.unclean_leader_election_enable, LogConfig{}};
+    for (const auto& c : engine::describe_topic_configs(wanted, cluster)) {
+      if (!c.is_default) req.configs.push_back(ConfigEntry{c.name, c.value});
+    }
+    client_.create_topic(std::move(req), done);
+  } else if (step.action == "delete-topic") {
+    client_.delete_topic(step.topic, done);
+  } else if (step.action == "add-partitions") {
+    client_.create_partitions(step.topic, step.partitions, done);
+  } else if (step.action == "alter-config") {
+    client_.alter_configs(step.topic, step.configs, done);
+  }
+}
+
+void AdminApp::record(const TimelineStep& step, const engine::AdminResult& result) {
+  auto e = ctx_.event(properties::OpKind::kFault, "admin");
+  e.topic = step.topic;
+  e.error = std::string(error_name(result.error));
+  e.note = step.action + " " + step.topic;
+  if (step.action == "add-partitions") e.note += " to " + std::to_string(step.partitions) + " partitions";
+  for (const auto& c : step.configs) {
+    e.note += c.op == AlterConfigOp::kDelete ? " " + c.name + "=(default)" : " " + c.name + "=" + c.value;
+  }
+  e.note += result.error == ErrorCode::NONE ? ": done" : ": " + e.error + " " + result.message;
+  ctx_.history.append(e);
+}
+
+}  // namespace logsim::scenarios
