@@ -3,8 +3,10 @@
 
 #include <algorithm>
 
+#include "properties/duplicate_checker.h"
 #include "properties/log_checker.h"
 #include "properties/order_checker.h"
+#include "properties/send_order_checker.h"
 
 namespace logsim::properties {
 
@@ -43,6 +45,8 @@ CheckerSet default_checkers() {
   CheckerSet set;
   set.add(std::make_unique<OrderChecker>());
   set.add(std::make_unique<LogChecker>());
+  set.add(std::make_unique<SendOrderChecker>());
+  set.add(std::make_unique<DuplicateChecker>());
   return set;
 }
 

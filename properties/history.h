@@ -50,6 +50,7 @@ struct HistoryEvent {
   std::int64_t offset = -1;
   std::optional<std::string> key;
   std::uint64_t value_id = 0;  // unique id of the value a producer sent (0: none)
+  bool idempotent = false;     // kSendInvoke: the producer had enable.idempotence on
   std::vector<TopicPartitionRef> assignment;  // kAssign: the new assignment
   std::string error;           // Kafka error name for failed or unknown sends
   std::string note;            // free text (fault description)

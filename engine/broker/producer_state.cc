@@ -15,7 +15,12 @@ ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& bat
     c.error = ErrorCode::INVALID_PRODUCER_EPOCH;
     return c;
   }
-  if (batch.producer_epoch > e.epoch) return c;
+  if (batch.producer_epoch > e.epoch) {
+    // A producer that bumped its epoch numbers every partition from 0 again (KIP-360); any
+    // other first sequence would hide a gap in the new epoch's records.
+    if (batch.base_sequence != Sequence(0)) c.error = ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER;
+    return c;
+  }
   const Sequence base = batch.base_sequence;
   const Sequence last = base + (count - 1);
   if (last <= e.last) {

@@ -4,8 +4,10 @@
 // Rules for a batch (producer id, epoch, sequences base .. base + count - 1):
 // - no producer id: append (not idempotent);
 // - an epoch below the producer's: INVALID_PRODUCER_EPOCH (a newer incarnation fenced it);
-// - a new epoch, or a producer not seen (its records were truncated or never replicated here):
-//   append — Kafka, since KIP-360, lets such a producer continue;
+// - a producer not seen (its records were truncated or never replicated here): append at any
+//   sequence — Kafka, since KIP-360, lets such a producer continue;
+// - a new epoch of a known producer: append if it starts at sequence 0 (the producer bumped its
+//   epoch and numbers every partition from 0 again, KIP-360), else OUT_OF_ORDER_SEQUENCE_NUMBER;
 // - sequences already written: a duplicate, answered with the offsets it got the first time
 //   (DUPLICATE_SEQUENCE_NUMBER when that is older than the recent window);
 // - base == last + 1: append; anything else: OUT_OF_ORDER_SEQUENCE_NUMBER.

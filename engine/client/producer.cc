@@ -15,6 +15,7 @@ constexpr std::uint64_t kMetadataRetryTag = 1;
 constexpr std::uint64_t kSendTimerTag = 2;
 constexpr std::uint64_t kDrainTag = 3;
 constexpr std::uint64_t kInitTag = 4;
+constexpr std::uint64_t kMetadataMaxAgeTag = 5;
 }  // namespace
 
 Producer::Producer(Env& env, ProducerConfig config) : env_(env), config_(std::move(config)) {
@@ -24,6 +25,7 @@ Producer::Producer(Env& env, ProducerConfig config) : env_(env), config_(std::mo
 
 void Producer::start() {
   request_metadata();
+  env_.set_timer(millis(config_.metadata_max_age_ms), kMetadataMaxAgeTag);
   if (config_.enable_idempotence) request_producer_id();
 }
 
@@ -52,8 +54,59 @@ void Producer::request_producer_id() {
   const auto& servers = config_.bootstrap_servers;
   init_correlation_ = ++next_correlation_;
   init_target_ = servers[env_.rng().uniform_u64(servers.size())];
-  env_.send(init_target_, InitProducerIdRequest{init_correlation_});
+  // With an id already, this asks for the id's next epoch (KIP-360).
+  env_.send(init_target_, InitProducerIdRequest{init_correlation_, producer_id_, producer_epoch_});
   init_timer_ = env_.set_timer(millis(config_.request_timeout_ms), kInitTag);
+}
+
+// A batch's fate left a gap in a partition's sequences: ask for the next epoch, once. New
+// batches wait for it to be numbered; batches numbered already go on under the old epoch.
+void Producer::request_epoch_bump() {
+  LOGSIM_ASSERT(config_.enable_idempotence && producer_id_.value() >= 0, "an epoch bump needs a producer id");
+  if (epoch_bump_pending_) return;
+  epoch_bump_pending_ = true;
+  env_.cancel_timer(init_timer_);
+  request_producer_id();
+}
+
+bool Producer::is_current(const Batch& b) const {
+  return b.producer_id == producer_id_ && b.producer_epoch == producer_epoch_;
+}
+
+// Whether a partition's next batch may take numbers now: not while the next epoch is asked
+// for, nor while batches numbered under an older epoch are unresolved (the new epoch's
+// sequence 0 could land before them).
+bool Producer::may_number(const std::deque<Batch>& batches) const {
+  if (epoch_bump_pending_) return false;
+  return std::none_of(batches.begin(), batches.end(),
+                      [&](const Batch& b) { return b.base_sequence.value() >= 0 && !is_current(b); });
+}
+
+// The broker takes a partition's sequences in order, so a batch numbered behind one whose
+// numbers were refused cannot be written under its numbers either: once no attempt of it is in
+// flight, it drops them, to be numbered again after the refused batch.
+void Producer::renumber_behind_refused(std::deque<Batch>& batches) {
+  bool refused_ahead = false;
+  for (Batch& b : batches) {
+    if (b.base_sequence.value() < 0) {
+      refused_ahead = true;  // numbered batches precede unnumbered ones unless numbers were dropped
+    } else if (refused_ahead && b.correlation == 0) {
+      b.drop_numbers();
+    }
+  }
+}
+
+// A numbered batch ended without an acknowledgement. If it held its partition's newest numbers
+// and surely was not written, they are given back; otherwise they are a hole that no later
+// batch of this epoch can cross, and the producer moves to a new epoch (KIP-360).
+void Producer::release_sequences(const PartitionKey& key, const Batch& b) {
+  if (!config_.enable_idempotence || b.base_sequence.value() < 0 || !is_current(b)) return;
+  SequenceRun& run = sequences_.at(key);
+  if (!b.maybe_written && run.next == b.base_sequence + static_cast<std::int32_t>(b.sends.size())) {
+    run.next = b.base_sequence;
+    return;
+  }
+  request_epoch_bump();
 }
 
 void Producer::send(const std::string& topic, Record record, std::optional<PartitionId> partition,
@@ -148,6 +201,7 @@ void Producer::drain() {
 // Sends what may go now for one partition; arms the drain timer for what must wait.
 bool Producer::drain_partition(const PartitionKey& key, std::deque<Batch>& batches) {
   const auto leader = metadata_.leader(key.first, PartitionId(key.second));
+  if (config_.enable_idempotence) renumber_behind_refused(batches);
   for (std::size_t i = 0; i < batches.size(); ++i) {
     Batch& b = batches[i];
     if (b.correlation != 0) {
@@ -169,6 +223,8 @@ bool Producer::drain_partition(const PartitionKey& key, std::deque<Batch>& batch
       if (config_.enable_idempotence) return false;  // keep the partition's order
       continue;
     }
+    // Waiting for numbers ends with the new epoch or the last old-epoch batch; both drain again.
+    if (config_.enable_idempotence && b.base_sequence.value() < 0 && !may_number(batches)) return false;
     const bool lingering = b.attempts == 0 && !b.closed && i + 1 == batches.size() &&
                            env_.now() < b.created + millis(config_.linger_ms);
     if (lingering) {
@@ -191,9 +247,14 @@ void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
   b.closed = true;
   ++b.attempts;
   if (config_.enable_idempotence && b.base_sequence.value() < 0) {
-    Sequence& next = next_sequence_[key];
-    b.base_sequence = next;
-    next = next + static_cast<std::int32_t>(b.sends.size());
+    SequenceRun& run = sequences_[key];
+    if (run.producer_id != producer_id_ || run.producer_epoch != producer_epoch_) {
+      run = SequenceRun{producer_id_, producer_epoch_, Sequence(0)};  // a new epoch counts from 0
+    }
+    b.producer_id = producer_id_;
+    b.producer_epoch = producer_epoch_;
+    b.base_sequence = run.next;
+    run.next = run.next + static_cast<std::int32_t>(b.sends.size());
   }
   ProduceRequest req;
   req.correlation_id = ++next_correlation_;
@@ -202,8 +263,9 @@ void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
   req.acks = config_.acks;
   req.timeout_ms = config_.request_timeout_ms;
   for (std::uint64_t id : b.sends) req.records.push_back(sends_.at(id).record);
-  req.producer_id = config_.enable_idempotence ? producer_id_ : ProducerId(-1);
-  req.producer_epoch = config_.enable_idempotence ? producer_epoch_ : ProducerEpoch(-1);
+  // A retry keeps the id and epoch of its numbers, even after the producer moved on.
+  req.producer_id = config_.enable_idempotence ? b.producer_id : ProducerId(-1);
+  req.producer_epoch = config_.enable_idempotence ? b.producer_epoch : ProducerEpoch(-1);
   req.base_sequence = b.base_sequence;
   env_.send(leader, std::move(req));
   if (config_.acks == 0) {
@@ -260,6 +322,7 @@ bool Producer::on_message(NodeId, const Message& msg) {
     }
     producer_id_ = init->producer_id;
     producer_epoch_ = init->producer_epoch;
+    epoch_bump_pending_ = false;
     drain();
     return true;
   }
@@ -293,10 +356,17 @@ void Producer::retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, Er
   Batch& b = *find_batch(key, batch_id);
   if (ambiguous) b.maybe_written = true;
   const Nanos backoff = millis(config_.retry_backoff_ms);
-  // With idempotence a gap is expected while an earlier batch of the partition is retried.
-  const bool earlier_pending = batches_.at(key).front().id != batch_id;
-  const bool retriable = is_retriable(error) ||
-                         (error == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER && config_.enable_idempotence && earlier_pending);
+  bool retriable = is_retriable(error);
+  if (error == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER && config_.enable_idempotence) {
+    // With an earlier batch of the partition pending, a gap is expected while it is retried.
+    // With none, the broker lacks numbers before this batch's: a hole that only a new epoch
+    // closes (KIP-360). The batch was refused, so it is numbered again under the new epoch.
+    retriable = true;
+    if (batches_.at(key).front().id == batch_id) {
+      if (is_current(b)) request_epoch_bump();
+      b.drop_numbers();
+    }
+  }
   if (!retriable || b.attempts > config_.retries || env_.now() + backoff >= b.deadline) {
     // Once any attempt may have been written, giving up is "unknown", not "failed".
     complete(key, batch_id, b.maybe_written ? SendOutcome::kUnknown : SendOutcome::kFailed, Offset(-1), error);
@@ -312,6 +382,7 @@ void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOut
   Batch done = std::move(*it);
   batches.erase(it);
   if (done.correlation != 0) end_attempt(env_, in_flight_, by_correlation_, by_timer_, done);
+  if (outcome != SendOutcome::kAcknowledged) release_sequences(key, done);
   std::vector<std::pair<SendResult, SendCallback>> results;
   for (std::size_t i = 0; i < done.sends.size(); ++i) {
     auto node = sends_.extract(done.sends[i]);
@@ -322,6 +393,12 @@ void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOut
 }
 
 bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
+  if (tag == kMetadataMaxAgeTag) {
+    // metadata.max.age.ms: refresh even without an error, as Kafka's producer does.
+    request_metadata();
+    env_.set_timer(millis(config_.metadata_max_age_ms), kMetadataMaxAgeTag);
+    return true;
+  }
   if (tag == kMetadataRetryTag && timer == metadata_timer_) {
     metadata_correlation_ = 0;  // the request timed out, or its backoff ended
     request_metadata();

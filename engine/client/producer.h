@@ -14,6 +14,15 @@
 //   gets a producer id and epoch (InitProducerId) and numbers each partition's records; the
 //   broker drops duplicates and refuses gaps. Batches of one partition are then sent strictly in
 //   order: a batch waits while an earlier one is backing off.
+// - Sequence gaps (KIP-360, Kafka 2.5+): a numbered batch that fails or expires may leave a hole
+//   in its partition's sequences that no later batch can cross. The producer then bumps its
+//   epoch (InitProducerId naming its id and epoch) and numbers every partition from 0 again:
+//   batches already numbered under the old epoch finish under it, and a partition moves to the
+//   new epoch once none of them is left; batches the broker refused behind the hole are
+//   numbered again. A failed batch that holds a partition's newest numbers, and was surely not
+//   written, just gives them back instead (no gap). Kafka's idempotent producer bumps the epoch
+//   locally; the InitProducerId round trip is the path its transactional producer takes, and
+//   the broker sees the same thing either way: a new epoch starting at sequence 0.
 // Every send ends in exactly one of: acknowledged (with its offset), failed (definitely not
 // written), or unknown (it may or may not be in the log).
 //
@@ -44,6 +53,8 @@ struct ProducerConfig {
   std::int32_t linger_ms = 0;                  // linger.ms
   std::int32_t max_in_flight = 5;              // max.in.flight.requests.per.connection
   bool enable_idempotence = true;              // enable.idempotence (the loader resolves Kafka's rules)
+  std::int32_t metadata_max_age_ms = 300000;   // metadata.max.age.ms: refresh metadata this often
+                                               // (so partitions added to a topic come into use)
 };
 
 enum class SendOutcome : std::uint8_t { kAcknowledged, kFailed, kUnknown };
@@ -64,6 +75,7 @@ class Producer {
   // Fetches metadata (and a producer id when idempotent); sends wait for them.
   void start();
   // Sends one record to `topic`, to `partition` if given, else to the partitioner's choice.
+  // Its key, value, timestamp and headers (Record::headers) are stored and fetched as given.
   void send(const std::string& topic, Record record, std::optional<PartitionId> partition, SendCallback done);
 
   // Route a message or timer to the client; false when it is not the client's.
@@ -74,6 +86,7 @@ class Producer {
 
   std::size_t in_flight() const { return sends_.size(); }
   ProducerId producer_id() const { return producer_id_; }
+  ProducerEpoch producer_epoch() const { return producer_epoch_; }
 
  private:
   struct PendingSend {
@@ -91,6 +104,13 @@ class Producer {
     Nanos deadline = 0;                // of its earliest send
     std::int32_t attempts = 0;
     Sequence base_sequence{-1};        // fixed at the first attempt when idempotent
+    ProducerId producer_id{-1};        // the id and epoch base_sequence counts under
+    ProducerEpoch producer_epoch{-1};
+    void drop_numbers() {
+      base_sequence = Sequence(-1);
+      producer_id = ProducerId(-1);
+      producer_epoch = ProducerEpoch(-1);
+    }
     CorrelationId correlation = 0;     // of the attempt in flight
     NodeId target{-1};
     TimerId timer = 0;                 // request timeout or backoff
@@ -99,9 +119,21 @@ class Producer {
     bool closed = false;               // no more records join it
   };
   using PartitionKey = std::pair<std::string, std::int32_t>;
+  // The run of sequence numbers a partition's batches take, and the id and epoch it counts
+  // under. A run under an older epoch than the producer's is stale: it restarts from 0.
+  struct SequenceRun {
+    ProducerId producer_id{-1};
+    ProducerEpoch producer_epoch{-1};
+    Sequence next{0};
+  };
 
   void request_metadata();
   void request_producer_id();
+  void request_epoch_bump();
+  bool is_current(const Batch& b) const;
+  bool may_number(const std::deque<Batch>& batches) const;
+  void renumber_behind_refused(std::deque<Batch>& batches);
+  void release_sequences(const PartitionKey& key, const Batch& b);
   void place(std::uint64_t send_id);
   PartitionId choose_partition(const PendingSend& s);
   void drain();
@@ -128,7 +160,8 @@ class Producer {
   CorrelationId init_correlation_ = 0;
   NodeId init_target_{-1};
   TimerId init_timer_ = 0;
-  std::map<PartitionKey, Sequence> next_sequence_;
+  bool epoch_bump_pending_ = false;  // a gap was found; the next epoch is being asked for
+  std::map<PartitionKey, SequenceRun> sequences_;
   // Sends and batches.
   std::uint64_t next_send_ = 0;
   std::uint64_t next_batch_ = 0;

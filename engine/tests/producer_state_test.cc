@@ -74,6 +74,27 @@ TEST(ProducerState, EpochsFenceOlderProducersAndANewEpochStartsOver) {
   EXPECT_EQ(t.check(batch(7, 1, 5), 1).error, ErrorCode::INVALID_PRODUCER_EPOCH);
 }
 
+// KIP-360: a producer that found a gap in its sequences bumps its epoch and numbers every
+// partition from 0 again; the broker takes the new epoch at sequence 0 (and only there, so a
+// gap at the start of the new epoch is still caught).
+TEST(ProducerState, ANewEpochOfAKnownProducerStartsAtSequenceZero) {
+  ProducerStateTable t;
+  write(t, 7, 3, 0, 5, 0);  // epoch 3, sequences 0..4
+  EXPECT_EQ(t.check(batch(7, 3, 7), 1).error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER) << "a gap in epoch 3";
+  const auto fresh = t.check(batch(7, 4, 0), 2);
+  EXPECT_EQ(fresh.error, ErrorCode::NONE);
+  EXPECT_FALSE(fresh.duplicate) << "sequence 0 of epoch 4 is not epoch 3's sequence 0";
+  EXPECT_EQ(t.check(batch(7, 4, 5), 1).error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER)
+      << "the old run's next sequence does not carry over into the new epoch";
+  EXPECT_EQ(t.check(batch(7, 4, 1), 1).error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  write(t, 7, 4, 0, 2, 5);
+  EXPECT_EQ(t.check(batch(7, 4, 2), 1).error, ErrorCode::NONE) << "the new epoch's run goes on";
+  EXPECT_EQ(t.check(batch(7, 4, 0), 2).duplicate_base, Offset(5));
+  EXPECT_EQ(t.check(batch(7, 3, 5), 1).error, ErrorCode::INVALID_PRODUCER_EPOCH) << "the old epoch is fenced";
+  // A producer this partition never saw may start anywhere, whatever its epoch.
+  EXPECT_EQ(t.check(batch(8, 4, 9), 1).error, ErrorCode::NONE);
+}
+
 TEST(ProducerState, RebuildFromTheLogAgreesWithWhatWasRecorded) {
   TestDisk disk;
   PartitionLog log(disk.disk, kDir);

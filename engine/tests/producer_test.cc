@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "engine/broker/producer_state.h"
 #include "engine/env/env.h"
 #include "engine/env/rng.h"
 #include "engine/tests/client_fake_env.h"
@@ -613,15 +614,200 @@ TEST_F(ProducerTest, IdempotentLaterBatchWaitsBehindABackingOffOne) {
   EXPECT_EQ(result_of("c")->result.offset, Offset(2));
 }
 
-TEST_F(ProducerTest, OutOfOrderSequenceWithNothingEarlierPendingFails) {
+// Since KIP-360 a gap that no earlier pending batch explains is closed with a new epoch, not
+// by failing the batch: the refused batch is numbered again from 0.
+TEST_F(ProducerTest, OutOfOrderSequenceWithNothingEarlierPendingBumpsTheEpoch) {
   ProducerConfig c = base_config();
   c.enable_idempotence = true;
   start_ready(c);
   send("a", PartitionId(0));
-  ASSERT_TRUE(respond(produces()[0], ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER));
-  ASSERT_EQ(results.size(), 1u) << "no earlier batch explains the gap: not retriable";
-  EXPECT_EQ(results[0].result.outcome, SendOutcome::kFailed);
-  EXPECT_EQ(results[0].result.error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  send("b", PartitionId(0));
+  ASSERT_TRUE(respond(produces()[0], ErrorCode::NONE, 0));
+  ASSERT_TRUE(respond(produces()[1], ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER));  // e.g. the broker lost a's record
+  EXPECT_EQ(result_of("b"), nullptr) << "retried under a new epoch";
+  const auto inits = sent_of<InitProducerIdRequest>();
+  ASSERT_EQ(inits.size(), 1u);
+  EXPECT_EQ(inits[0].producer_id, ProducerId(7)) << "the bump names the id it has";
+  EXPECT_EQ(inits[0].producer_epoch, ProducerEpoch(3)) << "and its current epoch";
+  answer_init(ProducerId(7), ProducerEpoch(4));
+  advance_to(millis(100));
+  ASSERT_EQ(produces().size(), 3u);
+  const ProduceRequest retry = produces()[2];
+  EXPECT_EQ(values(retry), Strings{"b"});
+  EXPECT_EQ(retry.producer_id, ProducerId(7));
+  EXPECT_EQ(retry.producer_epoch, ProducerEpoch(4));
+  EXPECT_EQ(retry.base_sequence, Sequence(0));
+  ASSERT_TRUE(respond(retry, ErrorCode::NONE, 1));
+  EXPECT_EQ(result_of("b")->result.outcome, SendOutcome::kAcknowledged);
+}
+
+// ---- KIP-360: sequence gaps and epoch bumps.
+
+// Regression: with idempotence a numbered batch that failed kept its numbers and the next
+// sequence never went back, so every later batch of its partition got
+// OUT_OF_ORDER_SEQUENCE_NUMBER forever. Here the broker's own rules (ProducerStateTable) answer.
+TEST_F(ProducerTest, AfterAFailedBatchLaterBatchesAreAcceptedUnderANewEpoch) {
+  ProducerConfig c = base_config();
+  c.enable_idempotence = true;
+  start_ready(c);
+  ProducerStateTable table;  // one partition's idempotence state, as its leader keeps it
+  std::int64_t log_end = 0;
+  std::size_t answered = 0;
+  // Answers every request sent so far as the broker would; returns how many it answered.
+  const auto broker_answers = [&] {
+    const auto reqs = produces();
+    const std::size_t before = answered;
+    for (; answered < reqs.size(); ++answered) {
+      const ProduceRequest& req = reqs[answered];
+      const ProducerBatchInfo info{req.producer_id, req.producer_epoch, req.base_sequence};
+      const auto check = table.check(info, static_cast<std::int32_t>(req.records.size()));
+      if (check.error != ErrorCode::NONE) {
+        EXPECT_TRUE(respond(req, check.error));
+        continue;
+      }
+      EXPECT_FALSE(check.duplicate);
+      const std::int64_t base = log_end;
+      for (std::size_t i = 0; i < req.records.size(); ++i) {
+        table.record(StoredRecord{Offset(log_end++), req.records[i], LeaderEpoch(0), req.producer_id,
+                                  req.producer_epoch, req.base_sequence + static_cast<std::int32_t>(i)});
+      }
+      EXPECT_TRUE(respond(req, ErrorCode::NONE, base));
+    }
+    return answered - before;
+  };
+
+  send("a", PartitionId(0));
+  ASSERT_EQ(broker_answers(), 1u);
+  send("b", PartitionId(0));
+  send("c", PartitionId(0));
+  ASSERT_EQ(produces().size(), 3u);
+  // b is refused for good (nothing written); c, numbered behind it, meets the hole.
+  ASSERT_TRUE(respond(produces()[1], ErrorCode::MESSAGE_TOO_LARGE));
+  ++answered;
+  EXPECT_EQ(result_of("b")->result.outcome, SendOutcome::kFailed);
+  for (int round = 0; round < 20 && results.size() < 5; ++round) {
+    if (!sent_of<InitProducerIdRequest>().empty() && producer->producer_epoch() == ProducerEpoch(3)) {
+      answer_init(ProducerId(7), ProducerEpoch(4));
+    }
+    broker_answers();
+    if (round == 5) {
+      send("d", PartitionId(0));
+      send("e", PartitionId(0));
+    }
+    advance_to(env.now() + millis(50));
+  }
+  EXPECT_EQ(producer->producer_epoch(), ProducerEpoch(4)) << "the gap moved the producer to the next epoch";
+  ASSERT_EQ(results.size(), 5u);
+  std::int64_t last = -1;
+  for (const char* v : {"a", "c", "d", "e"}) {
+    const Result* r = result_of(v);
+    ASSERT_NE(r, nullptr) << v;
+    EXPECT_EQ(r->result.outcome, SendOutcome::kAcknowledged) << v << " is not stuck behind b's hole";
+    EXPECT_GT(r->result.offset.value(), last) << v << " keeps the order of sends";
+    last = r->result.offset.value();
+  }
+  // The new epoch restarted the partition's numbers at 0.
+  const auto reqs = produces();
+  EXPECT_EQ(reqs.back().producer_epoch, ProducerEpoch(4));
+  bool restarted = false;
+  for (const ProduceRequest& r : reqs) {
+    if (r.producer_epoch == ProducerEpoch(4) && r.base_sequence == Sequence(0)) restarted = true;
+  }
+  EXPECT_TRUE(restarted);
+}
+
+TEST_F(ProducerTest, AnExpiredBatchBumpsTheEpochAndEveryPartitionCountsFromZero) {
+  ProducerConfig c = base_config();
+  c.enable_idempotence = true;
+  c.request_timeout_ms = 1000;
+  c.delivery_timeout_ms = 1500;
+  start_ready(c, {kB1, kB2});
+  send("a", PartitionId(0));  // sequence 0; delivery deadline 1500 ms
+  advance_to(millis(400));
+  send("b", PartitionId(0));  // sequence 1; deadline 1900 ms
+  send("p", PartitionId(1));
+  auto reqs = produces();
+  ASSERT_EQ(reqs.size(), 3u);
+  ASSERT_TRUE(respond(reqs[2], ErrorCode::NONE, 0, kB2));                  // partition 1 used epoch 3
+  ASSERT_TRUE(respond(reqs[1], ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER));  // behind a: retried as is
+  advance_to(millis(1500));  // no attempt of a is ever answered: it expires, maybe written
+  ASSERT_NE(result_of("a"), nullptr);
+  EXPECT_EQ(result_of("a")->result.outcome, SendOutcome::kUnknown);
+  const auto inits = sent_of<InitProducerIdRequest>();
+  ASSERT_EQ(inits.size(), 1u) << "a's numbers may be a hole: ask for the next epoch";
+  EXPECT_EQ(inits[0].producer_id, ProducerId(7));
+  EXPECT_EQ(inits[0].producer_epoch, ProducerEpoch(3));
+  answer_init(ProducerId(7), ProducerEpoch(4));
+  EXPECT_EQ(producer->producer_epoch(), ProducerEpoch(4));
+
+  send("q", PartitionId(1));  // partition 1 has nothing of epoch 3 pending: it starts over at once
+  reqs = produces();
+  EXPECT_EQ(values(reqs.back()), Strings{"q"});
+  EXPECT_EQ(reqs.back().producer_epoch, ProducerEpoch(4));
+  EXPECT_EQ(reqs.back().base_sequence, Sequence(0));
+
+  advance_to(millis(1600));  // b's retry keeps epoch 3's numbers: a may be in the log after all
+  reqs = produces();
+  EXPECT_EQ(values(reqs.back()), Strings{"b"});
+  EXPECT_EQ(reqs.back().producer_epoch, ProducerEpoch(3));
+  EXPECT_EQ(reqs.back().base_sequence, Sequence(1));
+  ASSERT_TRUE(respond(reqs.back(), ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER));  // it was not
+  EXPECT_EQ(sent_of<InitProducerIdRequest>().size(), 1u) << "b is behind the hole already closed";
+  advance_to(millis(1700));
+  reqs = produces();
+  EXPECT_EQ(values(reqs.back()), Strings{"b"});
+  EXPECT_EQ(reqs.back().producer_epoch, ProducerEpoch(4));
+  EXPECT_EQ(reqs.back().base_sequence, Sequence(0)) << "numbered again from 0 under the new epoch";
+  ASSERT_TRUE(respond(reqs.back(), ErrorCode::NONE, 5));
+  EXPECT_EQ(result_of("b")->result.outcome, SendOutcome::kAcknowledged);
+}
+
+TEST_F(ProducerTest, OldEpochBatchesFinishBeforeTheirPartitionCountsFromZero) {
+  ProducerConfig c = base_config();
+  c.enable_idempotence = true;
+  start_ready(c, {kB1, kB2});
+  send("a", PartitionId(0));
+  send("b", PartitionId(0));
+  send("x", PartitionId(1));  // in flight under epoch 3 while the epoch changes
+  auto reqs = produces();
+  ASSERT_EQ(reqs.size(), 3u);
+  ASSERT_TRUE(respond(reqs[0], ErrorCode::MESSAGE_TOO_LARGE));  // a hole under b
+  answer_init(ProducerId(7), ProducerEpoch(4));
+  send("y", PartitionId(1));
+  EXPECT_EQ(produces().size(), 3u)
+      << "y may not take sequence 0 of the new epoch before x, numbered under the old, is resolved";
+  ASSERT_TRUE(respond(reqs[2], ErrorCode::NONE, 10, kB2));
+  reqs = produces();
+  ASSERT_EQ(reqs.size(), 4u);
+  EXPECT_EQ(values(reqs[3]), Strings{"y"});
+  EXPECT_EQ(reqs[3].producer_epoch, ProducerEpoch(4));
+  EXPECT_EQ(reqs[3].base_sequence, Sequence(0));
+  // b, numbered under epoch 3 behind the hole, is refused and numbered again.
+  ASSERT_TRUE(respond(reqs[1], ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER));
+  EXPECT_EQ(sent_of<InitProducerIdRequest>().size(), 1u) << "one bump for one hole";
+  advance_to(millis(100));
+  reqs = produces();
+  ASSERT_EQ(reqs.size(), 5u);
+  EXPECT_EQ(values(reqs[4]), Strings{"b"});
+  EXPECT_EQ(reqs[4].producer_epoch, ProducerEpoch(4));
+  EXPECT_EQ(reqs[4].base_sequence, Sequence(0));
+}
+
+TEST_F(ProducerTest, AFailedBatchHoldingTheNewestNumbersGivesThemBack) {
+  ProducerConfig c = base_config();
+  c.enable_idempotence = true;
+  start_ready(c);
+  send("a", PartitionId(0));
+  ASSERT_TRUE(respond(produces()[0], ErrorCode::NONE, 0));
+  send("b", PartitionId(0));
+  ASSERT_EQ(produces()[1].base_sequence, Sequence(1));
+  ASSERT_TRUE(respond(produces()[1], ErrorCode::MESSAGE_TOO_LARGE));  // surely not written, nothing behind it
+  EXPECT_EQ(result_of("b")->result.outcome, SendOutcome::kFailed);
+  send("c", PartitionId(0));
+  ASSERT_EQ(produces().size(), 3u);
+  EXPECT_EQ(produces()[2].base_sequence, Sequence(1)) << "b's number is reused: no hole";
+  EXPECT_EQ(produces()[2].producer_epoch, ProducerEpoch(3));
+  EXPECT_TRUE(sent_of<InitProducerIdRequest>().empty()) << "no gap, no new epoch";
 }
 
 TEST_F(ProducerTest, DuplicateSequenceCountsAsAcknowledged) {

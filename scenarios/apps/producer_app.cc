@@ -69,6 +69,7 @@ void ProducerApp::send_one() {
   invoke.topic = spec_.topic;
   invoke.key = record.key;
   invoke.value_id = value_id;
+  invoke.idempotent = spec_.config.enable_idempotence;
   ctx_.history.append(invoke);
 
   RunContext& ctx = ctx_;
