@@ -5,7 +5,7 @@
 
 namespace logsim::properties {
 namespace {
-constexpr std::array<std::pair<OpKind, std::string_view>, 8> kNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 9> kNames{{
     {OpKind::kSendInvoke, "send-invoke"},
     {OpKind::kSendOk, "send-ok"},
     {OpKind::kSendFail, "send-fail"},
@@ -14,6 +14,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 8> kNames{{
     {OpKind::kSeek, "seek"},
     {OpKind::kProcess, "process"},
     {OpKind::kFault, "fault"},
+    {OpKind::kAdmin, "admin"},
 }};
 }  // namespace
 

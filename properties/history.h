@@ -27,6 +27,7 @@ enum class OpKind : std::uint8_t {
   kSeek,        // a consumer's position moved by a seek or reset
   kProcess,     // a consumer finished processing a record
   kFault,       // a fault was injected (context for reports)
+  kAdmin,       // a topic admin operation ended (note: what and how; error: Kafka's error name)
 };
 
 std::string_view op_kind_name(OpKind kind);

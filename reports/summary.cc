@@ -77,6 +77,7 @@ std::string terminal_summary(const scenarios::RunResult& r, double wall_ms) {
   }
   if (!processed.empty()) out += "  processed  " + processed + "\n";
   out += fmt::format("  faults     {}\n", stat("faults"));
+  if (r.stats.contains("admin.operations")) out += fmt::format("  admin      {} topic operations\n", stat("admin.operations"));
   for (const auto& v : r.verdict.violations) {
     out += fmt::format("  VIOLATION  {} at {:.3f}s (event #{}): {}\n", v.anomaly, static_cast<double>(v.at) / 1e9,
                        v.first_event, v.explanation);

@@ -64,6 +64,7 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
       case OpKind::kSendInfo: ++stats["records.unknown"]; break;
       case OpKind::kProcess: ++stats["records.processed." + e.process]; break;
       case OpKind::kFault: ++stats["faults"]; break;
+      case OpKind::kAdmin: ++stats["admin.operations"]; break;
       default: break;
     }
   }

@@ -54,7 +54,7 @@ void AdminApp::run(const TimelineStep& step) {
 }
 
 void AdminApp::record(const TimelineStep& step, const engine::AdminResult& result) {
-  auto e = ctx_.event(properties::OpKind::kFault, "admin");
+  auto e = ctx_.event(properties::OpKind::kAdmin, "admin");
   e.topic = step.topic;
   e.error = std::string(error_name(result.error));
   e.note = step.action + " " + step.topic;

@@ -26,7 +26,7 @@ RunOutput run(const std::string& text, std::uint64_t seed = 5) {
 std::vector<std::string> admin_notes(const properties::History& h) {
   std::vector<std::string> out;
   for (const auto& e : h.events()) {
-    if (e.kind == OpKind::kFault && e.process == "admin") out.push_back(e.note);
+    if (e.kind == OpKind::kAdmin) out.push_back(e.note);
   }
   return out;
 }
@@ -58,6 +58,8 @@ TEST(TopicAdminRun, StepsAreCarriedOutInOrder) {
   EXPECT_EQ(notes[1], "add-partitions orders to 6 partitions: done");
   EXPECT_EQ(notes[2], "alter-config orders retention.ms=3600000: done");
   EXPECT_EQ(notes[3], "delete-topic audit: done");
+  EXPECT_EQ(out.result.stats.at("admin.operations"), 4);
+  EXPECT_EQ(out.result.stats.at("faults"), 0) << "admin steps are not faults";
 }
 
 TEST(TopicAdminRun, ACreatedTopicIsWrittenAndReadAndADeletedOneIsNot) {
