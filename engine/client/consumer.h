@@ -21,15 +21,10 @@
 #include <vector>
 
 #include "engine/client/metadata.h"
+#include "engine/client/topic_partition.h"
 #include "engine/env/env.h"
 
 namespace logsim::engine {
-
-struct TopicPartition {
-  std::string topic;
-  PartitionId partition;
-  auto operator<=>(const TopicPartition&) const = default;
-};
 
 enum class OffsetReset : std::uint8_t { kEarliest, kLatest, kNone };
 

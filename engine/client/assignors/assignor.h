@@ -66,7 +66,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/client/consumer.h"
+#include "engine/client/topic_partition.h"
 #include "engine/env/types.h"
 
 namespace logsim::engine {
