@@ -23,6 +23,21 @@ class Checker {
 
  protected:
   void report(Violation v) { violations_.push_back(std::move(v)); }
+  // A violation of `anomaly` first shown by `e`: its index, time, process, partition, offset and
+  // key, with e's process as the one member. The caller adds members and the explanation.
+  static Violation violation_at(std::string anomaly, const HistoryEvent& e) {
+    Violation v;
+    v.anomaly = std::move(anomaly);
+    v.first_event = e.index;
+    v.at = e.at;
+    v.process = e.process;
+    v.topic = e.topic;
+    v.partition = e.partition;
+    v.offset = e.offset;
+    v.key = e.key;
+    v.members = {e.process};
+    return v;
+  }
 
  private:
   std::vector<Violation> violations_;

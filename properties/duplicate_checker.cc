@@ -17,15 +17,7 @@ void DuplicateChecker::observe(const HistoryEvent& e) {
   if (fresh || it->second.where == where || reported_.contains(e.value_id)) return;
   reported_.insert(e.value_id);
   const auto& [topic, partition, offset] = it->second.where;
-  Violation v;
-  v.anomaly = "duplicate";
-  v.first_event = e.index;
-  v.at = e.at;
-  v.process = e.process;
-  v.topic = e.topic;
-  v.partition = e.partition;
-  v.offset = e.offset;
-  v.key = e.key;
+  Violation v = violation_at("duplicate", e);
   v.members = {producer->second, it->second.process};
   if (e.process != it->second.process) v.members.push_back(e.process);
   v.explanation = "value " + std::to_string(e.value_id) + ", sent by the idempotent producer " + producer->second +

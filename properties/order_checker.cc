@@ -22,16 +22,7 @@ void OrderChecker::observe(const HistoryEvent& e) {
   const Key key{e.process, e.topic, e.partition};
   auto it = last_.find(key);
   if (it != last_.end() && e.offset <= it->second.offset) {
-    Violation v;
-    v.anomaly = "nonmonotonic-poll";
-    v.first_event = e.index;
-    v.at = e.at;
-    v.process = e.process;
-    v.topic = e.topic;
-    v.partition = e.partition;
-    v.offset = e.offset;
-    v.key = e.key;
-    v.members = {e.process};
+    Violation v = violation_at("nonmonotonic-poll", e);
     v.explanation = e.process + " processed " + e.topic + "/" + std::to_string(e.partition) +
                     " offset " + std::to_string(e.offset) + " after offset " +
                     std::to_string(it->second.offset) + " (event #" + std::to_string(it->second.event) +

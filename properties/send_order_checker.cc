@@ -45,16 +45,7 @@ void SendOrderChecker::report_pair(const HistoryEvent& e, std::uint64_t earlier_
                                    std::uint64_t later_invoke, const Acked& later) {
   const std::string where = e.topic + "/" + std::to_string(e.partition);
   const std::string key = e.key ? "key " + *e.key : "no key";
-  Violation v;
-  v.anomaly = "nonmonotonic-send";
-  v.first_event = e.index;
-  v.at = e.at;
-  v.process = e.process;
-  v.topic = e.topic;
-  v.partition = e.partition;
-  v.offset = e.offset;
-  v.key = e.key;
-  v.members = {e.process};
+  Violation v = violation_at("nonmonotonic-send", e);
   v.explanation = e.process + " sent value " + std::to_string(earlier.value) + " (event #" +
                   std::to_string(earlier_invoke) + ") before value " + std::to_string(later.value) + " (event #" +
                   std::to_string(later_invoke) + "), both with " + key + ", but " + where + " acknowledged them at offsets " +
