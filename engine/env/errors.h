@@ -46,6 +46,10 @@ enum class ErrorCode : std::int16_t {
   INVALID_REQUIRED_ACKS = 21,
   // The member's generation is not the group's current generation.
   ILLEGAL_GENERATION = 22,
+  // The group's members support no common protocol, or the protocol type differs.
+  INCONSISTENT_GROUP_PROTOCOL = 23,
+  // The group id is empty or otherwise invalid.
+  INVALID_GROUP_ID = 24,
   // The group member is not known to the coordinator.
   UNKNOWN_MEMBER_ID = 25,
   // The session timeout is outside the broker's allowed range.
@@ -80,10 +84,14 @@ enum class ErrorCode : std::int16_t {
   UNKNOWN_LEADER_EPOCH = 75,
   // The broker epoch is not the current one: the broker must register again.
   STALE_BROKER_EPOCH = 77,
+  // The group already has group.max.size members.
+  GROUP_MAX_SIZE_REACHED = 81,
   // A new dynamic member must rejoin with the member id it was given (KIP-394).
   MEMBER_ID_REQUIRED = 79,
   // Another member with the same group.instance.id has replaced this one (KIP-345).
   FENCED_INSTANCE_ID = 82,
+  // The group's offsets for a topic it is subscribed to cannot be deleted while it is active.
+  GROUP_SUBSCRIBED_TO_TOPIC = 86,
   // The partition epoch in an AlterPartition request is stale.
   INVALID_UPDATE_VERSION = 108,
   // The controller rejected an ISR change (e.g. a replica that is not live).

@@ -143,38 +143,48 @@ void OffsetsForLeaderEpochResponse::fold(Digest& d) const {
   d.add(correlation_id).add(topic).add(partition).add(error).add(leader_epoch).add(end_offset);
 }
 
+namespace {
+
+struct Namer {
+  std::string_view operator()(const ProduceRequest&) const { return "Produce"; }
+  std::string_view operator()(const ProduceResponse&) const { return "ProduceResponse"; }
+  std::string_view operator()(const FetchRequest&) const { return "Fetch"; }
+  std::string_view operator()(const FetchResponse&) const { return "FetchResponse"; }
+  std::string_view operator()(const ListOffsetsRequest&) const { return "ListOffsets"; }
+  std::string_view operator()(const ListOffsetsResponse&) const { return "ListOffsetsResponse"; }
+  std::string_view operator()(const MetadataRequest&) const { return "Metadata"; }
+  std::string_view operator()(const MetadataResponse&) const { return "MetadataResponse"; }
+  std::string_view operator()(const BrokerRegistrationRequest&) const { return "BrokerRegistration"; }
+  std::string_view operator()(const BrokerRegistrationResponse&) const { return "BrokerRegistrationResponse"; }
+  std::string_view operator()(const BrokerHeartbeatRequest&) const { return "BrokerHeartbeat"; }
+  std::string_view operator()(const BrokerHeartbeatResponse&) const { return "BrokerHeartbeatResponse"; }
+  std::string_view operator()(const LeaderAndIsrRequest&) const { return "LeaderAndIsr"; }
+  std::string_view operator()(const AlterPartitionRequest&) const { return "AlterPartition"; }
+  std::string_view operator()(const AlterPartitionResponse&) const { return "AlterPartitionResponse"; }
+  std::string_view operator()(const OffsetsForLeaderEpochRequest&) const { return "OffsetsForLeaderEpoch"; }
+  std::string_view operator()(const OffsetsForLeaderEpochResponse&) const { return "OffsetsForLeaderEpochResponse"; }
+  std::string_view operator()(const InitProducerIdRequest&) const { return "InitProducerId"; }
+  std::string_view operator()(const InitProducerIdResponse&) const { return "InitProducerIdResponse"; }
+  std::string_view operator()(const CreateTopicsRequest&) const { return "CreateTopics"; }
+  std::string_view operator()(const CreateTopicsResponse&) const { return "CreateTopicsResponse"; }
+  std::string_view operator()(const DeleteTopicsRequest&) const { return "DeleteTopics"; }
+  std::string_view operator()(const DeleteTopicsResponse&) const { return "DeleteTopicsResponse"; }
+  std::string_view operator()(const CreatePartitionsRequest&) const { return "CreatePartitions"; }
+  std::string_view operator()(const CreatePartitionsResponse&) const { return "CreatePartitionsResponse"; }
+  std::string_view operator()(const IncrementalAlterConfigsRequest&) const { return "IncrementalAlterConfigs"; }
+  std::string_view operator()(const IncrementalAlterConfigsResponse&) const { return "IncrementalAlterConfigsResponse"; }
+  std::string_view operator()(const DescribeConfigsRequest&) const { return "DescribeConfigs"; }
+  std::string_view operator()(const DescribeConfigsResponse&) const { return "DescribeConfigsResponse"; }
+  // The group messages name themselves.
+  template <typename M>
+  std::string_view operator()(const M&) const {
+    return M::kApi;
+  }
+};
+
+}  // namespace
+
 std::string_view message_name(const Message& msg) {
-  struct Namer {
-    std::string_view operator()(const ProduceRequest&) const { return "Produce"; }
-    std::string_view operator()(const ProduceResponse&) const { return "ProduceResponse"; }
-    std::string_view operator()(const FetchRequest&) const { return "Fetch"; }
-    std::string_view operator()(const FetchResponse&) const { return "FetchResponse"; }
-    std::string_view operator()(const ListOffsetsRequest&) const { return "ListOffsets"; }
-    std::string_view operator()(const ListOffsetsResponse&) const { return "ListOffsetsResponse"; }
-    std::string_view operator()(const MetadataRequest&) const { return "Metadata"; }
-    std::string_view operator()(const MetadataResponse&) const { return "MetadataResponse"; }
-    std::string_view operator()(const BrokerRegistrationRequest&) const { return "BrokerRegistration"; }
-    std::string_view operator()(const BrokerRegistrationResponse&) const { return "BrokerRegistrationResponse"; }
-    std::string_view operator()(const BrokerHeartbeatRequest&) const { return "BrokerHeartbeat"; }
-    std::string_view operator()(const BrokerHeartbeatResponse&) const { return "BrokerHeartbeatResponse"; }
-    std::string_view operator()(const LeaderAndIsrRequest&) const { return "LeaderAndIsr"; }
-    std::string_view operator()(const AlterPartitionRequest&) const { return "AlterPartition"; }
-    std::string_view operator()(const AlterPartitionResponse&) const { return "AlterPartitionResponse"; }
-    std::string_view operator()(const OffsetsForLeaderEpochRequest&) const { return "OffsetsForLeaderEpoch"; }
-    std::string_view operator()(const OffsetsForLeaderEpochResponse&) const { return "OffsetsForLeaderEpochResponse"; }
-    std::string_view operator()(const InitProducerIdRequest&) const { return "InitProducerId"; }
-    std::string_view operator()(const InitProducerIdResponse&) const { return "InitProducerIdResponse"; }
-    std::string_view operator()(const CreateTopicsRequest&) const { return "CreateTopics"; }
-    std::string_view operator()(const CreateTopicsResponse&) const { return "CreateTopicsResponse"; }
-    std::string_view operator()(const DeleteTopicsRequest&) const { return "DeleteTopics"; }
-    std::string_view operator()(const DeleteTopicsResponse&) const { return "DeleteTopicsResponse"; }
-    std::string_view operator()(const CreatePartitionsRequest&) const { return "CreatePartitions"; }
-    std::string_view operator()(const CreatePartitionsResponse&) const { return "CreatePartitionsResponse"; }
-    std::string_view operator()(const IncrementalAlterConfigsRequest&) const { return "IncrementalAlterConfigs"; }
-    std::string_view operator()(const IncrementalAlterConfigsResponse&) const { return "IncrementalAlterConfigsResponse"; }
-    std::string_view operator()(const DescribeConfigsRequest&) const { return "DescribeConfigs"; }
-    std::string_view operator()(const DescribeConfigsResponse&) const { return "DescribeConfigsResponse"; }
-  };
   return std::visit(Namer{}, msg);
 }
 

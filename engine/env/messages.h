@@ -15,6 +15,7 @@
 #include "engine/env/admin_messages.h"
 #include "engine/env/digest.h"
 #include "engine/env/errors.h"
+#include "engine/env/group_messages.h"
 #include "engine/env/log_config.h"
 #include "engine/env/types.h"
 
@@ -293,7 +294,13 @@ using Message = std::variant<ProduceRequest, ProduceResponse, FetchRequest, Fetc
                              CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse,
                              CreatePartitionsRequest, CreatePartitionsResponse,
                              IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse,
-                             DescribeConfigsRequest, DescribeConfigsResponse>;
+                             DescribeConfigsRequest, DescribeConfigsResponse, FindCoordinatorRequest,
+                             FindCoordinatorResponse, JoinGroupRequest, JoinGroupResponse, SyncGroupRequest,
+                             SyncGroupResponse, HeartbeatRequest, HeartbeatResponse, LeaveGroupRequest,
+                             LeaveGroupResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
+                             OffsetFetchResponse, ListGroupsRequest, ListGroupsResponse, DescribeGroupsRequest,
+                             DescribeGroupsResponse, DeleteGroupsRequest, DeleteGroupsResponse,
+                             OffsetDeleteRequest, OffsetDeleteResponse>;
 
 // Kafka's API name of the message, e.g. "Produce" or "FetchResponse".
 std::string_view message_name(const Message& msg);
