@@ -97,7 +97,14 @@ void BrokerState::remove(const PartitionKey& key) {
   }
 }
 
-Broker::Broker(Env& env, BrokerConfig config) : state_{env, std::move(config), {}, {}, {}, {}, -1, -1, {}, {}, {}, {}, 0} {}
+void BrokerState::defer(std::function<void()> fn) { deferred[env.set_timer(0, kDeferredTag)] = std::move(fn); }
+
+Broker::Broker(Env& env, BrokerConfig config)
+    : state_{env, std::move(config), {}, {}, {}, {}, -1, -1, {}, {}, {}, {}, 0, nullptr, {}, -1},
+      offsets_host_(make_offsets_topic_host(state_)),
+      coordinator_(std::make_unique<GroupCoordinator>(env, state_.config.group, *offsets_host_)) {
+  state_.coordinator = coordinator_.get();
+}
 
 void Broker::on_start() {
   recover_logs();
@@ -180,6 +187,9 @@ void Broker::on_message(NodeId from, const Message& msg) {
     handle_offsets_for_leader_epoch(b, from, *ofl);
   } else if (const auto* init = std::get_if<InitProducerIdRequest>(&msg)) {
     handle_init_producer_id(b, from, *init);
+  } else if (const auto* find = std::get_if<FindCoordinatorRequest>(&msg)) {
+    handle_find_coordinator(b, from, *find);
+  } else if (route_to_coordinator(b, from, msg)) {
   } else if (const auto* ofl_resp = std::get_if<OffsetsForLeaderEpochResponse>(&msg)) {
     on_offsets_for_leader_epoch_response(b, *ofl_resp);
   } else if (const auto* fetch_resp = std::get_if<FetchResponse>(&msg)) {
@@ -200,6 +210,7 @@ void Broker::on_message(NodeId from, const Message& msg) {
 
 void Broker::on_timer(TimerId id, std::uint64_t tag) {
   if (on_broker_timer(state_, id, tag)) return;
+  if (coordinator_->on_timer(id, tag)) return;
   switch (tag) {
     case kFollowerTag:
       on_follower_timer(state_, id);

@@ -8,6 +8,7 @@
 // Replication (leader and follower sides) lives in replication.cc.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "engine/broker/partition.h"
+#include "engine/coordinator/group_coordinator.h"
 #include "engine/env/env.h"
 
 namespace logsim::engine {
@@ -36,6 +38,11 @@ struct BrokerConfig {
   std::int32_t request_timeout_ms = 30000;         // for requests to the controller and leaders
   std::int32_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
   std::int32_t log_retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
+  // The internal topic of the group coordinator, created on the first FindCoordinator.
+  std::int32_t offsets_topic_num_partitions = 50;    // offsets.topic.num.partitions
+  std::int32_t offsets_topic_replication_factor = 3; // offsets.topic.replication.factor
+  std::int32_t offsets_topic_segment_bytes = 104857600;  // offsets.topic.segment.bytes
+  GroupCoordinatorConfig group;                      // group.* and offsets.commit.timeout.ms
 };
 
 // A Fetch the broker holds until records arrive or its max wait ends (Kafka's long poll).
@@ -45,12 +52,14 @@ struct ParkedFetch {
   TimerId timer = 0;
 };
 
-// An acks=all Produce waiting for the high watermark to pass its records.
+// An acks=all Produce waiting for the high watermark to pass its records: a client's request,
+// or the group coordinator's own append (then `done` is called instead of answering).
 struct PendingProduce {
   NodeId from;
   ProduceResponse response;  // filled but for the error
   Offset required;           // the high watermark that completes it
   TimerId timer = 0;         // request.timeout.ms
+  std::function<void(ErrorCode)> done{};
 };
 
 using PartitionKey = std::pair<std::string, std::int32_t>;
@@ -70,6 +79,12 @@ struct BrokerState {
   std::map<CorrelationId, PartitionKey> follower_requests;  // replication requests in flight
   std::map<TimerId, PartitionKey> follower_timers;
   CorrelationId next_correlation = 0;
+  GroupCoordinator* coordinator = nullptr;  // the group coordinator this broker hosts
+  std::map<TimerId, std::function<void()>> deferred;  // callbacks run on the next turn (kDeferredTag)
+  Nanos offsets_topic_requested = -1;  // when this broker last asked for __consumer_offsets
+
+  // Runs `fn` on a timer of zero delay: after the current handler returns.
+  void defer(std::function<void()> fn);
 
   Partition* find(const std::string& topic, PartitionId p);
   Partition* find_leader(const std::string& topic, PartitionId p);  // led by this broker
@@ -92,6 +107,7 @@ class Broker final : public Node {
   void on_disconnect(NodeId peer) override;
 
   const BrokerState& state() const { return state_; }
+  const GroupCoordinator& coordinator() const { return *coordinator_; }
 
  private:
   void register_with_controller();
@@ -100,6 +116,8 @@ class Broker final : public Node {
   void recover_logs();
 
   BrokerState state_;
+  std::unique_ptr<OffsetsTopicHost> offsets_host_;
+  std::unique_ptr<GroupCoordinator> coordinator_;
   std::int64_t broker_epoch_ = -1;
   CorrelationId registration_ = 0;
   TimerId heartbeat_timer_ = 0;
@@ -113,6 +131,16 @@ void handle_metadata(BrokerState& b, NodeId from, const MetadataRequest& req);
 void handle_leader_and_isr(BrokerState& b, const LeaderAndIsrRequest& req);
 void handle_offsets_for_leader_epoch(BrokerState& b, NodeId from, const OffsetsForLeaderEpochRequest& req);
 void handle_init_producer_id(BrokerState& b, NodeId from, const InitProducerIdRequest& req);
+void handle_find_coordinator(BrokerState& b, NodeId from, const FindCoordinatorRequest& req);
+
+// ---- Group coordinator hosting (group_hosting.cc).
+// The OffsetsTopicHost the broker gives its coordinator: appends to and reads from the
+// __consumer_offsets partitions this broker leads.
+std::unique_ptr<OffsetsTopicHost> make_offsets_topic_host(BrokerState& b);
+// Tells the coordinator which __consumer_offsets partitions this broker now leads.
+void update_coordinator_leadership(BrokerState& b);
+// Routes a group API message to the coordinator; false if the message is not one.
+bool route_to_coordinator(BrokerState& b, NodeId from, const Message& msg);
 
 // ---- Replication (replication.cc).
 // The fetch answer for `req` as things stand (records up to the HW, or the LEO for a replica).
@@ -151,5 +179,6 @@ constexpr std::uint64_t kIsrCheckTag = 5;
 constexpr std::uint64_t kCheckpointTag = 6;
 constexpr std::uint64_t kRegistrationRetryTag = 7;
 constexpr std::uint64_t kRetentionTag = 8;
+constexpr std::uint64_t kDeferredTag = 9;
 
 }  // namespace logsim::engine

@@ -15,15 +15,21 @@ void complete_produces(BrokerState& b, const PartitionKey& key, const Partition&
   auto it = b.pending_produces.find(key);
   if (it == b.pending_produces.end()) return;
   auto& pending = it->second;
+  std::vector<std::function<void(ErrorCode)>> done;  // run after the loop: they may append
   for (auto w = pending.begin(); w != pending.end();) {
     if (w->required > p.high_watermark) {
       ++w;
       continue;
     }
     b.env.cancel_timer(w->timer);
-    b.env.send(w->from, w->response);
+    if (w->done) {
+      done.push_back(std::move(w->done));
+    } else {
+      b.env.send(w->from, w->response);
+    }
     w = pending.erase(w);
   }
+  for (auto& fn : done) fn(ErrorCode::NONE);
 }
 
 // Asks the controller to change the ISR; one change in flight per partition.
@@ -127,6 +133,10 @@ void fail_pending_produces(BrokerState& b, const PartitionKey& key, ErrorCode er
   b.pending_produces.erase(it);
   for (auto& w : failed) {
     b.env.cancel_timer(w.timer);
+    if (w.done) {
+      w.done(error);
+      continue;
+    }
     w.response.error = error;
     w.response.base_offset = Offset(-1);
     b.env.send(w.from, w.response);
@@ -233,6 +243,14 @@ void on_leader_disconnect(BrokerState& b, NodeId leader) {
 }
 
 bool on_broker_timer(BrokerState& b, TimerId id, std::uint64_t tag) {
+  if (tag == kDeferredTag) {
+    auto it = b.deferred.find(id);
+    if (it == b.deferred.end()) return true;
+    auto fn = std::move(it->second);
+    b.deferred.erase(it);
+    fn();
+    return true;
+  }
   if (tag == kFetchWaitTag) {
     for (auto& [key, waiting] : b.parked) {
       for (auto w = waiting.begin(); w != waiting.end(); ++w) {
@@ -249,10 +267,15 @@ bool on_broker_timer(BrokerState& b, TimerId id, std::uint64_t tag) {
     for (auto& [key, pending] : b.pending_produces) {
       for (auto w = pending.begin(); w != pending.end(); ++w) {
         if (w->timer != id) continue;
-        w->response.error = ErrorCode::REQUEST_TIMED_OUT;
-        w->response.base_offset = Offset(-1);
-        b.env.send(w->from, w->response);
+        PendingProduce timed_out = std::move(*w);
         pending.erase(w);
+        if (timed_out.done) {
+          timed_out.done(ErrorCode::REQUEST_TIMED_OUT);
+          return true;
+        }
+        timed_out.response.error = ErrorCode::REQUEST_TIMED_OUT;
+        timed_out.response.base_offset = Offset(-1);
+        b.env.send(timed_out.from, timed_out.response);
         return true;
       }
     }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/client/consumer_protocol.h"
 #include "engine/env/assert.h"
 
 namespace logsim::engine {
@@ -19,10 +20,20 @@ Consumer::Consumer(Env& env, ConsumerConfig config) : env_(env), config_(std::mo
 }
 
 void Consumer::assign(const std::vector<TopicPartition>& partitions) {
+  LOGSIM_ASSERT(!group_.subscribed, "assign() on a consumer that subscribed");
+  set_assignment(partitions, false);
+}
+
+void Consumer::set_assignment(const std::vector<TopicPartition>& partitions, bool from_group) {
   std::map<TopicPartition, PartitionState> kept;
   for (const auto& tp : partitions) {
     auto it = partitions_.find(tp);
-    kept[tp] = it != partitions_.end() ? std::move(it->second) : PartitionState{};
+    if (it != partitions_.end()) {
+      kept[tp] = std::move(it->second);
+    } else {
+      kept[tp] = PartitionState{};
+      kept[tp].awaiting_committed = from_group;  // starts from the group's committed offset
+    }
   }
   for (auto& [tp, st] : partitions_) {
     if (kept.contains(tp)) continue;
@@ -34,6 +45,7 @@ void Consumer::assign(const std::vector<TopicPartition>& partitions) {
   assignment_ = partitions;
   next_poll_partition_ = 0;
   request_metadata();
+  if (from_group) fetch_committed();
 }
 
 void Consumer::seek(const TopicPartition& tp, Offset offset) {
@@ -78,17 +90,29 @@ void Consumer::request_metadata() {
   const NodeId target = servers[env_.rng().uniform_u64(servers.size())];
   metadata_correlation_ = ++next_correlation_;
   metadata_target_ = target;
-  std::vector<std::string> topics;
-  for (const auto& tp : assignment_) {
-    if (std::find(topics.begin(), topics.end(), tp.topic) == topics.end()) topics.push_back(tp.topic);
-  }
-  env_.send(target, MetadataRequest{metadata_correlation_, std::move(topics)});
+  env_.send(target, MetadataRequest{metadata_correlation_, metadata_topics()});
   metadata_timer_ = env_.set_timer(millis(config_.request_timeout_ms), kMetadataTag);
+}
+
+std::vector<std::string> Consumer::metadata_topics() const {
+  std::vector<std::string> topics;
+  const auto add = [&](const std::string& t) {
+    if (std::find(topics.begin(), topics.end(), t) == topics.end()) topics.push_back(t);
+  };
+  for (const auto& tp : assignment_) add(tp.topic);
+  for (const auto& t : group_.topics) add(t);
+  // The leader assigns every member's topics.
+  for (const auto& m : group_.leader_join.members) {
+    if (auto sub = decode_subscription(m.metadata)) {
+      for (const auto& t : sub->topics) add(t);
+    }
+  }
+  return topics;
 }
 
 void Consumer::pump(const TopicPartition& tp) {
   PartitionState& st = partitions_.at(tp);
-  if (st.error || st.in_flight != 0 || st.timer != 0) return;
+  if (st.error || st.awaiting_committed || st.in_flight != 0 || st.timer != 0) return;
   const auto leader = metadata_.leader(tp.topic, tp.partition);
   if (!leader) {
     request_metadata();  // pumped again when metadata arrives
@@ -195,6 +219,7 @@ bool Consumer::on_message(NodeId, const Message& msg) {
     env_.cancel_timer(metadata_timer_);
     metadata_.update(*meta);
     for (const auto& tp : assignment_) pump(tp);
+    if (group_.state == MemberState::kAssigning) try_assign();
     return true;
   }
   if (const auto* fetch = std::get_if<FetchResponse>(&msg)) {
@@ -205,7 +230,7 @@ bool Consumer::on_message(NodeId, const Message& msg) {
     on_list_offsets(*list);
     return true;
   }
-  return false;
+  return on_group_message(msg);
 }
 
 bool Consumer::on_timer(TimerId id, std::uint64_t tag) {
@@ -214,6 +239,7 @@ bool Consumer::on_timer(TimerId id, std::uint64_t tag) {
     request_metadata();
     return true;
   }
+  if (on_group_timer(id, tag)) return true;
   auto it = by_timer_.find(id);
   if (it == by_timer_.end()) return false;
   const TopicPartition tp = it->second;
@@ -231,6 +257,15 @@ bool Consumer::on_timer(TimerId id, std::uint64_t tag) {
 }
 
 void Consumer::on_disconnect(NodeId peer) {
+  if (group_.subscribed && peer == group_.coordinator) coordinator_lost();
+  if (group_.subscribed && group_.find_in_flight != 0 && peer == group_.find_target) {
+    // FindCoordinator went to a broker that is down: ask another after a backoff.
+    group_.find_in_flight = 0;
+    group_.find_backoff_until = env_.now() + millis(config_.retry_backoff_ms);
+    env_.cancel_timer(group_.retry_timer);
+    group_.retry_timer = 0;
+    find_coordinator();
+  }
   if (metadata_correlation_ > 0 && metadata_target_ == peer) {
     // Ask again after a backoff (reconnect.backoff.ms in Kafka), not at once: a broker that is
     // down would answer every immediate retry with another reset.
@@ -249,6 +284,7 @@ void Consumer::on_disconnect(NodeId peer) {
 }
 
 std::vector<ConsumerRecord> Consumer::poll() {
+  if (group_.subscribed) drive_group();
   std::vector<ConsumerRecord> out;
   const std::size_t n = assignment_.size();
   for (std::size_t i = 0; i < n && static_cast<std::int32_t>(out.size()) < config_.max_poll_records; ++i) {

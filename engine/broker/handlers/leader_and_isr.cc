@@ -79,6 +79,7 @@ void handle_leader_and_isr(BrokerState& b, const LeaderAndIsrRequest& req) {
   for (const PartitionState& s : req.partitions) {
     if (contains(s.replicas, b.env.self())) apply(b, s);
   }
+  update_coordinator_leadership(b);
 }
 
 }  // namespace logsim::engine

@@ -1,0 +1,99 @@
+// The group coordinator: Kafka's classic consumer-group protocol, on the brokers.
+//
+// A group lives in one partition of the internal, compacted, replicated topic
+// __consumer_offsets (partition_for); the broker leading that partition coordinates the group.
+// Every committed offset and every stored group state is a record in that partition, appended
+// through the broker's log and answered only once the high watermark passes it (acks=all), so
+// that when leadership moves, the new leader rebuilds the same groups by replaying the log.
+//
+// The coordinator is a sans-I/O state machine like the rest of the engine: it answers requests
+// through Env::send, arms timers through Env::set_timer (tags from kCoordinatorTagBase), and
+// reaches the log only through the OffsetsTopicHost the broker gives it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/env/env.h"
+#include "engine/env/messages.h"
+
+namespace logsim::engine {
+
+// The internal topic's name, as in Kafka.
+inline constexpr std::string_view kConsumerOffsetsTopic = "__consumer_offsets";
+
+struct GroupCoordinatorConfig {
+  std::int32_t group_min_session_timeout_ms = 6000;       // group.min.session.timeout.ms
+  std::int32_t group_max_session_timeout_ms = 1800000;    // group.max.session.timeout.ms
+  std::int32_t group_initial_rebalance_delay_ms = 3000;   // group.initial.rebalance.delay.ms
+  std::int32_t group_max_size = std::numeric_limits<std::int32_t>::max();  // group.max.size
+  std::int32_t offsets_commit_timeout_ms = 5000;          // offsets.commit.timeout.ms
+};
+
+// What the coordinator needs of the broker hosting it.
+class OffsetsTopicHost {
+ public:
+  virtual ~OffsetsTopicHost() = default;
+  // Appends records to a __consumer_offsets partition this broker leads. `done` runs exactly
+  // once, later (never inside append): NONE once the high watermark passes every record, or
+  // the error that stopped it (NOT_LEADER_OR_FOLLOWER: leadership lost; REQUEST_TIMED_OUT
+  // after `timeout_ms`; NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND).
+  virtual void append(PartitionId partition, std::vector<Record> records, std::int32_t timeout_ms,
+                      std::function<void(ErrorCode)> done) = 0;
+  // Every record of a partition this broker leads, from its log start to its log end.
+  virtual std::vector<StoredRecord> read_all(PartitionId partition) = 0;
+};
+
+class GroupCoordinator {
+ public:
+  GroupCoordinator(Env& env, GroupCoordinatorConfig config, OffsetsTopicHost& host);
+  ~GroupCoordinator();
+  GroupCoordinator(const GroupCoordinator&) = delete;
+  GroupCoordinator& operator=(const GroupCoordinator&) = delete;
+
+  // The __consumer_offsets partition that holds a group, as Kafka computes it:
+  // abs(Java String.hashCode(group_id)) % partitions (abs of INT_MIN is 0).
+  static PartitionId partition_for(std::string_view group_id, std::int32_t partitions);
+
+  // The __consumer_offsets partitions this broker leads changed (the broker calls this after
+  // every LeaderAndIsr, with the full set and the topic's partition count). Groups of newly led
+  // partitions are loaded by replaying their logs; groups of partitions no longer led are
+  // unloaded, and the requests they hold are answered NOT_COORDINATOR.
+  void on_leadership(const std::set<std::int32_t>& led, std::int32_t num_partitions);
+
+  // The APIs. Each answers `from` (now or later). A group whose partition this broker does not
+  // lead is answered NOT_COORDINATOR.
+  void handle(NodeId from, const JoinGroupRequest& req);
+  void handle(NodeId from, const SyncGroupRequest& req);
+  void handle(NodeId from, const HeartbeatRequest& req);
+  void handle(NodeId from, const LeaveGroupRequest& req);
+  void handle(NodeId from, const OffsetCommitRequest& req);
+  void handle(NodeId from, const OffsetFetchRequest& req);
+  void handle(NodeId from, const ListGroupsRequest& req);
+  void handle(NodeId from, const DescribeGroupsRequest& req);
+  void handle(NodeId from, const DeleteGroupsRequest& req);
+  void handle(NodeId from, const OffsetDeleteRequest& req);
+
+  // Runs a coordinator timer; false if the tag is not the coordinator's.
+  bool on_timer(TimerId id, std::uint64_t tag);
+
+  // For tests and the harness: a group's state name ("Empty", "PreparingRebalance",
+  // "CompletingRebalance", "Stable", "Dead") and generation; "Dead"/-1 if not loaded here.
+  std::string group_state(std::string_view group_id) const;
+  std::int32_t group_generation(std::string_view group_id) const;
+
+  static constexpr std::uint64_t kCoordinatorTagBase = 1u << 20;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace logsim::engine
