@@ -5,7 +5,7 @@
 
 namespace logsim::properties {
 namespace {
-constexpr std::array<std::pair<OpKind, std::string_view>, 9> kNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 12> kNames{{
     {OpKind::kSendInvoke, "send-invoke"},
     {OpKind::kSendOk, "send-ok"},
     {OpKind::kSendFail, "send-fail"},
@@ -15,6 +15,9 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 9> kNames{{
     {OpKind::kProcess, "process"},
     {OpKind::kFault, "fault"},
     {OpKind::kAdmin, "admin"},
+    {OpKind::kCommitInvoke, "commit-invoke"},
+    {OpKind::kCommitOk, "commit-ok"},
+    {OpKind::kCommitFail, "commit-fail"},
 }};
 }  // namespace
 

@@ -1,7 +1,8 @@
 // The history: what the system under test did, as observed at its edges (DESIGN.md).
 //
 // Producers' sends (invoked, then acknowledged with an offset, failed, or unknown), consumers'
-// assignments, seeks and the records they finished processing, and injected faults. Checkers
+// assignments, seeks and the records they finished processing, group members' commits
+// (requested, then accepted or rejected), and injected faults. Checkers
 // read only this, never the simulator, so a history recorded from a real system can be
 // checked the same way. Events are appended in simulated-time order; each gets its index.
 #pragma once
@@ -28,6 +29,9 @@ enum class OpKind : std::uint8_t {
   kProcess,     // a consumer finished processing a record
   kFault,       // a fault was injected (context for reports)
   kAdmin,       // a topic admin operation ended (note: what and how; error: Kafka's error name)
+  kCommitInvoke,  // a group member asked to commit an offset (one event per partition)
+  kCommitOk,      // the coordinator accepted it
+  kCommitFail,    // it was not accepted (error: Kafka's error name)
 };
 
 std::string_view op_kind_name(OpKind kind);
@@ -51,6 +55,7 @@ struct HistoryEvent {
   std::int64_t offset = -1;
   std::optional<std::string> key;
   std::uint64_t value_id = 0;  // unique id of the value a producer sent (0: none)
+  std::uint64_t commit_id = 0; // kCommit*: pairs a commit's request with its outcome, per process
   bool idempotent = false;     // kSendInvoke: the producer had enable.idempotence on
   std::vector<TopicPartitionRef> assignment;  // kAssign: the new assignment
   std::string error;           // Kafka error name for failed or unknown sends

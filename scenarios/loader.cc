@@ -95,8 +95,17 @@ void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
   }
 }
 
-void read_consumer_config(const JsonReader& r, engine::ConsumerConfig& c) {
-  r.expect_object({"max.poll.records", "auto.offset.reset", "fetch.max.wait.ms", "request.timeout.ms", "retry.backoff.ms"});
+const std::vector<std::string> kConsumerConfigKeys = {
+    "max.poll.records", "auto.offset.reset", "fetch.max.wait.ms", "request.timeout.ms", "retry.backoff.ms"};
+// Only for group members (/groups): membership and commits.
+const std::vector<std::string> kGroupConsumerConfigKeys = {
+    "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "partition.assignment.strategy",
+    "auto.commit.interval.ms", "default.api.timeout.ms"};
+
+void read_consumer_config(const JsonReader& r, engine::ConsumerConfig& c, bool group = false) {
+  std::vector<std::string> keys = kConsumerConfigKeys;
+  if (group) keys.insert(keys.end(), kGroupConsumerConfigKeys.begin(), kGroupConsumerConfigKeys.end());
+  r.expect_object(keys);
   if (auto v = r.get("max.poll.records")) c.max_poll_records = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   if (auto v = r.get("auto.offset.reset")) {
     const std::string s = v->string();
@@ -108,6 +117,47 @@ void read_consumer_config(const JsonReader& r, engine::ConsumerConfig& c) {
   if (auto v = r.get("fetch.max.wait.ms")) c.fetch_max_wait_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
   if (auto v = r.get("request.timeout.ms")) c.request_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   if (auto v = r.get("retry.backoff.ms")) c.retry_backoff_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  if (!group) return;
+  if (auto v = r.get("session.timeout.ms")) c.session_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  if (auto v = r.get("heartbeat.interval.ms")) c.heartbeat_interval_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  if (auto v = r.get("max.poll.interval.ms")) c.max_poll_interval_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  if (auto v = r.get("auto.commit.interval.ms")) c.auto_commit_interval_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  if (auto v = r.get("default.api.timeout.ms")) c.default_api_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  if (auto v = r.get("partition.assignment.strategy")) {
+    // Kafka's list type: a comma-separated string, or here also a JSON list.
+    std::vector<std::pair<std::string, JsonReader>> names;
+    if (v->json().is_array()) {
+      for (const auto& item : v->items()) names.emplace_back(item.string(), item);
+    } else {
+      const std::string text = v->string();
+      std::size_t start = 0;
+      while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        std::string name = text.substr(start, comma - start);
+        name.erase(0, name.find_first_not_of(' '));
+        name.erase(name.find_last_not_of(' ') + 1);
+        names.emplace_back(name, *v);
+        start = comma + 1;
+      }
+    }
+    c.partition_assignment_strategy.clear();
+    const std::vector<std::string> known = {"range", "roundrobin", "sticky", "cooperative-sticky"};
+    for (const auto& [name, at] : names) {
+      if (!engine::assignor_by_name(name)) {
+        auto guess = did_you_mean(name, known);
+        at.fail("unknown assignor \"" + name + "\"",
+                guess ? "did you mean \"" + *guess + "\"?" : "range, roundrobin, sticky or cooperative-sticky (or Kafka's class names)");
+      }
+      c.partition_assignment_strategy.push_back(name);
+    }
+    if (c.partition_assignment_strategy.empty()) v->fail("found no assignor", "at least one assignor");
+  }
+  if (c.heartbeat_interval_ms >= c.session_timeout_ms) {
+    r.at(r.has("heartbeat.interval.ms") ? "heartbeat.interval.ms" : "session.timeout.ms")
+        .fail("heartbeat.interval.ms " + std::to_string(c.heartbeat_interval_ms) + " is not below session.timeout.ms " +
+                  std::to_string(c.session_timeout_ms),
+              "heartbeat.interval.ms lower than session.timeout.ms (Kafka: \"Heartbeat must be set lower than the session timeout\")");
+  }
 }
 
 sim::LinkOptions read_network(const JsonReader& r) {
@@ -142,7 +192,9 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
   r.expect_object({"default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
                    "replica.lag.time.max.ms", "replica.fetch.wait.max.ms", "broker.session.timeout.ms",
                    "broker.heartbeat.interval.ms", "auto.leader.rebalance.enable",
-                   "leader.imbalance.check.interval.seconds", "log.retention.check.interval.ms", "num.partitions"});
+                   "leader.imbalance.check.interval.seconds", "log.retention.check.interval.ms", "num.partitions",
+                   "offsets.topic.num.partitions", "offsets.topic.replication.factor", "group.initial.rebalance.delay.ms",
+                   "group.min.session.timeout.ms", "group.max.session.timeout.ms", "offsets.commit.timeout.ms"});
   if (auto v = r.get("default.replication.factor")) c.default_replication_factor = config_int(*v, 1);
   if (auto v = r.get("min.insync.replicas")) c.min_insync_replicas = config_int(*v, 1);
   if (auto v = r.get("unclean.leader.election.enable")) c.unclean_leader_election_enable = config_bool(*v);
@@ -154,6 +206,12 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
   if (auto v = r.get("leader.imbalance.check.interval.seconds")) c.leader_imbalance_check_interval_seconds = config_int(*v, 1);
   if (auto v = r.get("log.retention.check.interval.ms")) c.log_retention_check_interval_ms = config_int(*v, 1);
   if (auto v = r.get("num.partitions")) c.num_partitions = config_int(*v, 1);
+  if (auto v = r.get("offsets.topic.num.partitions")) c.offsets_topic_num_partitions = config_int(*v, 1);
+  if (auto v = r.get("offsets.topic.replication.factor")) c.offsets_topic_replication_factor = config_int(*v, 1);
+  if (auto v = r.get("group.initial.rebalance.delay.ms")) c.group_initial_rebalance_delay_ms = config_int(*v, 0);
+  if (auto v = r.get("group.min.session.timeout.ms")) c.group_min_session_timeout_ms = config_int(*v, 0);
+  if (auto v = r.get("group.max.session.timeout.ms")) c.group_max_session_timeout_ms = config_int(*v, 0);
+  if (auto v = r.get("offsets.commit.timeout.ms")) c.offsets_commit_timeout_ms = config_int(*v, 1);
 }
 
 // A size: bytes as an integer (Kafka's unit) or a string with a unit ("16KiB", "1GiB").
@@ -315,12 +373,87 @@ void read_consumers(const JsonReader& r, Scenario& s) {
   }
 }
 
+Nanos read_processing(const JsonReader& r, Nanos& max) {
+  if (r.json().is_object()) {
+    r.expect_object({"min", "max"});
+    const Nanos min = r.at("min").duration();
+    max = r.at("max").duration();
+    if (max < min) r.at("max").fail("found a maximum below the minimum", "max at least min");
+    return min;
+  }
+  max = r.duration();
+  return max;
+}
+
+void read_groups(const JsonReader& root, Scenario& s) {
+  const JsonReader r = root.at("groups");
+  for (const auto& g : r.items()) {
+    g.expect_object({"name", "topics", "members", "static_membership", "start", "poll_interval", "processing", "commit",
+                     "config"});
+    GroupSpec spec;
+    spec.name = g.at("name").string();
+    if (spec.name.empty()) g.at("name").fail("found an empty group id", "a group.id");
+    for (const auto& t : g.at("topics").items()) spec.topics.push_back(check_topic(t, s));
+    if (spec.topics.empty()) g.at("topics").fail("found an empty list", "at least one topic");
+    if (auto v = g.get("members")) spec.members = static_cast<std::int32_t>(v->integer(1, 1000));
+    if (auto v = g.get("static_membership")) spec.static_membership = v->boolean();
+    if (auto v = g.get("start")) spec.start = v->duration();
+    if (auto v = g.get("poll_interval")) spec.poll_interval = v->duration();
+    if (spec.poll_interval <= 0) g.at("poll_interval").fail("found a zero interval", "a positive duration");
+    if (auto v = g.get("processing")) spec.processing_min = read_processing(*v, spec.processing_max);
+    if (auto v = g.get("commit")) {
+      const std::string c = v->string();
+      const std::vector<std::pair<std::string, CommitStrategy>> strategies = {
+          {"auto", CommitStrategy::kAuto},
+          {"after-each-message", CommitStrategy::kAfterEachMessage},
+          {"after-each-batch", CommitStrategy::kAfterEachBatch},
+          {"before-processing", CommitStrategy::kBeforeProcessing}};
+      auto it = std::find_if(strategies.begin(), strategies.end(), [&](const auto& kv) { return kv.first == c; });
+      if (it == strategies.end()) {
+        std::vector<std::string> names;
+        for (const auto& kv : strategies) names.push_back(kv.first);
+        auto guess = did_you_mean(c, names);
+        v->fail("unknown commit strategy \"" + c + "\"",
+                guess ? "did you mean \"" + *guess + "\"?" : "auto, after-each-message, after-each-batch or before-processing");
+      }
+      spec.commit = it->second;
+    }
+    if (auto v = g.get("config")) read_consumer_config(*v, spec.config, true);
+    const BrokerSettings& b = s.cluster.config;
+    if (spec.config.session_timeout_ms < b.group_min_session_timeout_ms ||
+        spec.config.session_timeout_ms > b.group_max_session_timeout_ms) {
+      g.at("config").fail("session.timeout.ms " + std::to_string(spec.config.session_timeout_ms) +
+                              " is outside the brokers' group.min.session.timeout.ms .. group.max.session.timeout.ms (" +
+                              std::to_string(b.group_min_session_timeout_ms) + " .. " +
+                              std::to_string(b.group_max_session_timeout_ms) + "): every JoinGroup would fail with INVALID_SESSION_TIMEOUT",
+                          "a session.timeout.ms within the brokers' range");
+    }
+    for (const auto& other : s.groups) {
+      if (other.name == spec.name) g.at("name").fail("group \"" + spec.name + "\" is defined twice", "unique group ids");
+    }
+    s.groups.push_back(std::move(spec));
+  }
+  if (!s.groups.empty() && s.cluster.config.offsets_topic_replication_factor > s.cluster.brokers) {
+    const JsonReader at = root.has("cluster") && root.at("cluster").has("config") &&
+                                  root.at("cluster").at("config").has("offsets.topic.replication.factor")
+                              ? root.at("cluster").at("config").at("offsets.topic.replication.factor")
+                              : r;
+    at.fail("offsets.topic.replication.factor is " + std::to_string(s.cluster.config.offsets_topic_replication_factor) +
+                " but the cluster has " + std::to_string(s.cluster.brokers) +
+                " broker(s), so __consumer_offsets cannot be created and no group would ever get a coordinator",
+            "/cluster/config/offsets.topic.replication.factor at most /cluster/brokers (Kafka's default is 3)");
+  }
+}
+
 std::vector<std::string> node_names(const Scenario& s) {
   std::vector<std::string> out;
   for (std::int32_t b = 1; b <= s.cluster.brokers; ++b) out.push_back("broker-" + std::to_string(b));
   out.push_back("controller");
   for (const auto& p : s.producers) out.push_back(p.name);
   for (const auto& c : s.consumers) out.push_back(c.name);
+  for (const auto& g : s.groups) {
+    for (std::int32_t i = 1; i <= g.members; ++i) out.push_back(g.member_name(i));
+  }
   return out;
 }
 
@@ -472,6 +605,20 @@ void check_unique_names(const JsonReader& root, const Scenario& s) {
   };
   check("producers", s.producers.size(), [&](std::size_t i) -> const std::string& { return s.producers[i].name; });
   check("consumers", s.consumers.size(), [&](std::size_t i) -> const std::string& { return s.consumers[i].name; });
+  if (!root.has("groups")) return;
+  const auto items = root.at("groups").items();
+  for (std::size_t i = 0; i < s.groups.size(); ++i) {
+    for (std::int32_t m = 1; m <= s.groups[i].members; ++m) {
+      const std::string name = s.groups[i].member_name(m);
+      const JsonReader at = items[i].at("name");
+      auto [it, fresh] = first.emplace(name, at.pointer() + " (member " + std::to_string(m) + ")");
+      if (!fresh) {
+        at.fail("the group's member " + std::to_string(m) + " would be named \"" + name + "\", which is already used at " +
+                    it->second,
+                "a group name whose members' names (" + s.groups[i].name + "-1, ...) no other node has");
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -535,7 +682,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   }
   const JsonReader root(j, "", file);
   root.expect_object({"$schema", "name", "description", "duration", "seed", "cluster", "topics", "producers",
-                      "consumers", "timeline", "expect"});
+                      "consumers", "groups", "timeline", "expect"});
   Scenario s;
   s.file = file;
   s.name = root.at("name").string();
@@ -548,6 +695,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   scan_created_topics(root, s);
   if (auto v = root.get("producers")) read_producers(*v, s);
   if (auto v = root.get("consumers")) read_consumers(*v, s);
+  if (root.has("groups")) read_groups(root, s);
   check_unique_names(root, s);
   if (auto v = root.get("timeline")) read_timeline(*v, s);
   if (auto v = root.get("expect")) read_expect(*v, s);

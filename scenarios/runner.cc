@@ -10,6 +10,7 @@
 #include "properties/checker.h"
 #include "scenarios/apps/admin_app.h"
 #include "scenarios/apps/consumer_app.h"
+#include "scenarios/apps/group_member_app.h"
 #include "scenarios/apps/producer_app.h"
 #include "sim/world.h"
 
@@ -65,6 +66,8 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
       case OpKind::kProcess: ++stats["records.processed." + e.process]; break;
       case OpKind::kFault: ++stats["faults"]; break;
       case OpKind::kAdmin: ++stats["admin.operations"]; break;
+      case OpKind::kCommitOk: ++stats["commits.accepted"]; break;
+      case OpKind::kCommitFail: ++stats["commits.rejected"]; break;
       default: break;
     }
   }
@@ -84,6 +87,12 @@ std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
   broker_config.replica_fetch_wait_max_ms = c.replica_fetch_wait_max_ms;
   broker_config.broker_heartbeat_interval_ms = c.broker_heartbeat_interval_ms;
   broker_config.log_retention_check_interval_ms = c.log_retention_check_interval_ms;
+  broker_config.offsets_topic_num_partitions = c.offsets_topic_num_partitions;
+  broker_config.offsets_topic_replication_factor = c.offsets_topic_replication_factor;
+  broker_config.group.group_initial_rebalance_delay_ms = c.group_initial_rebalance_delay_ms;
+  broker_config.group.group_min_session_timeout_ms = c.group_min_session_timeout_ms;
+  broker_config.group.group_max_session_timeout_ms = c.group_max_session_timeout_ms;
+  broker_config.group.offsets_commit_timeout_ms = c.offsets_commit_timeout_ms;
   for (std::int32_t b = 1; b <= n; ++b) {
     const NodeId id = world.add_node("broker-" + std::to_string(b), [broker_config](Env& env) {
       return std::make_unique<engine::Broker>(env, broker_config);
@@ -161,13 +170,30 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
       return std::make_unique<ConsumerApp>(env, c, topics, ctx, bootstrap);
     });
   }
+  std::vector<std::pair<NodeId, Nanos>> delayed_starts;
+  for (const auto& g : scenario.groups) {
+    for (std::int32_t i = 1; i <= g.members; ++i) {
+      const NodeId id = world.add_node(g.member_name(i), [&g, i, &ctx, bootstrap](Env& env) {
+        return std::make_unique<GroupMemberApp>(env, g, g.member_name(i), ctx, bootstrap);
+      });
+      if (g.start > 0) delayed_starts.emplace_back(id, g.start);
+    }
+  }
   if (!admin_steps.empty()) {
     const NodeId controller = *world.find("controller");
     world.add_node("admin", [&admin_steps, &scenario, &ctx, controller](Env& env) {
       return std::make_unique<AdminApp>(env, admin_steps, scenario.cluster.config, ctx, controller);
     });
   }
-  for (std::size_t i = 0; i < world.node_count(); ++i) world.start(NodeId(static_cast<std::int32_t>(i)));
+  for (std::size_t i = 0; i < world.node_count(); ++i) {
+    const NodeId id(static_cast<std::int32_t>(i));
+    auto delayed = std::find_if(delayed_starts.begin(), delayed_starts.end(), [&](const auto& d) { return d.first == id; });
+    if (delayed == delayed_starts.end()) {
+      world.start(id);
+    } else {
+      world.schedule(delayed->second, "start " + world.name(id), [&world, id] { world.start(id); });
+    }
+  }
   for (const auto& step : scenario.timeline) {
     if (step.is_admin()) continue;  // the admin node carries these out
     world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),

@@ -38,6 +38,13 @@ struct BrokerSettings {
   std::int32_t leader_imbalance_check_interval_seconds = 300;  // leader.imbalance.check.interval.seconds
   std::int32_t log_retention_check_interval_ms = 300000;       // log.retention.check.interval.ms
   std::int32_t num_partitions = 1;                   // num.partitions (topics created at run time)
+  // The group coordinator.
+  std::int32_t offsets_topic_num_partitions = 50;    // offsets.topic.num.partitions
+  std::int32_t offsets_topic_replication_factor = 3; // offsets.topic.replication.factor
+  std::int32_t group_initial_rebalance_delay_ms = 3000;  // group.initial.rebalance.delay.ms
+  std::int32_t group_min_session_timeout_ms = 6000;      // group.min.session.timeout.ms
+  std::int32_t group_max_session_timeout_ms = 1800000;   // group.max.session.timeout.ms
+  std::int32_t offsets_commit_timeout_ms = 5000;         // offsets.commit.timeout.ms
 };
 
 struct ClusterSpec {
@@ -69,6 +76,31 @@ struct ConsumerSpec {
   std::vector<std::string> topics;    // every partition of these is assigned (manual assign)
   Nanos poll_interval = millis(10);   // time between polls
   engine::ConsumerConfig config;      // Kafka consumer configs (bootstrap filled by the run)
+};
+
+// How a group member commits (the application's strategy, not a Kafka config).
+enum class CommitStrategy : std::uint8_t {
+  kAuto,               // enable.auto.commit: the client commits what earlier polls returned
+  kAfterEachMessage,   // commitSync of offset + 1 after processing each record
+  kAfterEachBatch,     // commitSync of the batch's positions after processing a poll's records
+  kBeforeProcessing,   // the anti-pattern: commitSync of the batch's end, then process
+};
+
+// A consumer group: `members` application nodes named <name>-1 .. <name>-N, each subscribing
+// to `topics` with group.id = name.
+struct GroupSpec {
+  std::string name;                   // the group.id
+  std::vector<std::string> topics;
+  std::int32_t members = 1;
+  bool static_membership = false;     // group.instance.id = the member's node name
+  Nanos start = 0;                    // when the members start
+  Nanos poll_interval = millis(10);   // wait before polling again after an empty poll
+  Nanos processing_min = 0;           // each record takes a uniform time in [min, max]
+  Nanos processing_max = 0;
+  CommitStrategy commit = CommitStrategy::kAuto;
+  engine::ConsumerConfig config;      // Kafka consumer configs (bootstrap, group.id filled by the run)
+
+  std::string member_name(std::int32_t i) const { return name + "-" + std::to_string(i); }  // from 1
 };
 
 // One timeline step: at `at`, do `action` to `targets`.
@@ -106,6 +138,7 @@ struct Scenario {
   std::vector<std::string> created_topics;  // names of the topics create-topic steps make
   std::vector<ProducerSpec> producers;
   std::vector<ConsumerSpec> consumers;
+  std::vector<GroupSpec> groups;
   std::vector<TimelineStep> timeline;
   Expectation expect;
 };

@@ -324,7 +324,8 @@ TEST(History, ViolationIsFoundOnlineWhenTheEventIsAppended) {
 
 TEST(History, OpKindNamesRoundTrip) {
   for (OpKind k : {OpKind::kSendInvoke, OpKind::kSendOk, OpKind::kSendFail, OpKind::kSendInfo, OpKind::kAssign,
-                   OpKind::kSeek, OpKind::kProcess, OpKind::kFault, OpKind::kAdmin}) {
+                   OpKind::kSeek, OpKind::kProcess, OpKind::kFault, OpKind::kAdmin,
+                   OpKind::kCommitInvoke, OpKind::kCommitOk, OpKind::kCommitFail}) {
     const auto name = op_kind_name(k);
     EXPECT_NE(name, "?");
     const auto back = op_kind_from_name(name);

@@ -1,0 +1,150 @@
+// A consumer-group member's poll–process–commit loop and its history records.
+#include "scenarios/apps/group_member_app.h"
+
+#include <algorithm>
+
+namespace logsim::scenarios {
+namespace {
+constexpr std::uint64_t kPollTag = 1000;     // time to poll
+constexpr std::uint64_t kProcessedTag = 1001;  // the record at the front of the batch is done
+}  // namespace
+
+GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name, RunContext& ctx,
+                               std::vector<NodeId> bootstrap)
+    : env_(env), spec_(spec), name_(std::move(name)), ctx_(ctx), consumer_(env, [&] {
+        engine::ConsumerConfig c = spec.config;
+        c.bootstrap_servers = std::move(bootstrap);
+        c.group_id = spec.name;
+        c.client_id = name_;
+        c.enable_auto_commit = spec.commit == CommitStrategy::kAuto;
+        if (spec.static_membership) c.group_instance_id = name_;
+        return c;
+      }()) {}
+
+void GroupMemberApp::on_start() {
+  consumer_.subscribe(spec_.topics, this);
+  env_.set_timer(0, kPollTag);
+}
+
+void GroupMemberApp::on_stop() { consumer_.close(); }
+
+void GroupMemberApp::on_message(NodeId from, const Message& msg) { consumer_.on_message(from, msg); }
+
+void GroupMemberApp::on_timer(TimerId id, std::uint64_t tag) {
+  if (consumer_.on_timer(id, tag)) return;
+  if (tag == kPollTag) {
+    poll();
+  } else if (tag == kProcessedTag) {
+    auto e = event(properties::OpKind::kProcess);
+    const engine::ConsumerRecord& r = batch_.front();
+    e.topic = r.tp.topic;
+    e.partition = r.tp.partition.value();
+    e.offset = r.record.offset.value();
+    e.key = r.record.record.key;
+    e.value_id = parse_value_id(r.record.record.value);
+    ctx_.history.append(e);
+    const engine::TopicPartition tp = r.tp;
+    const Offset next = r.record.offset + 1;
+    batch_.pop_front();
+    if (spec_.commit == CommitStrategy::kAfterEachMessage) {
+      commit_then({{tp, next}}, &GroupMemberApp::process_next);
+    } else {
+      process_next();
+    }
+  }
+}
+
+void GroupMemberApp::poll() {
+  if (fatal_) return;
+  auto records = consumer_.poll();
+  if (records.empty()) {
+    env_.set_timer(spec_.poll_interval, kPollTag);
+    return;
+  }
+  batch_end_.clear();
+  for (auto& r : records) {
+    batch_end_[r.tp] = r.record.offset + 1;
+    batch_.push_back(std::move(r));
+  }
+  if (spec_.commit == CommitStrategy::kBeforeProcessing) {
+    commit_then(batch_end_, &GroupMemberApp::process_next);
+  } else {
+    process_next();
+  }
+}
+
+void GroupMemberApp::process_next() {
+  if (batch_.empty()) {
+    finish_batch();
+    return;
+  }
+  env_.set_timer(processing_time(), kProcessedTag);
+}
+
+void GroupMemberApp::finish_batch() {
+  if (spec_.commit == CommitStrategy::kAfterEachBatch && !batch_end_.empty()) {
+    auto offsets = std::move(batch_end_);
+    batch_end_.clear();
+    commit_then(std::move(offsets), &GroupMemberApp::poll);
+    return;
+  }
+  poll();
+}
+
+// commitSync: the loop goes on when the commit has finished, whatever its outcome (a failed
+// commit is logged by the application and processing continues, as is common).
+void GroupMemberApp::commit_then(std::map<engine::TopicPartition, Offset> offsets, void (GroupMemberApp::*next)()) {
+  consumer_.commit(std::move(offsets), true, [this, next](ErrorCode) { (this->*next)(); });
+}
+
+Nanos GroupMemberApp::processing_time() {
+  if (spec_.processing_max <= spec_.processing_min) return spec_.processing_min;
+  const auto span = static_cast<std::uint64_t>(spec_.processing_max - spec_.processing_min) + 1;
+  return spec_.processing_min + static_cast<Nanos>(env_.rng().uniform_u64(span));
+}
+
+properties::HistoryEvent GroupMemberApp::event(properties::OpKind kind) const {
+  auto e = ctx_.event(kind, name_);
+  e.group = spec_.name;
+  e.generation = consumer_.generation();
+  return e;
+}
+
+void GroupMemberApp::record_assignment(const char* why, const std::vector<engine::TopicPartition>& gone) {
+  auto e = event(properties::OpKind::kAssign);
+  for (const auto& tp : consumer_.assignment()) {
+    if (std::find(gone.begin(), gone.end(), tp) == gone.end()) e.assignment.push_back({tp.topic, tp.partition.value()});
+  }
+  e.note = why;
+  ctx_.history.append(e);
+}
+
+void GroupMemberApp::on_partitions_revoked(const std::vector<engine::TopicPartition>& ps) { record_assignment("revoked", ps); }
+void GroupMemberApp::on_partitions_assigned(const std::vector<engine::TopicPartition>&) { record_assignment("assigned"); }
+void GroupMemberApp::on_partitions_lost(const std::vector<engine::TopicPartition>& ps) { record_assignment("lost", ps); }
+
+void GroupMemberApp::on_commit(const engine::CommitEvent& c) {
+  const bool requested = c.phase == engine::CommitEvent::Phase::kRequested;
+  for (const auto& [tp, offset] : c.offsets) {
+    auto e = event(requested ? properties::OpKind::kCommitInvoke
+                             : (c.error == ErrorCode::NONE ? properties::OpKind::kCommitOk : properties::OpKind::kCommitFail));
+    e.generation = c.generation;
+    e.topic = tp.topic;
+    e.partition = tp.partition.value();
+    e.offset = offset.value();
+    e.commit_id = c.id;
+    e.note = c.automatic ? "auto" : "manual";
+    if (!requested && c.error != ErrorCode::NONE) e.error = std::string(error_name(c.error));
+    ctx_.history.append(e);
+  }
+}
+
+void GroupMemberApp::on_fatal(ErrorCode error) {
+  fatal_ = true;
+  auto e = event(properties::OpKind::kFault);
+  e.error = std::string(error_name(error));
+  e.note = name_ + " stopped consuming: " + std::string(error_name(error));
+  ctx_.history.append(e);
+}
+
+}  // namespace logsim::scenarios

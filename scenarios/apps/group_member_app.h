@@ -1,0 +1,59 @@
+// The simulated application of one consumer-group member: what a scenario's group members do.
+//
+// It subscribes, then loops: poll; process each record (each takes a time drawn from the
+// group's processing range); commit as the group's strategy says; poll again (after
+// poll_interval when a poll returned nothing). Processing happens while the client's
+// heartbeats go on, as with Kafka's background heartbeat thread; a member that processes
+// longer than max.poll.interval.ms is dropped from the group and rejoins at its next poll.
+//
+// History: every assignment change (with the generation), every record it finishes
+// processing, every commit requested and its outcome — with the member, group and generation
+// at the time. A graceful stop closes the consumer (commit, revoke, LeaveGroup).
+#pragma once
+
+#include <deque>
+
+#include "engine/client/consumer.h"
+#include "scenarios/apps/run_context.h"
+#include "scenarios/scenario.h"
+
+namespace logsim::scenarios {
+
+class GroupMemberApp final : public Node, private engine::RebalanceListener {
+ public:
+  GroupMemberApp(Env& env, const GroupSpec& spec, std::string name, RunContext& ctx, std::vector<NodeId> bootstrap);
+  void on_start() override;
+  void on_message(NodeId from, const Message& msg) override;
+  void on_timer(TimerId id, std::uint64_t tag) override;
+  void on_disconnect(NodeId peer) override { consumer_.on_disconnect(peer); }
+  void on_stop() override;
+
+ private:
+  // engine::RebalanceListener
+  void on_partitions_revoked(const std::vector<engine::TopicPartition>& partitions) override;
+  void on_partitions_assigned(const std::vector<engine::TopicPartition>& partitions) override;
+  void on_partitions_lost(const std::vector<engine::TopicPartition>& partitions) override;
+  void on_commit(const engine::CommitEvent& event) override;
+  void on_fatal(ErrorCode error) override;
+
+  void poll();
+  void process_next();
+  void finish_batch();
+  void commit_then(std::map<engine::TopicPartition, Offset> offsets, void (GroupMemberApp::*next)());
+  // Records the assignment the member has after a change (`gone`: partitions being revoked or
+  // lost, which the client still lists while its callback runs).
+  void record_assignment(const char* why, const std::vector<engine::TopicPartition>& gone = {});
+  Nanos processing_time();
+  properties::HistoryEvent event(properties::OpKind kind) const;
+
+  Env& env_;
+  const GroupSpec& spec_;
+  std::string name_;
+  RunContext& ctx_;
+  engine::Consumer consumer_;
+  std::deque<engine::ConsumerRecord> batch_;  // polled, not yet processed
+  std::map<engine::TopicPartition, Offset> batch_end_;  // the batch's positions (offset + 1)
+  bool fatal_ = false;
+};
+
+}  // namespace logsim::scenarios

@@ -1,0 +1,123 @@
+// Tests of the loader's /groups section: Kafka's consumer defaults and group configs, the
+// commit strategies, member node names, and each mistake reported at its JSON pointer.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "scenarios/loader.h"
+
+namespace logsim::scenarios {
+namespace {
+
+// Three brokers (so __consumer_offsets can have Kafka's replication factor 3) and a topic.
+std::string with_groups(const std::string& groups, const std::string& cluster_config = "{}") {
+  return R"({"name": "s", "cluster": {"brokers": 3, "config": )" + cluster_config +
+         R"(}, "topics": [{"name": "orders", "partitions": 3}], "groups": )" + groups + "}";
+}
+
+ScenarioError error_of(const std::string& text) {
+  try {
+    parse_scenario(text, "mem.json");
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error for: " << text;
+  return ScenarioError("", "", "", "");
+}
+
+TEST(GroupsLoader, DefaultsAreKafkas) {
+  const Scenario s = parse_scenario(with_groups(R"([{"name": "g", "topics": ["orders"]}])"), "mem.json");
+  ASSERT_EQ(s.groups.size(), 1u);
+  const GroupSpec& g = s.groups[0];
+  EXPECT_EQ(g.members, 1);
+  EXPECT_EQ(g.commit, CommitStrategy::kAuto);
+  EXPECT_FALSE(g.static_membership);
+  EXPECT_EQ(g.config.session_timeout_ms, 45000);
+  EXPECT_EQ(g.config.heartbeat_interval_ms, 3000);
+  EXPECT_EQ(g.config.max_poll_interval_ms, 300000);
+  EXPECT_EQ(g.config.auto_commit_interval_ms, 5000);
+  EXPECT_EQ(g.config.partition_assignment_strategy, (std::vector<std::string>{"range", "cooperative-sticky"}));
+  EXPECT_EQ(s.cluster.config.offsets_topic_num_partitions, 50);
+  EXPECT_EQ(s.cluster.config.offsets_topic_replication_factor, 3);
+  EXPECT_EQ(s.cluster.config.group_initial_rebalance_delay_ms, 3000);
+}
+
+TEST(GroupsLoader, EverySettingIsRead) {
+  const Scenario s = parse_scenario(
+      with_groups(R"([{"name": "g", "topics": ["orders"], "members": 4, "static_membership": true, "start": "2s",
+                       "poll_interval": "5ms", "processing": {"min": "1ms", "max": "3ms"}, "commit": "before-processing",
+                       "config": {"session.timeout.ms": 10000, "heartbeat.interval.ms": "1000",
+                                  "max.poll.interval.ms": 20000, "partition.assignment.strategy": "roundrobin, sticky",
+                                  "auto.commit.interval.ms": 100, "auto.offset.reset": "earliest"}}])",
+                  R"({"offsets.topic.num.partitions": 4, "group.initial.rebalance.delay.ms": 0})"),
+      "mem.json");
+  const GroupSpec& g = s.groups[0];
+  EXPECT_EQ(g.members, 4);
+  EXPECT_EQ(g.member_name(4), "g-4");
+  EXPECT_TRUE(g.static_membership);
+  EXPECT_EQ(g.start, seconds(2));
+  EXPECT_EQ(g.poll_interval, millis(5));
+  EXPECT_EQ(g.processing_min, millis(1));
+  EXPECT_EQ(g.processing_max, millis(3));
+  EXPECT_EQ(g.commit, CommitStrategy::kBeforeProcessing);
+  EXPECT_EQ(g.config.session_timeout_ms, 10000);
+  EXPECT_EQ(g.config.heartbeat_interval_ms, 1000);
+  EXPECT_EQ(g.config.max_poll_interval_ms, 20000);
+  EXPECT_EQ(g.config.partition_assignment_strategy, (std::vector<std::string>{"roundrobin", "sticky"}));
+  EXPECT_EQ(s.cluster.config.offsets_topic_num_partitions, 4);
+  EXPECT_EQ(s.cluster.config.group_initial_rebalance_delay_ms, 0);
+}
+
+TEST(GroupsLoader, MembersAreTimelineTargets) {
+  const Scenario s = parse_scenario(
+      R"({"name": "s", "cluster": {"brokers": 3}, "topics": [{"name": "orders"}],
+          "groups": [{"name": "billing", "topics": ["orders"], "members": 2}],
+          "timeline": [{"at": "1s", "action": "crash", "target": "billing-2"}]})",
+      "mem.json");
+  EXPECT_EQ(s.timeline[0].targets, std::vector<std::string>{"billing-2"});
+  const ScenarioError e = error_of(
+      R"({"name": "s", "cluster": {"brokers": 3}, "topics": [{"name": "orders"}],
+          "groups": [{"name": "billing", "topics": ["orders"], "members": 2}],
+          "timeline": [{"at": "1s", "action": "crash", "target": "billing-3"}]})");
+  EXPECT_EQ(e.pointer(), "/timeline/0/target");
+  EXPECT_NE(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
+}
+
+TEST(GroupsLoader, TooFewBrokersForTheOffsetsTopicSaysWhatToChange) {
+  const ScenarioError e = error_of(R"({"name": "s", "topics": [{"name": "orders"}],
+                                       "groups": [{"name": "g", "topics": ["orders"]}]})");
+  EXPECT_EQ(e.pointer(), "/groups");
+  EXPECT_NE(e.expected().find("offsets.topic.replication.factor"), std::string::npos) << e.what();
+  // Lowering it, as a one-broker Kafka must, is accepted.
+  EXPECT_NO_THROW(parse_scenario(R"({"name": "s", "cluster": {"config": {"offsets.topic.replication.factor": 1}},
+                                     "topics": [{"name": "orders"}], "groups": [{"name": "g", "topics": ["orders"]}]})",
+                                 "mem.json"));
+}
+
+TEST(GroupsLoader, MistakesAreReportedWhereTheyAre) {
+  EXPECT_EQ(error_of(with_groups(R"([{"name": "g", "topics": ["order"]}])")).pointer(), "/groups/0/topics/0");
+  EXPECT_EQ(error_of(with_groups(R"([{"name": "g", "topics": ["orders"], "commit": "after-every-batch"}])")).expected(),
+            "did you mean \"after-each-batch\"?");
+  EXPECT_EQ(error_of(with_groups(R"([{"name": "g", "topics": ["orders"], "config": {"partition.assignment.strategy": "rnage"}}])"))
+                .expected(),
+            "did you mean \"range\"?");
+  const ScenarioError hb = error_of(with_groups(
+      R"([{"name": "g", "topics": ["orders"], "config": {"session.timeout.ms": 6000, "heartbeat.interval.ms": 6000}}])"));
+  EXPECT_EQ(hb.pointer(), "/groups/0/config/heartbeat.interval.ms");
+  const ScenarioError session = error_of(with_groups(R"([{"name": "g", "topics": ["orders"], "config": {"session.timeout.ms": 5000, "heartbeat.interval.ms": 1000}}])"));
+  EXPECT_NE(session.problem().find("INVALID_SESSION_TIMEOUT"), std::string::npos) << session.what();
+  EXPECT_EQ(error_of(with_groups(R"([{"name": "g", "topics": ["orders"]}, {"name": "g", "topics": ["orders"]}])")).pointer(),
+            "/groups/1/name");
+  // Group-only consumer configs are refused under /consumers.
+  const ScenarioError manual = error_of(R"({"name": "s", "topics": [{"name": "orders"}],
+      "consumers": [{"name": "c", "topics": ["orders"], "config": {"session.timeout.ms": 10000}}]})");
+  EXPECT_EQ(manual.pointer(), "/consumers/0/config/session.timeout.ms");
+  // A member name that collides with another node.
+  const ScenarioError clash = error_of(R"({"name": "s", "cluster": {"brokers": 3}, "topics": [{"name": "orders"}],
+      "producers": [{"name": "g-1", "topic": "orders"}], "groups": [{"name": "g", "topics": ["orders"]}]})");
+  EXPECT_EQ(clash.pointer(), "/groups/0/name");
+  EXPECT_NE(clash.problem().find("g-1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace logsim::scenarios

@@ -1,0 +1,307 @@
+// Consumer groups end to end: members join through the coordinator on the brokers, share the
+// partitions, commit, and hand partitions over when a member crashes, stops or is too slow, and
+// when the coordinator itself moves to another broker. The checks read only the history, as
+// the property checkers do.
+//
+// Debugging aids: GROUPS_SEED=N runs every test with seed N (they must pass for any seed);
+// GROUPS_DUMP=1 prints each run's history (sends omitted, every 50th record processed).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "scenarios/loader.h"
+#include "scenarios/runner.h"
+
+namespace logsim::scenarios {
+namespace {
+
+using properties::HistoryEvent;
+using properties::OpKind;
+
+RunOutput run(const std::string& text, std::uint64_t seed = 11) {
+  if (const char* s = std::getenv("GROUPS_SEED")) seed = std::strtoull(s, nullptr, 10);
+  RunOutput out = run_scenario(parse_scenario(text, "mem.json"), RunOptions{seed, false});
+  if (std::getenv("GROUPS_DUMP") != nullptr) {
+    for (const auto& e : out.history.events()) {
+      if (e.kind == OpKind::kSendInvoke || e.kind == OpKind::kSendOk) continue;
+      if (e.kind == OpKind::kProcess && e.offset % 50 != 0) continue;
+      std::string a;
+      for (const auto& tp : e.assignment) a += std::to_string(tp.partition) + ",";
+      std::printf("%lld %s %s g%d p%d o%lld %s %s [%s]\n", static_cast<long long>(e.at / 1000000), std::string(op_kind_name(e.kind)).c_str(),
+                  e.process.c_str(), e.generation, e.partition, static_cast<long long>(e.offset), e.error.c_str(), e.note.c_str(), a.c_str());
+    }
+  }
+  return out;
+}
+
+std::set<std::uint64_t> acknowledged(const properties::History& h) {
+  std::set<std::uint64_t> out;
+  for (const auto& e : h.events()) {
+    if (e.kind == OpKind::kSendOk) out.insert(e.value_id);
+  }
+  return out;
+}
+
+std::set<std::uint64_t> processed_by(const properties::History& h, const std::string& group) {
+  std::set<std::uint64_t> out;
+  for (const auto& e : h.events()) {
+    if (e.kind == OpKind::kProcess && e.group == group) out.insert(e.value_id);
+  }
+  return out;
+}
+
+// Within one generation of a group, each partition is processed by at most one member.
+void expect_single_owner_per_generation(const properties::History& h, const std::string& group) {
+  std::map<std::tuple<std::int32_t, std::string, std::int32_t>, std::string> owner;
+  for (const auto& e : h.events()) {
+    if (e.kind != OpKind::kProcess || e.group != group) continue;
+    auto [it, fresh] = owner.emplace(std::make_tuple(e.generation, e.topic, e.partition), e.process);
+    EXPECT_EQ(it->second, e.process) << group << " generation " << e.generation << " partition " << e.partition
+                                     << " processed by two members (event #" << e.index << ")";
+  }
+}
+
+// At least once, and commits are honoured: when a member starts a partition in a new
+// assignment, its first record is at or after the group's last accepted commit for that
+// partition, and at or before the first offset the group has not processed (nothing skipped).
+void expect_handover_resumes_at_the_commit(const properties::History& h, const std::string& group) {
+  using Key = std::pair<std::string, std::int32_t>;
+  std::map<Key, std::int64_t> committed;      // last accepted commit, by partition
+  std::map<Key, std::int64_t> next_unseen;    // 1 + highest offset the group processed
+  std::map<std::string, std::set<Key>> fresh; // member -> partitions whose next record starts an assignment
+  int checked = 0;
+  for (const auto& e : h.events()) {
+    if (e.group != group) continue;
+    const Key key{e.topic, e.partition};
+    if (e.kind == OpKind::kCommitOk) {
+      committed[key] = std::max(committed[key], e.offset);
+    } else if (e.kind == OpKind::kAssign) {
+      auto& f = fresh[e.process];
+      f.clear();
+      for (const auto& tp : e.assignment) f.insert({tp.topic, tp.partition});
+    } else if (e.kind == OpKind::kProcess) {
+      if (fresh[e.process].erase(key) > 0 && committed.count(key) > 0) {
+        ++checked;
+        EXPECT_GE(e.offset, committed[key]) << e.process << " rewound " << e.topic << "/" << e.partition
+                                            << " below the committed offset (event #" << e.index << ")";
+        EXPECT_LE(e.offset, next_unseen[key]) << e.process << " skipped offsets of " << e.topic << "/" << e.partition
+                                              << " (event #" << e.index << ")";
+      }
+      next_unseen[key] = std::max(next_unseen[key], e.offset + 1);
+    }
+  }
+  EXPECT_GT(checked, 0) << "no partition changed hands after a commit in " << group;
+}
+
+std::int32_t last_generation(const properties::History& h, const std::string& group) {
+  std::int32_t g = -1;
+  for (const auto& e : h.events()) {
+    if (e.group == group && e.kind == OpKind::kAssign) g = std::max(g, e.generation);
+  }
+  return g;
+}
+
+constexpr const char* kTwoGroups = R"({
+  "name": "two-groups", "duration": "30s",
+  "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 4}},
+  "topics": [{"name": "orders", "partitions": 6}],
+  "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 200, "count": 3000, "keys": {"uniform": 40}}],
+  "groups": [
+    {"name": "fulfillment", "topics": ["orders"], "members": 3, "processing": "1ms",
+     "config": {"auto.offset.reset": "earliest"}},
+    {"name": "email", "topics": ["orders"], "members": 2, "commit": "after-each-batch",
+     "config": {"auto.offset.reset": "earliest", "partition.assignment.strategy": "cooperative-sticky"}}
+  ]
+})";
+
+TEST(GroupsRun, EachGroupProcessesEveryAcknowledgedRecord) {
+  const RunOutput out = run(kTwoGroups);
+  const auto acked = acknowledged(out.history);
+  ASSERT_EQ(acked.size(), 3000u);
+  for (const char* group : {"fulfillment", "email"}) {
+    const auto seen = processed_by(out.history, group);
+    std::size_t missing = 0;
+    for (auto v : acked) missing += seen.count(v) == 0 ? 1u : 0u;
+    EXPECT_EQ(missing, 0u) << group;
+    expect_single_owner_per_generation(out.history, group);
+  }
+  // Every member got partitions: 3 members share 6 partitions, 2 members too.
+  std::map<std::string, std::set<std::int32_t>> partitions_of;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kProcess) partitions_of[e.process].insert(e.partition);
+  }
+  for (const char* m : {"fulfillment-1", "fulfillment-2", "fulfillment-3"}) EXPECT_EQ(partitions_of[m].size(), 2u) << m;
+  for (const char* m : {"email-1", "email-2"}) EXPECT_EQ(partitions_of[m].size(), 3u) << m;
+  EXPECT_GT(out.result.stats.at("commits.accepted"), 0);
+  EXPECT_EQ(out.result.stats.count("commits.rejected"), 0u);
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass);
+}
+
+TEST(GroupsRun, TheSameSeedGivesTheSameRun) {
+  const RunOutput a = run(kTwoGroups, 4);
+  const RunOutput b = run(kTwoGroups, 4);
+  EXPECT_EQ(a.result.trace_hash, b.result.trace_hash);
+  EXPECT_EQ(a.history.size(), b.history.size());
+}
+
+TEST(GroupsRun, ACrashedMembersPartitionsMoveAfterTheSessionTimeout) {
+  const RunOutput out = run(R"({
+    "name": "crash", "duration": "40s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 4}},
+    "topics": [{"name": "orders", "partitions": 6}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 100, "count": 3000, "keys": {"uniform": 30}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 3, "processing": "2ms",
+                "config": {"auto.offset.reset": "earliest", "session.timeout.ms": 10000, "auto.commit.interval.ms": 1000}}],
+    "timeline": [{"at": "8s", "action": "crash", "target": "billing-2"}]
+  })");
+  // The survivors take over billing-2's partitions in a later generation, no sooner than the
+  // session timeout after the crash.
+  Nanos moved_at = -1;
+  const std::int32_t before = [&] {
+    std::int32_t g = -1;
+    for (const auto& e : out.history.events()) {
+      if (e.kind == OpKind::kAssign && e.at < seconds(8)) g = std::max(g, e.generation);
+    }
+    return g;
+  }();
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kAssign && e.at > seconds(8) && e.generation > before && moved_at < 0) moved_at = e.at;
+  }
+  ASSERT_GT(moved_at, 0) << "no rebalance after the crash";
+  EXPECT_GE(moved_at, seconds(18)) << "the group must wait session.timeout.ms for a crashed member";
+  EXPECT_LT(moved_at, seconds(25));
+  std::set<std::int32_t> late;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kProcess && e.at > moved_at) late.insert(e.partition);
+    if (e.kind == OpKind::kProcess && e.at > seconds(8)) {
+      EXPECT_NE(e.process, "billing-2");
+    }
+  }
+  EXPECT_EQ(late.size(), 6u) << "every partition is read again after the handover";
+  const auto acked = acknowledged(out.history);
+  const auto seen = processed_by(out.history, "billing");
+  for (auto v : acked) ASSERT_TRUE(seen.count(v)) << "value " << v << " was never processed";
+  expect_single_owner_per_generation(out.history, "billing");
+  expect_handover_resumes_at_the_commit(out.history, "billing");
+}
+
+TEST(GroupsRun, AGracefulStopLeavesAtOnceAndCommitsFirst) {
+  const RunOutput out = run(R"({
+    "name": "stop", "duration": "20s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 4}},
+    "topics": [{"name": "orders", "partitions": 4}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 200, "count": 3000, "keys": {"uniform": 30}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 2,
+                "config": {"auto.offset.reset": "earliest", "session.timeout.ms": 30000}}],
+    "timeline": [{"at": "8s", "action": "stop", "target": "billing-1"}]
+  })");
+  // LeaveGroup: the other member takes everything long before the 30 s session timeout.
+  Nanos all_at = -1;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kAssign && e.process == "billing-2" && e.at > seconds(8) && e.assignment.size() == 4) {
+      all_at = e.at;
+      break;
+    }
+  }
+  ASSERT_GT(all_at, 0);
+  EXPECT_LT(all_at, seconds(12));
+  // The stopping member's close() committed its positions (it stops before the answer comes),
+  // and billing-2 resumed each of its partitions exactly there.
+  std::map<std::int32_t, std::int64_t> closing;  // partition -> committed offset
+  std::map<std::int32_t, std::int64_t> resumed;  // partition -> billing-2's first offset after
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kCommitInvoke && e.process == "billing-1" && e.at >= seconds(8)) {
+      EXPECT_EQ(e.note, "auto");
+      closing[e.partition] = e.offset;
+    }
+    if (e.kind == OpKind::kProcess && e.process == "billing-2" && e.at >= all_at && closing.count(e.partition) &&
+        !resumed.count(e.partition)) {
+      resumed[e.partition] = e.offset;
+    }
+  }
+  ASSERT_EQ(closing.size(), 2u);
+  EXPECT_EQ(resumed, closing);
+  expect_handover_resumes_at_the_commit(out.history, "billing");
+}
+
+TEST(GroupsRun, CommittedOffsetsSurviveTheCoordinatorMoving) {
+  // Every broker crashes in turn, so the group's coordinator moves at least once; a member
+  // that restarts afterwards resumes from the committed offsets the new coordinator loaded.
+  const RunOutput out = run(R"({
+    "name": "coordinator-failover", "duration": "60s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "min.insync.replicas": 2,
+                                         "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 3}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 100, "count": 4000}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 1, "commit": "after-each-batch",
+                "config": {"auto.offset.reset": "earliest", "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000}}],
+    "timeline": [
+      {"at": "5s", "action": "crash", "target": "broker-1"}, {"at": "9s", "action": "restart", "target": "broker-1"},
+      {"at": "15s", "action": "crash", "target": "broker-2"}, {"at": "19s", "action": "restart", "target": "broker-2"},
+      {"at": "25s", "action": "crash", "target": "broker-3"}, {"at": "29s", "action": "restart", "target": "broker-3"},
+      {"at": "35s", "action": "crash", "target": "billing-1"}, {"at": "37s", "action": "restart", "target": "billing-1"}
+    ]
+  })");
+  expect_handover_resumes_at_the_commit(out.history, "billing");
+  const auto acked = acknowledged(out.history);
+  const auto seen = processed_by(out.history, "billing");
+  for (auto v : acked) ASSERT_TRUE(seen.count(v)) << "value " << v << " was never processed";
+  // After the restart the member did not start over from the beginning.
+  std::int64_t reprocessed = 0;
+  std::set<std::uint64_t> before;
+  for (const auto& e : out.history.events()) {
+    if (e.kind != OpKind::kProcess) continue;
+    if (e.at < seconds(35)) {
+      before.insert(e.value_id);
+    } else if (before.count(e.value_id)) {
+      ++reprocessed;
+    }
+  }
+  EXPECT_LT(reprocessed, 100) << "the restarted member re-read far more than its last batch";
+  EXPECT_GE(last_generation(out.history, "billing"), 2);
+}
+
+TEST(GroupsRun, AMemberPausedPastItsSessionIsFencedAndRejoins) {
+  const RunOutput out = run(R"({
+    "name": "zombie", "duration": "40s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 4}},
+    "topics": [{"name": "orders", "partitions": 4}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 100, "count": 3000}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 2, "commit": "after-each-message",
+                "config": {"auto.offset.reset": "earliest", "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000}}],
+    "timeline": [{"at": "8s", "action": "pause", "target": "billing-1"}, {"at": "20s", "action": "resume", "target": "billing-1"}]
+  })");
+  // billing-1 resumes believing in its old generation: its first commit is refused, then it
+  // rejoins and gets partitions again.
+  std::vector<std::string> after;
+  for (const auto& e : out.history.events()) {
+    if (e.process != "billing-1" || e.at < seconds(20)) continue;
+    if (e.kind == OpKind::kCommitFail) after.push_back("fail:" + e.error);
+    if (e.kind == OpKind::kAssign && !e.assignment.empty()) after.push_back("assigned");
+  }
+  ASSERT_FALSE(after.empty());
+  EXPECT_TRUE(after.front() == "fail:ILLEGAL_GENERATION" || after.front() == "fail:UNKNOWN_MEMBER_ID") << after.front();
+  EXPECT_NE(std::find(after.begin(), after.end(), "assigned"), after.end()) << "it never rejoined";
+  // No commit sent from an old generation after a member was given a newer one was accepted.
+  std::int32_t newest = -1;
+  std::map<std::pair<std::string, std::uint64_t>, std::int32_t> newest_at_invoke;
+  for (const auto& e : out.history.events()) {
+    if (e.group != "billing") continue;
+    if (e.kind == OpKind::kAssign) newest = std::max(newest, e.generation);
+    if (e.kind == OpKind::kCommitInvoke) newest_at_invoke[{e.process, e.commit_id}] = newest;
+    if (e.kind == OpKind::kCommitOk) {
+      const std::int32_t at_invoke = newest_at_invoke[{e.process, e.commit_id}];
+      EXPECT_GE(e.generation, at_invoke) << "stale commit accepted at event #" << e.index;
+    }
+  }
+  expect_single_owner_per_generation(out.history, "billing");
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
