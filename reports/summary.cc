@@ -76,6 +76,17 @@ std::string terminal_summary(const scenarios::RunResult& r, double wall_ms) {
     if (k.rfind("records.processed.", 0) == 0) processed += fmt::format("{}{} {}", processed.empty() ? "" : " · ", k.substr(18), v);
   }
   if (!processed.empty()) out += "  processed  " + processed + "\n";
+  // One line per consumer group: its last generation, records processed, commits.
+  for (const auto& [k, v] : r.stats) {
+    if (k.rfind("group.", 0) != 0 || k.size() < 17 || k.compare(k.size() - 11, 11, ".generation") != 0) continue;
+    const std::string g = k.substr(6, k.size() - 17);
+    const auto get = [&](const std::string& what) {
+      auto it = r.stats.find("group." + g + "." + what);
+      return it == r.stats.end() ? std::int64_t{0} : it->second;
+    };
+    out += fmt::format("  group      {}: generation {} · processed {} · commits {} accepted, {} rejected\n", g, v,
+                       get("processed"), get("commits.accepted"), get("commits.rejected"));
+  }
   out += fmt::format("  faults     {}\n", stat("faults"));
   if (r.stats.contains("admin.operations")) out += fmt::format("  admin      {} topic operations\n", stat("admin.operations"));
   for (const auto& v : r.verdict.violations) {

@@ -385,11 +385,39 @@ Nanos read_processing(const JsonReader& r, Nanos& max) {
   return max;
 }
 
+FailureSpec read_failures(const JsonReader& r, const Scenario& s) {
+  r.expect_object({"poison_probability", "transient_probability", "on_failure", "retries", "retry_backoff",
+                   "dead_letter_topic"});
+  FailureSpec f;
+  if (auto v = r.get("poison_probability")) f.poison_probability = v->number(0, 1);
+  if (auto v = r.get("transient_probability")) f.transient_probability = v->number(0, 1);
+  if (auto v = r.get("retries")) f.retries = static_cast<std::int32_t>(v->integer(0, 1000));
+  if (auto v = r.get("retry_backoff")) f.retry_backoff = v->duration();
+  if (auto v = r.get("on_failure")) {
+    const std::string p = v->string();
+    if (p == "retry") f.on_failure = FailureSpec::Policy::kRetry;
+    else if (p == "dead-letter") f.on_failure = FailureSpec::Policy::kDeadLetter;
+    else if (p == "skip") f.on_failure = FailureSpec::Policy::kSkip;
+    else {
+      auto guess = did_you_mean(p, {"retry", "dead-letter", "skip"});
+      v->fail("unknown failure policy \"" + p + "\"", guess ? "did you mean \"" + *guess + "\"?" : "retry, dead-letter or skip");
+    }
+  }
+  if (auto v = r.get("dead_letter_topic")) f.dead_letter_topic = check_topic(*v, s);
+  if (f.on_failure == FailureSpec::Policy::kDeadLetter && f.dead_letter_topic.empty()) {
+    r.fail("on_failure is dead-letter but no dead_letter_topic is given", "a dead_letter_topic defined under /topics");
+  }
+  if (f.on_failure != FailureSpec::Policy::kDeadLetter && !f.dead_letter_topic.empty()) {
+    r.at("dead_letter_topic").fail("a dead_letter_topic is given but on_failure is not dead-letter", "on_failure: \"dead-letter\", or no dead_letter_topic");
+  }
+  return f;
+}
+
 void read_groups(const JsonReader& root, Scenario& s) {
   const JsonReader r = root.at("groups");
   for (const auto& g : r.items()) {
     g.expect_object({"name", "topics", "members", "static_membership", "start", "poll_interval", "processing", "commit",
-                     "config"});
+                     "failures", "config"});
     GroupSpec spec;
     spec.name = g.at("name").string();
     if (spec.name.empty()) g.at("name").fail("found an empty group id", "a group.id");
@@ -418,6 +446,7 @@ void read_groups(const JsonReader& root, Scenario& s) {
       }
       spec.commit = it->second;
     }
+    if (auto v = g.get("failures")) spec.failures = read_failures(*v, s);
     if (auto v = g.get("config")) read_consumer_config(*v, spec.config, true);
     const BrokerSettings& b = s.cluster.config;
     if (spec.config.session_timeout_ms < b.group_min_session_timeout_ms ||

@@ -57,7 +57,19 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
 void count_history(const properties::History& h, std::map<std::string, std::int64_t>& stats) {
   using properties::OpKind;
   for (const char* k : {"records.sent", "records.acknowledged", "records.failed", "records.unknown", "faults"}) stats[k] = 0;
+  const properties::HistoryEvent* previous = nullptr;
   for (const auto& e : h.events()) {
+    // A commit's outcome is one event per partition, appended together: count the commit once.
+    const bool same_commit = previous != nullptr && previous->kind == e.kind && previous->process == e.process &&
+                             previous->commit_id == e.commit_id;
+    previous = &e;
+    if (!e.group.empty()) {
+      const std::string g = "group." + e.group + ".";
+      if (e.kind == OpKind::kProcess) ++stats[g + "processed"];
+      if (e.kind == OpKind::kAssign) stats[g + "generation"] = std::max(stats[g + "generation"], std::int64_t{e.generation});
+      if (e.kind == OpKind::kCommitOk && !same_commit) ++stats[g + "commits.accepted"];
+      if (e.kind == OpKind::kCommitFail && !same_commit) ++stats[g + "commits.rejected"];
+    }
     switch (e.kind) {
       case OpKind::kSendInvoke: ++stats["records.sent"]; break;
       case OpKind::kSendOk: ++stats["records.acknowledged"]; break;
@@ -66,8 +78,8 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
       case OpKind::kProcess: ++stats["records.processed." + e.process]; break;
       case OpKind::kFault: ++stats["faults"]; break;
       case OpKind::kAdmin: ++stats["admin.operations"]; break;
-      case OpKind::kCommitOk: ++stats["commits.accepted"]; break;
-      case OpKind::kCommitFail: ++stats["commits.rejected"]; break;
+      case OpKind::kCommitOk: stats["commits.accepted"] += same_commit ? 0 : 1; break;
+      case OpKind::kCommitFail: stats["commits.rejected"] += same_commit ? 0 : 1; break;
       default: break;
     }
   }
@@ -146,6 +158,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   wopts.record_trace = options.record_trace;
   sim::World world(options.seed, wopts);
   RunContext ctx{out.history, world, {}};
+  ctx.poison_salt = world.stream("failures").next_u64();
   properties::CheckerSet checkers = properties::default_checkers();
   checkers.attach(out.history);
 

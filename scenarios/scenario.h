@@ -86,6 +86,20 @@ enum class CommitStrategy : std::uint8_t {
   kBeforeProcessing,   // the anti-pattern: commitSync of the batch's end, then process
 };
 
+// How a group member's handler fails, and what the application does about it (the seeds'
+// stories: a throwing handler retried forever blocks its partition; retry a few times, then
+// publish to a dead-letter topic; or log and skip).
+struct FailureSpec {
+  enum class Policy : std::uint8_t { kRetry, kDeadLetter, kSkip };
+  double poison_probability = 0;     // a record that fails every attempt (the same for every member)
+  double transient_probability = 0;  // an attempt that fails but may succeed when retried
+  Policy on_failure = Policy::kRetry;
+  std::int32_t retries = 3;          // dead-letter: attempts after the first before giving up
+  Nanos retry_backoff = millis(100); // wait before the next attempt
+  std::string dead_letter_topic;     // dead-letter: where failed records go
+  bool enabled() const { return poison_probability > 0 || transient_probability > 0; }
+};
+
 // A consumer group: `members` application nodes named <name>-1 .. <name>-N, each subscribing
 // to `topics` with group.id = name.
 struct GroupSpec {
@@ -98,6 +112,7 @@ struct GroupSpec {
   Nanos processing_min = 0;           // each record takes a uniform time in [min, max]
   Nanos processing_max = 0;
   CommitStrategy commit = CommitStrategy::kAuto;
+  FailureSpec failures;
   engine::ConsumerConfig config;      // Kafka consumer configs (bootstrap, group.id filled by the run)
 
   std::string member_name(std::int32_t i) const { return name + "-" + std::to_string(i); }  // from 1

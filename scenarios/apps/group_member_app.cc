@@ -1,56 +1,58 @@
-// A consumer-group member's poll–process–commit loop and its history records.
+// A consumer-group member's poll–process–commit loop, its handler failures, and its history
+// records.
 #include "scenarios/apps/group_member_app.h"
 
 #include <algorithm>
 
 namespace logsim::scenarios {
 namespace {
-constexpr std::uint64_t kPollTag = 1000;     // time to poll
-constexpr std::uint64_t kProcessedTag = 1001;  // the record at the front of the batch is done
+constexpr std::uint64_t kPollTag = 1000;       // time to poll
+constexpr std::uint64_t kProcessedTag = 1001;  // the attempt on the front record of the batch ended
 }  // namespace
 
 GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name, RunContext& ctx,
                                std::vector<NodeId> bootstrap)
     : env_(env), spec_(spec), name_(std::move(name)), ctx_(ctx), consumer_(env, [&] {
         engine::ConsumerConfig c = spec.config;
-        c.bootstrap_servers = std::move(bootstrap);
+        c.bootstrap_servers = bootstrap;
         c.group_id = spec.name;
         c.client_id = name_;
         c.enable_auto_commit = spec.commit == CommitStrategy::kAuto;
         if (spec.static_membership) c.group_instance_id = name_;
         return c;
-      }()) {}
+      }()) {
+  if (spec.failures.enabled() && spec.failures.on_failure == FailureSpec::Policy::kDeadLetter) {
+    engine::ProducerConfig pc;
+    pc.bootstrap_servers = std::move(bootstrap);
+    dead_letters_ = std::make_unique<engine::Producer>(env, pc);
+  }
+}
 
 void GroupMemberApp::on_start() {
+  if (dead_letters_) dead_letters_->start();
   consumer_.subscribe(spec_.topics, this);
   env_.set_timer(0, kPollTag);
 }
 
 void GroupMemberApp::on_stop() { consumer_.close(); }
 
-void GroupMemberApp::on_message(NodeId from, const Message& msg) { consumer_.on_message(from, msg); }
+void GroupMemberApp::on_message(NodeId from, const Message& msg) {
+  if (consumer_.on_message(from, msg)) return;
+  if (dead_letters_) dead_letters_->on_message(from, msg);
+}
+
+void GroupMemberApp::on_disconnect(NodeId peer) {
+  consumer_.on_disconnect(peer);
+  if (dead_letters_) dead_letters_->on_disconnect(peer);
+}
 
 void GroupMemberApp::on_timer(TimerId id, std::uint64_t tag) {
   if (consumer_.on_timer(id, tag)) return;
+  if (dead_letters_ && dead_letters_->on_timer(id, tag)) return;
   if (tag == kPollTag) {
     poll();
   } else if (tag == kProcessedTag) {
-    auto e = event(properties::OpKind::kProcess);
-    const engine::ConsumerRecord& r = batch_.front();
-    e.topic = r.tp.topic;
-    e.partition = r.tp.partition.value();
-    e.offset = r.record.offset.value();
-    e.key = r.record.record.key;
-    e.value_id = parse_value_id(r.record.record.value);
-    ctx_.history.append(e);
-    const engine::TopicPartition tp = r.tp;
-    const Offset next = r.record.offset + 1;
-    batch_.pop_front();
-    if (spec_.commit == CommitStrategy::kAfterEachMessage) {
-      commit_then({{tp, next}}, &GroupMemberApp::process_next);
-    } else {
-      process_next();
-    }
+    processed_front();
   }
 }
 
@@ -74,11 +76,88 @@ void GroupMemberApp::poll() {
 }
 
 void GroupMemberApp::process_next() {
+  attempts_ = 0;
   if (batch_.empty()) {
     finish_batch();
     return;
   }
   env_.set_timer(processing_time(), kProcessedTag);
+}
+
+// One attempt at the front record ended: it succeeded, or the handler failed.
+void GroupMemberApp::processed_front() {
+  const FailureSpec& f = spec_.failures;
+  const std::uint64_t value_id = parse_value_id(batch_.front().record.record.value);
+  const bool failed = is_poison(value_id, ctx_.poison_salt, f.poison_probability) ||
+                      (f.transient_probability > 0 && env_.rng().bernoulli(f.transient_probability));
+  if (!failed) {
+    handled_front("");
+    return;
+  }
+  ++attempts_;
+  if (f.on_failure == FailureSpec::Policy::kSkip) {
+    handled_front("skipped: the handler failed");
+  } else if (f.on_failure == FailureSpec::Policy::kDeadLetter && attempts_ > f.retries) {
+    dead_letter_front();
+  } else {
+    env_.set_timer(f.retry_backoff + processing_time(), kProcessedTag);  // the same record again
+  }
+}
+
+// The front record is done with: recorded as processed, committed if the strategy says so.
+void GroupMemberApp::handled_front(const std::string& note) {
+  auto e = event(properties::OpKind::kProcess);
+  const engine::ConsumerRecord& r = batch_.front();
+  e.topic = r.tp.topic;
+  e.partition = r.tp.partition.value();
+  e.offset = r.record.offset.value();
+  e.key = r.record.record.key;
+  e.value_id = parse_value_id(r.record.record.value);
+  e.note = note;
+  ctx_.history.append(e);
+  const engine::TopicPartition tp = r.tp;
+  const Offset next = r.record.offset + 1;
+  batch_.pop_front();
+  if (spec_.commit == CommitStrategy::kAfterEachMessage) {
+    commit_then({{tp, next}}, &GroupMemberApp::process_next);
+  } else {
+    process_next();
+  }
+}
+
+// Publishes the front record to the dead-letter topic (a new value id, the original's in a
+// header) and goes on once the send has ended, whatever its outcome.
+void GroupMemberApp::dead_letter_front() {
+  const engine::ConsumerRecord& r = batch_.front();
+  const std::string& topic = spec_.failures.dead_letter_topic;
+  const std::uint64_t original = parse_value_id(r.record.record.value);
+  const std::uint64_t value_id = ++ctx_.last_value_id;
+  Record record{r.record.record.key, make_value(value_id, static_cast<std::int32_t>(r.record.record.value ? r.record.record.value->size() : 24)),
+                to_millis(env_.now()), {{"original", std::to_string(original)}}};
+  const std::string sender = name_ + "/dead-letters";
+  auto invoke = ctx_.event(properties::OpKind::kSendInvoke, sender);
+  invoke.topic = topic;
+  invoke.key = record.key;
+  invoke.value_id = value_id;
+  invoke.idempotent = true;
+  invoke.note = "dead letter of value " + std::to_string(original);
+  ctx_.history.append(invoke);
+  const std::string note = "dead-lettered to " + topic + " as value " + std::to_string(value_id);
+  dead_letters_->send(topic, std::move(record), std::nullopt, [this, sender, topic, key = invoke.key, value_id, note](const engine::SendResult& s) {
+    using engine::SendOutcome;
+    auto e = ctx_.event(s.outcome == SendOutcome::kAcknowledged ? properties::OpKind::kSendOk
+                        : s.outcome == SendOutcome::kFailed     ? properties::OpKind::kSendFail
+                                                                : properties::OpKind::kSendInfo,
+                        sender);
+    e.topic = topic;
+    e.partition = s.partition.value();
+    e.offset = s.offset.value();
+    e.key = key;
+    e.value_id = value_id;
+    if (s.error != ErrorCode::NONE) e.error = std::string(error_name(s.error));
+    ctx_.history.append(e);
+    handled_front(note);
+  });
 }
 
 void GroupMemberApp::finish_batch() {

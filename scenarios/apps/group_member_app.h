@@ -6,14 +6,22 @@
 // heartbeats go on, as with Kafka's background heartbeat thread; a member that processes
 // longer than max.poll.interval.ms is dropped from the group and rejoins at its next poll.
 //
+// Handler failures (the group's `failures`): an attempt fails when the record is poison or by
+// chance (transient); the application then retries it after a backoff, forever (the partition
+// blocks behind it), or up to `retries` times and then publishes it to the dead-letter topic
+// and goes on, or logs it and goes on (skip). A record handled by dead-lettering or skipping
+// is recorded as processed with a note saying so.
+//
 // History: every assignment change (with the generation), every record it finishes
 // processing, every commit requested and its outcome — with the member, group and generation
 // at the time. A graceful stop closes the consumer (commit, revoke, LeaveGroup).
 #pragma once
 
 #include <deque>
+#include <memory>
 
 #include "engine/client/consumer.h"
+#include "engine/client/producer.h"
 #include "scenarios/apps/run_context.h"
 #include "scenarios/scenario.h"
 
@@ -25,7 +33,7 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   void on_start() override;
   void on_message(NodeId from, const Message& msg) override;
   void on_timer(TimerId id, std::uint64_t tag) override;
-  void on_disconnect(NodeId peer) override { consumer_.on_disconnect(peer); }
+  void on_disconnect(NodeId peer) override;
   void on_stop() override;
 
  private:
@@ -38,6 +46,9 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
 
   void poll();
   void process_next();
+  void processed_front();
+  void handled_front(const std::string& note);
+  void dead_letter_front();
   void finish_batch();
   void commit_then(std::map<engine::TopicPartition, Offset> offsets, void (GroupMemberApp::*next)());
   // Records the assignment the member has after a change (`gone`: partitions being revoked or
@@ -51,6 +62,8 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   std::string name_;
   RunContext& ctx_;
   engine::Consumer consumer_;
+  std::unique_ptr<engine::Producer> dead_letters_;  // only with a dead-letter policy
+  std::int32_t attempts_ = 0;                       // failed attempts on the front record
   std::deque<engine::ConsumerRecord> batch_;  // polled, not yet processed
   std::map<engine::TopicPartition, Offset> batch_end_;  // the batch's positions (offset + 1)
   bool fatal_ = false;

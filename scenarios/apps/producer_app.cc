@@ -9,6 +9,16 @@ namespace {
 constexpr std::uint64_t kTickTag = 1000;
 }  // namespace
 
+bool is_poison(std::uint64_t value_id, std::uint64_t salt, double probability) {
+  if (probability <= 0) return false;
+  // splitmix64 of the value id and the salt: a fixed, platform-independent draw.
+  std::uint64_t z = value_id * 0x9E3779B97F4A7C15ULL + salt;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53 < probability;
+}
+
 std::string make_value(std::uint64_t value_id, std::int32_t bytes) {
   std::string v = std::to_string(value_id) + " ";
   if (static_cast<std::int32_t>(v.size()) < bytes) v.resize(static_cast<std::size_t>(bytes), 'x');

@@ -24,6 +24,7 @@ struct RunContext {
   const sim::World& world;
   std::map<std::string, ProducerProgress> producers;  // by producer name
   std::uint64_t last_value_id = 0;  // values are numbered 1, 2, ... across all producers
+  std::uint64_t poison_salt = 0;    // which records are poison (drawn from the seed)
 
   properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const {
     properties::HistoryEvent e;
@@ -33,6 +34,10 @@ struct RunContext {
     return e;
   }
 };
+
+// Whether the record with this value id is poison for a group with this probability: the same
+// answer on every member and every attempt.
+bool is_poison(std::uint64_t value_id, std::uint64_t salt, double probability);
 
 // The value a producer sends: its unique id in decimal, a space, then padding to `bytes`.
 std::string make_value(std::uint64_t value_id, std::int32_t bytes);

@@ -305,3 +305,134 @@ TEST(GroupsRun, AMemberPausedPastItsSessionIsFencedAndRejoins) {
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+// One member, two partitions, a crash and a restart: what the member processed before the
+// crash, what it committed, and where it started again, per partition. The member processes
+// slower than the producer writes, so its polls return full batches and the crash falls
+// inside one.
+struct CrashReplay {
+  std::map<std::int32_t, std::int64_t> last_processed_before;  // highest offset processed before the crash
+  std::map<std::int32_t, std::int64_t> committed_before;       // last accepted commit before the crash
+  std::map<std::int32_t, std::int64_t> resumed_at;             // first offset processed after the restart
+  std::map<std::int32_t, std::set<std::int64_t>> processed;    // every offset ever processed
+};
+
+CrashReplay crash_replay(const properties::History& h, Nanos crash) {
+  CrashReplay r;
+  for (const auto& e : h.events()) {
+    if (e.kind == OpKind::kCommitOk && e.at < crash) r.committed_before[e.partition] = e.offset;
+    if (e.kind != OpKind::kProcess) continue;
+    r.processed[e.partition].insert(e.offset);
+    if (e.at < crash) {
+      r.last_processed_before[e.partition] = std::max(r.last_processed_before[e.partition], e.offset);
+    } else if (!r.resumed_at.count(e.partition)) {
+      r.resumed_at[e.partition] = e.offset;
+    }
+  }
+  return r;
+}
+
+std::string crash_scenario(const std::string& commit, const std::string& extra_config) {
+  return R"({
+    "name": "crash-replay", "duration": "40s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 2}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 200, "count": 2400, "keys": {"uniform": 20}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "processing": "8ms", "commit": ")" + commit + R"(",
+                "config": {"auto.offset.reset": "earliest", "max.poll.records": 50, "session.timeout.ms": 6000,
+                           "heartbeat.interval.ms": 1000)" + extra_config + R"(}}],
+    "timeline": [{"at": "10s", "action": "crash", "target": "billing-1"}, {"at": "11s", "action": "restart", "target": "billing-1"}]
+  })";
+}
+
+TEST(GroupsRunCrash, AutoCommitReplaysExactlyWhatWasProcessedSinceTheLastCommit) {
+  const RunOutput out = run(crash_scenario("auto", R"(, "auto.commit.interval.ms": 5000)"));
+  const CrashReplay r = crash_replay(out.history, seconds(10));
+  ASSERT_EQ(r.resumed_at.size(), 2u);
+  for (const auto& [p, resumed] : r.resumed_at) {
+    ASSERT_TRUE(r.committed_before.count(p)) << "partition " << p;
+    // Kafka's semantics: the restarted member starts at the last committed offset, so it
+    // processes again exactly the records processed after that commit (at least once).
+    EXPECT_EQ(resumed, r.committed_before.at(p)) << "partition " << p;
+    EXPECT_LE(resumed, r.last_processed_before.at(p) + 1) << "nothing may be skipped";
+    EXPECT_GT(r.last_processed_before.at(p) + 1, resumed) << "the crash should replay something on partition " << p;
+  }
+  // Nothing acknowledged is lost.
+  const auto acked = acknowledged(out.history);
+  const auto seen = processed_by(out.history, "billing");
+  for (auto v : acked) ASSERT_TRUE(seen.count(v)) << "value " << v;
+}
+
+TEST(GroupsRunCrash, CommittingBeforeProcessingLosesTheRestOfTheBatch) {
+  const RunOutput out = run(crash_scenario("before-processing", ""));
+  const CrashReplay r = crash_replay(out.history, seconds(10));
+  std::int64_t lost = 0;
+  for (const auto& [p, resumed] : r.resumed_at) {
+    // The batch was committed before it was processed: the restart resumes after it, so the
+    // records between the last processed one and the commit are never processed.
+    EXPECT_EQ(resumed, r.committed_before.at(p)) << "partition " << p;
+    for (std::int64_t o = r.last_processed_before.at(p) + 1; o < resumed; ++o) {
+      EXPECT_FALSE(r.processed.at(p).count(o)) << "offset " << o << " of partition " << p;
+      ++lost;
+    }
+  }
+  EXPECT_GT(lost, 0) << "the crash should fall inside a batch and lose its rest";
+  EXPECT_LT(acknowledged(out.history).size() - processed_by(out.history, "billing").size(), 100u);
+  EXPECT_EQ(acknowledged(out.history).size() - processed_by(out.history, "billing").size(), static_cast<std::size_t>(lost));
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+std::string failure_scenario(const std::string& failures) {
+  return R"({
+    "name": "failures", "duration": "30s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 2}, {"name": "orders.dlq"}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 100, "count": 1000, "keys": {"uniform": 50}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "commit": "after-each-message", "failures": )" + failures + R"(,
+                "config": {"auto.offset.reset": "earliest"}}]
+  })";
+}
+
+TEST(GroupsRunFailures, APoisonRecordRetriedForeverBlocksItsPartition) {
+  const RunOutput out = run(failure_scenario(R"({"poison_probability": 0.01, "on_failure": "retry"})"));
+  // Each partition stops at its first poison record: nothing after it is processed.
+  std::map<std::int32_t, std::int64_t> highest;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kProcess) highest[e.partition] = std::max(highest[e.partition], e.offset);
+  }
+  std::map<std::int32_t, std::int64_t> end;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kSendOk) end[e.partition] = std::max(end[e.partition], e.offset + 1);
+  }
+  ASSERT_EQ(end.size(), 2u);
+  for (const auto& [p, e] : end) EXPECT_LT(highest[p] + 1, e) << "partition " << p << " was not blocked";
+}
+
+TEST(GroupsRunFailures, SkipAndDeadLetterKeepThePartitionsMoving) {
+  const RunOutput skipped = run(failure_scenario(R"({"poison_probability": 0.02, "on_failure": "skip"})"));
+  std::size_t skips = 0;
+  for (const auto& e : skipped.history.events()) skips += e.kind == OpKind::kProcess && e.note.starts_with("skipped") ? 1u : 0u;
+  EXPECT_GT(skips, 5u);
+  EXPECT_EQ(processed_by(skipped.history, "billing").size(), 1000u) << "a skipped record still counts as handled";
+
+  const RunOutput dlq = run(failure_scenario(
+      R"({"poison_probability": 0.02, "on_failure": "dead-letter", "retries": 2, "dead_letter_topic": "orders.dlq"})"));
+  std::size_t lettered = 0, dlq_acks = 0;
+  for (const auto& e : dlq.history.events()) {
+    lettered += e.kind == OpKind::kProcess && e.note.starts_with("dead-lettered") ? 1u : 0u;
+    dlq_acks += e.kind == OpKind::kSendOk && e.topic == "orders.dlq" ? 1u : 0u;
+  }
+  EXPECT_EQ(lettered, skips) << "the same records are poison under the same seed";
+  EXPECT_EQ(dlq_acks, lettered);
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
