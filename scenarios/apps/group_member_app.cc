@@ -131,7 +131,7 @@ void GroupMemberApp::dead_letter_front() {
   const engine::ConsumerRecord& r = batch_.front();
   const std::string& topic = spec_.failures.dead_letter_topic;
   const std::uint64_t original = parse_value_id(r.record.record.value);
-  const std::uint64_t value_id = ++ctx_.last_value_id;
+  const std::uint64_t value_id = ++ctx_.last_dead_letter_id;
   Record record{r.record.record.key, make_value(value_id, static_cast<std::int32_t>(r.record.record.value ? r.record.record.value->size() : 24)),
                 to_millis(env_.now()), {{"original", std::to_string(original)}}};
   const std::string sender = name_ + "/dead-letters";

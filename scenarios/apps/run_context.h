@@ -25,6 +25,9 @@ struct RunContext {
   std::map<std::string, ProducerProgress> producers;  // by producer name
   std::uint64_t last_value_id = 0;  // values are numbered 1, 2, ... across all producers
   std::uint64_t poison_salt = 0;    // which records are poison (drawn from the seed)
+  // Dead-letter copies are numbered from 2^48, apart from the producers' values, so that
+  // dead-lettering does not renumber (and so re-draw the failures of) the records after it.
+  std::uint64_t last_dead_letter_id = std::uint64_t{1} << 48;
 
   properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const {
     properties::HistoryEvent e;

@@ -436,3 +436,74 @@ TEST(GroupsRunFailures, SkipAndDeadLetterKeepThePartitionsMoving) {
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+std::string restart_scenario(bool static_membership) {
+  return std::string(R"({
+    "name": "restart", "duration": "40s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 4}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 100, "count": 3000, "keys": {"uniform": 50}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 2, "static_membership": )") +
+         (static_membership ? "true" : "false") + R"(,
+                "config": {"auto.offset.reset": "earliest", "session.timeout.ms": 10000, "heartbeat.interval.ms": 1000}}],
+    "timeline": [{"at": "10s", "action": "crash", "target": "billing-1"}, {"at": "12s", "action": "restart", "target": "billing-1"}]
+  })";
+}
+
+// The partitions each member was last assigned, and the generations the group went through.
+std::map<std::string, std::vector<properties::TopicPartitionRef>> final_assignments(const properties::History& h) {
+  std::map<std::string, std::vector<properties::TopicPartitionRef>> out;
+  for (const auto& e : h.events()) {
+    if (e.kind == OpKind::kAssign) out[e.process] = e.assignment;
+  }
+  return out;
+}
+
+TEST(GroupsRunStatic, AStaticMemberRestartingWithinTheSessionKeepsItsPartitionsWithoutARebalance) {
+  const RunOutput out = run(restart_scenario(true));
+  // billing-2 never sees a rebalance: one assignment, in generation 1, for the whole run.
+  std::vector<std::int32_t> generations_of_2;
+  std::vector<std::pair<std::int32_t, std::size_t>> assigns_of_1;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kAssign && e.process == "billing-2") generations_of_2.push_back(e.generation);
+    if (e.kind == OpKind::kAssign && e.process == "billing-1") assigns_of_1.emplace_back(e.generation, e.assignment.size());
+  }
+  EXPECT_EQ(generations_of_2, std::vector<std::int32_t>{1});
+  // billing-1 comes back into the same generation with the same two partitions.
+  ASSERT_EQ(assigns_of_1.size(), 2u);
+  EXPECT_EQ(assigns_of_1[1], (std::pair<std::int32_t, std::size_t>{1, 2}));
+  const auto acked = acknowledged(out.history);
+  const auto seen = processed_by(out.history, "billing");
+  for (auto v : acked) ASSERT_TRUE(seen.count(v)) << "value " << v;
+}
+
+TEST(GroupsRunStatic, ADynamicMemberRestartingStallsTheGroupUntilItsOldSessionExpires) {
+  const RunOutput out = run(restart_scenario(false));
+  // The restarted member joins as a new one and starts a rebalance; billing-2 revokes
+  // everything (eager) and rejoins, but the join cannot complete until the crashed
+  // incarnation's session (10 s from its last heartbeat, just before 10 s) expires.
+  EXPECT_EQ(last_generation(out.history, "billing"), 2);
+  Nanos revoked = -1, reassigned = -1;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kAssign && e.process == "billing-2" && e.note == "revoked" && revoked < 0) revoked = e.at;
+    if (e.kind == OpKind::kAssign && e.process == "billing-2" && e.generation == 2) reassigned = e.at;
+  }
+  EXPECT_GT(revoked, seconds(12));
+  EXPECT_LT(revoked, seconds(13));
+  EXPECT_GT(reassigned, seconds(19));
+  EXPECT_LE(reassigned, seconds(21));
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kProcess && e.at > revoked && e.at < reassigned) {
+      ADD_FAILURE() << "processed during the rebalance at event #" << e.index;
+      break;
+    }
+  }
+  const auto last = final_assignments(out.history);
+  EXPECT_EQ(last.at("billing-1").size() + last.at("billing-2").size(), 4u);
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
