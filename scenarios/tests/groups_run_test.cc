@@ -507,3 +507,50 @@ TEST(GroupsRunStatic, ADynamicMemberRestartingStallsTheGroupUntilItsOldSessionEx
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+TEST(GroupsRunSizing, MembersBeyondThePartitionCountStayIdle) {
+  const RunOutput out = run(R"({
+    "name": "extras", "duration": "20s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 2}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 100, "count": 1000, "keys": {"uniform": 50}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 4, "config": {"auto.offset.reset": "earliest"}}]
+  })");
+  const auto last = final_assignments(out.history);
+  ASSERT_EQ(last.size(), 4u);
+  std::size_t idle = 0, busy = 0;
+  for (const auto& [member, partitions] : last) (partitions.empty() ? idle : busy) += 1;
+  EXPECT_EQ(idle, 2u);
+  EXPECT_EQ(busy, 2u);
+  EXPECT_EQ(processed_by(out.history, "billing").size(), 1000u);
+}
+
+TEST(GroupsRunSizing, ABatchLongerThanMaxPollIntervalDropsTheMemberAndItsCommitFails) {
+  const RunOutput out = run(R"({
+    "name": "slow", "duration": "60s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 2}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 200, "count": 2000, "keys": {"uniform": 50}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 2, "processing": "20ms", "commit": "after-each-batch",
+                "config": {"auto.offset.reset": "earliest", "max.poll.records": 500, "max.poll.interval.ms": 6000}}]
+  })");
+  // A batch of up to 500 records at 20 ms each outlasts max.poll.interval.ms: the client
+  // leaves the group behind the application's back, and the batch's commit is refused.
+  std::size_t refused = 0;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kCommitFail) {
+      ++refused;
+      EXPECT_TRUE(e.error == "ILLEGAL_GENERATION" || e.error == "REBALANCE_IN_PROGRESS" || e.error == "UNKNOWN_MEMBER_ID")
+          << e.error;
+    }
+  }
+  EXPECT_GT(refused, 0u);
+  EXPECT_GE(last_generation(out.history, "billing"), 2);
+  expect_single_owner_per_generation(out.history, "billing");
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
