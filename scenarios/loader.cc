@@ -18,7 +18,8 @@ using engine::OffsetReset;
 
 const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop", "restart", "pause",
                                                    "resume", "isolate", "partition", "heal",
-                                                   "create-topic", "delete-topic", "add-partitions", "alter-config"};
+                                                   "create-topic", "delete-topic", "add-partitions", "alter-config",
+                                                   "reset-offsets", "delete-group", "describe-group"};
 
 // The keys each timeline action takes besides "at" and "action".
 std::vector<std::string> step_keys(const std::string& action) {
@@ -27,6 +28,8 @@ std::vector<std::string> step_keys(const std::string& action) {
   if (action == "create-topic" || action == "delete-topic") return {"topic"};
   if (action == "add-partitions") return {"topic", "partitions"};
   if (action == "alter-config") return {"topic", "config"};
+  if (action == "reset-offsets") return {"group", "topic", "to", "execute"};
+  if (action == "delete-group" || action == "describe-group") return {"group"};
   return {"target"};
 }
 
@@ -525,7 +528,7 @@ void check_admin_steps(const Scenario& s) {
     throw ScenarioError(s.file, step.pointer + where, problem, expected);
   };
   for (const auto& step : s.timeline) {
-    if (!step.is_admin()) continue;
+    if (!step.is_admin() || (step.is_group_admin() && step.topic.empty())) continue;
     const std::string when = " at " + std::to_string(to_millis(step.at)) + "ms";
     if (step.action == "create-topic") {
       if (partitions.contains(step.topic)) {
@@ -552,10 +555,64 @@ void check_admin_steps(const Scenario& s) {
   }
 }
 
+std::string check_group(const JsonReader& r, const Scenario& s) {
+  const std::string name = r.string();
+  std::vector<std::string> names;
+  for (const auto& g : s.groups) names.push_back(g.name);
+  if (std::find(names.begin(), names.end(), name) != names.end()) return name;
+  auto guess = did_you_mean(name, names);
+  r.fail("unknown group \"" + name + "\"", guess ? "did you mean \"" + *guess + "\"?" : "a group defined under /groups");
+}
+
+// reset-offsets: kafka-consumer-groups --reset-offsets --group G --topic T <mode> [--execute].
+engine::ResetOffsetsRequest read_reset(const JsonReader& step, TimelineStep& t, const Scenario& s) {
+  engine::ResetOffsetsRequest req;
+  req.group_id = t.group;
+  if (auto v = step.get("topic")) {
+    t.topic = v->string();  // checked against the topics existing then, with the other admin steps
+    req.topics.push_back({t.topic, {}});
+  }
+  req.execute = true;
+  if (auto v = step.get("execute")) req.execute = v->boolean();
+  const JsonReader to = step.at("to");
+  const std::string expected =
+      "\"earliest\", \"latest\", \"current\", or one of {\"offset\": N}, {\"shift_by\": N}, {\"datetime\": \"10s\"} "
+      "(a simulated instant), {\"by_duration\": \"5s\"}";
+  if (to.json().is_string()) {
+    const std::string m = to.string();
+    if (m == "earliest") req.mode = engine::ResetMode::kToEarliest;
+    else if (m == "latest") req.mode = engine::ResetMode::kToLatest;
+    else if (m == "current") req.mode = engine::ResetMode::kToCurrent;
+    else {
+      auto guess = did_you_mean(m, {"earliest", "latest", "current"});
+      to.fail("unknown reset \"" + m + "\"", guess ? "did you mean \"" + *guess + "\"?" : expected);
+    }
+  } else if (to.json().is_object() && to.json().size() == 1) {
+    to.expect_object({"offset", "shift_by", "datetime", "by_duration"});
+    if (auto v = to.get("offset")) {
+      req.mode = engine::ResetMode::kToOffset;
+      req.value = v->integer(0, INT64_MAX);
+    } else if (auto v2 = to.get("shift_by")) {
+      req.mode = engine::ResetMode::kShiftBy;
+      req.value = v2->integer(INT64_MIN / 2, INT64_MAX / 2);
+    } else if (auto v3 = to.get("datetime")) {
+      req.mode = engine::ResetMode::kToDatetime;
+      req.value = to_millis(v3->duration());
+    } else if (auto v4 = to.get("by_duration")) {
+      req.mode = engine::ResetMode::kByDuration;
+      req.value = to_millis(v4->duration());
+    }
+  } else {
+    to.fail("found " + std::string(to.json().type_name()), expected);
+  }
+  (void)s;
+  return req;
+}
+
 void read_timeline(const JsonReader& r, Scenario& s) {
   const auto names = node_names(s);
   for (const auto& step : r.items()) {
-    step.expect_object({"at", "action", "target", "groups", "topic", "partitions", "config"});
+    step.expect_object({"at", "action", "target", "groups", "topic", "partitions", "config", "group", "to", "execute"});
     TimelineStep t;
     t.pointer = step.pointer();
     t.at = step.at("at").duration();
@@ -572,7 +629,7 @@ void read_timeline(const JsonReader& r, Scenario& s) {
       action.fail("unknown action \"" + t.action + "\"", expected);
     }
     const std::vector<std::string> keys = step_keys(t.action);
-    for (const std::string key : {"target", "groups", "topic", "partitions", "config"}) {
+    for (const std::string key : {"target", "groups", "topic", "partitions", "config", "group", "to", "execute"}) {
       if (!step.has(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
       std::string expected = "only";
       for (const auto& k : keys) expected += " \"" + k + "\"";
@@ -590,6 +647,9 @@ void read_timeline(const JsonReader& r, Scenario& s) {
     } else if (t.action == "create-topic") {
       t.create = read_topic(step.at("topic"), s);
       t.topic = t.create->name;
+    } else if (t.is_group_admin()) {
+      t.group = check_group(step.at("group"), s);
+      if (t.action == "reset-offsets") t.reset = read_reset(step, t, s);
     } else if (t.is_admin()) {
       t.topic = step.at("topic").string();
       if (t.action == "add-partitions") t.partitions = static_cast<std::int32_t>(step.at("partitions").integer(1, 10'000));

@@ -194,8 +194,8 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
   if (!admin_steps.empty()) {
     const NodeId controller = *world.find("controller");
-    world.add_node("admin", [&admin_steps, &scenario, &ctx, controller](Env& env) {
-      return std::make_unique<AdminApp>(env, admin_steps, scenario.cluster.config, ctx, controller);
+    world.add_node("admin", [&admin_steps, &scenario, &ctx, controller, bootstrap](Env& env) {
+      return std::make_unique<AdminApp>(env, admin_steps, scenario.cluster.config, ctx, controller, bootstrap);
     });
   }
   for (std::size_t i = 0; i < world.node_count(); ++i) {

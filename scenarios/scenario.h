@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/client/consumer.h"
+#include "engine/client/group_admin.h"
 #include "engine/client/producer.h"
 #include "engine/env/types.h"
 #include "sim/network.h"
@@ -123,7 +124,9 @@ struct TimelineStep {
   Nanos at = 0;
   std::string action;                 // crash, power-loss, stop, restart, pause, resume,
                                       // isolate, partition, heal; the topic admin actions
-                                      // create-topic, delete-topic, add-partitions, alter-config
+                                      // create-topic, delete-topic, add-partitions, alter-config;
+                                      // the group admin actions reset-offsets, delete-group,
+                                      // describe-group
   std::vector<std::string> targets;   // node names (partition: one group per entry, comma-separated)
   std::string pointer;                // JSON pointer of the step in its file, for errors
   // Topic admin steps, carried out by the "admin" node through the admin client.
@@ -131,9 +134,16 @@ struct TimelineStep {
   std::optional<TopicSpec> create;    // create-topic: the new topic
   std::int32_t partitions = 0;        // add-partitions: the new total
   std::vector<AlterableConfig> configs;  // alter-config: Kafka keys and values (DELETE for null)
+  // Group admin steps (kafka-consumer-groups), carried out by the "admin" node too.
+  std::string group;                  // reset-offsets, delete-group, describe-group
+  std::optional<engine::ResetOffsetsRequest> reset;  // reset-offsets
 
+  bool is_group_admin() const {
+    return action == "reset-offsets" || action == "delete-group" || action == "describe-group";
+  }
   bool is_admin() const {
-    return action == "create-topic" || action == "delete-topic" || action == "add-partitions" || action == "alter-config";
+    return action == "create-topic" || action == "delete-topic" || action == "add-partitions" ||
+           action == "alter-config" || is_group_admin();
   }
 };
 

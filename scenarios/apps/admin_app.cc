@@ -9,10 +9,15 @@ constexpr std::uint64_t kStepTagBase = 5000;  // + the step's index
 }  // namespace
 
 AdminApp::AdminApp(Env& env, std::vector<const TimelineStep*> steps, const BrokerSettings& defaults,
-                   RunContext& ctx, NodeId controller)
+                   RunContext& ctx, NodeId controller, std::vector<NodeId> bootstrap)
     : env_(env), steps_(std::move(steps)), defaults_(defaults), ctx_(ctx), client_(env, [controller] {
         engine::AdminConfig c;
         c.controller = controller;
+        return c;
+      }()),
+      groups_(env, [&bootstrap] {
+        engine::GroupAdminConfig c;
+        c.bootstrap_servers = std::move(bootstrap);
         return c;
       }()) {}
 
@@ -24,11 +29,15 @@ void AdminApp::on_start() {
 }
 
 void AdminApp::on_timer(TimerId id, std::uint64_t tag) {
-  if (client_.on_timer(id, tag)) return;
+  if (client_.on_timer(id, tag) || groups_.on_timer(id, tag)) return;
   if (tag >= kStepTagBase && tag - kStepTagBase < steps_.size()) run(*steps_[tag - kStepTagBase]);
 }
 
 void AdminApp::run(const TimelineStep& step) {
+  if (step.is_group_admin()) {
+    run_group(step);
+    return;
+  }
   auto done = [this, &step](const engine::AdminResult& r) { record(step, r); };
   if (step.action == "create-topic") {
     const TopicSpec& t = *step.create;
@@ -51,6 +60,66 @@ void AdminApp::run(const TimelineStep& step) {
   } else if (step.action == "alter-config") {
     client_.alter_configs(step.topic, step.configs, done);
   }
+}
+
+void AdminApp::run_group(const TimelineStep& step) {
+  if (step.action == "delete-group") {
+    groups_.delete_group(step.group, [this, &step](const engine::DeleteGroupResult& r) {
+      record_group(step, r.error, r.error == ErrorCode::NONE ? "done" : r.message);
+    });
+  } else if (step.action == "describe-group") {
+    groups_.describe_group(step.group, [this, &step](const engine::DescribeGroupResult& r) {
+      if (r.error != ErrorCode::NONE) {
+        record_group(step, r.error, r.message);
+        return;
+      }
+      // As kafka-consumer-groups --describe prints it, on one line.
+      std::string out = "state " + r.state + ", generation " + std::to_string(r.generation_id) + ", " +
+                        std::to_string(r.members.size()) + " member(s)";
+      for (const auto& row : r.rows) {
+        out += "; " + row.topic + "/" + std::to_string(row.partition.value()) + " committed " +
+               std::to_string(row.committed.value()) + " end " + std::to_string(row.log_end.value()) + " lag " +
+               std::to_string(row.lag) + (row.member_id.empty() ? "" : " " + row.member_id);
+      }
+      record_group(step, ErrorCode::NONE, out);
+    });
+  } else if (step.action == "reset-offsets") {
+    groups_.reset_offsets(*step.reset, [this, &step](const engine::ResetOffsetsResult& r) {
+      std::string out = r.executed ? "executed" : (step.reset->execute ? "not executed" : "dry run");
+      for (const auto& row : r.rows) {
+        out += "; " + row.topic + "/" + std::to_string(row.partition.value()) + " " + std::to_string(row.previous.value()) +
+               " -> " + std::to_string(row.new_offset.value());
+        if (r.executed) {
+          auto seek = ctx_.event(properties::OpKind::kSeek, "admin");
+          seek.group = step.group;
+          seek.topic = row.topic;
+          seek.partition = row.partition.value();
+          seek.offset = row.new_offset.value();
+          seek.note = "reset-offsets " + std::string(engine::reset_mode_name(step.reset->mode));
+          ctx_.history.append(seek);
+        }
+      }
+      record_group(step, r.error, r.error == ErrorCode::NONE ? out : r.message);
+    });
+  }
+}
+
+void AdminApp::record_group(const TimelineStep& step, ErrorCode error, const std::string& outcome) {
+  auto e = ctx_.event(properties::OpKind::kAdmin, "admin");
+  e.group = step.group;
+  e.topic = step.topic;
+  e.error = std::string(error_name(error));
+  e.note = step.action + " " + step.group;
+  if (step.reset) {
+    e.note += " " + std::string(engine::reset_mode_name(step.reset->mode));
+    if (step.reset->mode != engine::ResetMode::kToEarliest && step.reset->mode != engine::ResetMode::kToLatest &&
+        step.reset->mode != engine::ResetMode::kToCurrent) {
+      e.note += " " + std::to_string(step.reset->value);
+    }
+    if (!step.topic.empty()) e.note += " " + step.topic;
+  }
+  e.note += error == ErrorCode::NONE ? ": " + outcome : ": " + e.error + " " + outcome;
+  ctx_.history.append(e);
 }
 
 void AdminApp::record(const TimelineStep& step, const engine::AdminResult& result) {

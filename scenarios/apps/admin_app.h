@@ -1,11 +1,15 @@
 // The simulated operator: carries out the timeline's topic admin steps (create-topic,
-// delete-topic, add-partitions, alter-config) at their times through the admin client, and
-// records each outcome in the history (Kafka's error name, and its message when it failed).
+// delete-topic, add-partitions, alter-config) through the admin client, and its group admin
+// steps (reset-offsets, delete-group, describe-group: kafka-consumer-groups) through the group
+// admin client, at their times, and records each outcome in the history (Kafka's error name,
+// and its message when it failed). An executed reset is also one seek event per partition,
+// for the group it moved.
 #pragma once
 
 #include <vector>
 
 #include "engine/client/admin.h"
+#include "engine/client/group_admin.h"
 #include "scenarios/apps/run_context.h"
 #include "scenarios/scenario.h"
 
@@ -16,21 +20,29 @@ class AdminApp final : public Node {
   // `steps` are the scenario's admin steps (they outlive the app); `defaults` says which
   // topic configs a create-topic step sets explicitly (those that differ).
   AdminApp(Env& env, std::vector<const TimelineStep*> steps, const BrokerSettings& defaults, RunContext& ctx,
-           NodeId controller);
+           NodeId controller, std::vector<NodeId> bootstrap);
   void on_start() override;
-  void on_message(NodeId from, const Message& msg) override { client_.on_message(from, msg); }
+  void on_message(NodeId from, const Message& msg) override {
+    if (!groups_.on_message(from, msg)) client_.on_message(from, msg);
+  }
   void on_timer(TimerId id, std::uint64_t tag) override;
-  void on_disconnect(NodeId peer) override { client_.on_disconnect(peer); }
+  void on_disconnect(NodeId peer) override {
+    client_.on_disconnect(peer);
+    groups_.on_disconnect(peer);
+  }
 
  private:
   void run(const TimelineStep& step);
+  void run_group(const TimelineStep& step);
   void record(const TimelineStep& step, const engine::AdminResult& result);
+  void record_group(const TimelineStep& step, ErrorCode error, const std::string& outcome);
 
   Env& env_;
   std::vector<const TimelineStep*> steps_;
   const BrokerSettings& defaults_;
   RunContext& ctx_;
   engine::AdminClient client_;
+  engine::GroupAdmin groups_;
 };
 
 }  // namespace logsim::scenarios

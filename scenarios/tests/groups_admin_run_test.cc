@@ -1,0 +1,107 @@
+// Group administration end to end (kafka-consumer-groups through the admin node): a reset is
+// refused while the group is active and applied once it is empty, a dry run changes nothing,
+// the reset group replays from the new offsets, and another group on the same topic is
+// untouched — its commits and deliveries are exactly those of a run without the reset.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scenarios/loader.h"
+#include "scenarios/runner.h"
+
+namespace logsim::scenarios {
+namespace {
+
+using properties::OpKind;
+
+std::string scenarios_dir() {
+  const std::string here = __FILE__;
+  return here.substr(0, here.size() - std::string("tests/groups_admin_run_test.cc").size());
+}
+
+std::vector<std::string> admin_notes(const properties::History& h) {
+  std::vector<std::string> out;
+  for (const auto& e : h.events()) {
+    if (e.kind == OpKind::kAdmin) out.push_back(e.note);
+  }
+  return out;
+}
+
+TEST(GroupsAdminRun, ResetIsRefusedWhileActiveThenReplaysFromTheNewOffsets) {
+  const Scenario s = load_scenario_file(scenarios_dir() + "replay-after-a-bug-fix.json");
+  const RunOutput out = run_scenario(s, RunOptions{s.seed, false});
+  const auto notes = admin_notes(out.history);
+  ASSERT_EQ(notes.size(), 4u);
+  EXPECT_EQ(notes[0],
+            "reset-offsets pricing to-datetime 8000 market-data: NON_EMPTY_GROUP Assignments can only be reset if the "
+            "group 'pricing' is inactive, but the current state is Stable.");
+  EXPECT_TRUE(notes[1].starts_with("describe-group pricing: state Empty")) << notes[1];
+  EXPECT_TRUE(notes[2].starts_with("reset-offsets pricing to-datetime 8000 market-data: dry run")) << notes[2];
+  EXPECT_TRUE(notes[3].starts_with("reset-offsets pricing to-datetime 8000 market-data: executed")) << notes[3];
+
+  // The executed reset's seeks: one per partition, to the first record written at or after 8 s.
+  std::map<std::int32_t, std::int64_t> reset_to;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kSeek && e.group == "pricing") reset_to[e.partition] = e.offset;
+  }
+  ASSERT_EQ(reset_to.size(), 4u);
+  std::map<std::int32_t, std::int64_t> first_at_8s;  // by the producer's acknowledgements
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kSendOk && e.at >= seconds(8) && !first_at_8s.count(e.partition)) first_at_8s[e.partition] = e.offset;
+  }
+  for (const auto& [p, o] : reset_to) {
+    // The record's timestamp is its send time, a little before its acknowledgement.
+    EXPECT_LE(o, first_at_8s[p]) << "partition " << p;
+    EXPECT_GE(o, first_at_8s[p] - 5) << "partition " << p;
+  }
+
+  // After the restart, pricing starts each partition exactly at the reset offset.
+  std::map<std::int32_t, std::int64_t> resumed;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kProcess && e.group == "pricing" && e.at > seconds(24) && !resumed.count(e.partition)) {
+      resumed[e.partition] = e.offset;
+    }
+  }
+  EXPECT_EQ(resumed, reset_to);
+  EXPECT_TRUE(out.result.expectation_met) << out.result.expectation_detail;
+}
+
+TEST(GroupsAdminRun, AResetOfOneGroupLeavesAnotherGroupUntouched) {
+  Scenario with = load_scenario_file(scenarios_dir() + "replay-after-a-bug-fix.json");
+  Scenario without = with;
+  std::erase_if(without.timeline, [](const TimelineStep& t) { return t.action == "reset-offsets"; });
+  const RunOutput a = run_scenario(with, RunOptions{with.seed, false});
+  const RunOutput b = run_scenario(without, RunOptions{with.seed, false});
+  // The audit group processed exactly the same records (each once) with and without the reset.
+  const auto audit_processed = [](const properties::History& h) {
+    std::multiset<std::pair<std::int32_t, std::int64_t>> out;
+    for (const auto& e : h.events()) {
+      if (e.group == "audit" && e.kind == OpKind::kProcess) out.insert({e.partition, e.offset});
+    }
+    return out;
+  };
+  const auto with_reset = audit_processed(a.history);
+  ASSERT_GT(with_reset.size(), 1000u);
+  EXPECT_TRUE(with_reset == audit_processed(b.history));
+  // Audit's committed offsets moved only forward, by its own commits: no seek aimed at it.
+  std::map<std::int32_t, std::int64_t> committed;
+  for (const auto& e : a.history.events()) {
+    if (e.group != "audit") continue;
+    EXPECT_NE(e.kind, OpKind::kSeek);
+    if (e.kind == OpKind::kCommitOk) {
+      EXPECT_GE(e.offset, committed[e.partition]) << "audit's commit went back at event #" << e.index;
+      committed[e.partition] = e.offset;
+    }
+  }
+  // And pricing did replay: it processed more records with the reset than without.
+  std::size_t replayed_with = 0, replayed_without = 0;
+  for (const auto& e : a.history.events()) replayed_with += e.kind == OpKind::kProcess && e.group == "pricing" ? 1u : 0u;
+  for (const auto& e : b.history.events()) replayed_without += e.kind == OpKind::kProcess && e.group == "pricing" ? 1u : 0u;
+  EXPECT_GT(replayed_with, replayed_without + 1000);
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
