@@ -438,6 +438,7 @@ void read_groups(const JsonReader& root, Scenario& s) {
           {"auto", CommitStrategy::kAuto},
           {"after-each-message", CommitStrategy::kAfterEachMessage},
           {"after-each-batch", CommitStrategy::kAfterEachBatch},
+          {"after-each-batch-async", CommitStrategy::kAfterEachBatchAsync},
           {"before-processing", CommitStrategy::kBeforeProcessing}};
       auto it = std::find_if(strategies.begin(), strategies.end(), [&](const auto& kv) { return kv.first == c; });
       if (it == strategies.end()) {
@@ -445,7 +446,7 @@ void read_groups(const JsonReader& root, Scenario& s) {
         for (const auto& kv : strategies) names.push_back(kv.first);
         auto guess = did_you_mean(c, names);
         v->fail("unknown commit strategy \"" + c + "\"",
-                guess ? "did you mean \"" + *guess + "\"?" : "auto, after-each-message, after-each-batch or before-processing");
+                guess ? "did you mean \"" + *guess + "\"?" : "auto, after-each-message, after-each-batch, after-each-batch-async or before-processing");
       }
       spec.commit = it->second;
     }

@@ -84,6 +84,7 @@ enum class CommitStrategy : std::uint8_t {
   kAuto,               // enable.auto.commit: the client commits what earlier polls returned
   kAfterEachMessage,   // commitSync of offset + 1 after processing each record
   kAfterEachBatch,     // commitSync of the batch's positions after processing a poll's records
+  kAfterEachBatchAsync,  // commitAsync of them (no wait, no retry), and a commitSync on close
   kBeforeProcessing,   // the anti-pattern: commitSync of the batch's end, then process
 };
 

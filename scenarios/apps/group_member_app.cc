@@ -34,7 +34,14 @@ void GroupMemberApp::on_start() {
   env_.set_timer(0, kPollTag);
 }
 
-void GroupMemberApp::on_stop() { consumer_.close(); }
+void GroupMemberApp::on_stop() {
+  // The common pattern with commitAsync in the loop: a last commitSync of the position on close.
+  if (spec_.commit == CommitStrategy::kAfterEachBatchAsync) {
+    auto positions = consumer_.consumed();
+    if (!positions.empty()) consumer_.commit(std::move(positions), true);
+  }
+  consumer_.close();
+}
 
 void GroupMemberApp::on_message(NodeId from, const Message& msg) {
   if (consumer_.on_message(from, msg)) return;
@@ -161,6 +168,10 @@ void GroupMemberApp::dead_letter_front() {
 }
 
 void GroupMemberApp::finish_batch() {
+  if (spec_.commit == CommitStrategy::kAfterEachBatchAsync && !batch_end_.empty()) {
+    consumer_.commit(std::move(batch_end_), false);
+    batch_end_.clear();
+  }
   if (spec_.commit == CommitStrategy::kAfterEachBatch && !batch_end_.empty()) {
     auto offsets = std::move(batch_end_);
     batch_end_.clear();

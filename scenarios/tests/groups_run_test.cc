@@ -191,17 +191,19 @@ TEST(GroupsRun, ACrashedMembersPartitionsMoveAfterTheSessionTimeout) {
   expect_handover_resumes_at_the_commit(out.history, "billing");
 }
 
-TEST(GroupsRun, AGracefulStopLeavesAtOnceAndCommitsFirst) {
+// A two-member group; billing-1 stops gracefully at 8 s. Checks that billing-2 takes all
+// partitions at once (LeaveGroup, not the 30 s session timeout) and resumes each of
+// billing-1's partitions exactly at billing-1's closing commit (`closing_note`: how it was made).
+void expect_graceful_handover(const std::string& commit, const std::string& closing_note) {
   const RunOutput out = run(R"({
     "name": "stop", "duration": "20s",
     "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 4}},
     "topics": [{"name": "orders", "partitions": 4}],
     "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 200, "count": 3000, "keys": {"uniform": 30}}],
-    "groups": [{"name": "billing", "topics": ["orders"], "members": 2,
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 2, "commit": ")" + commit + R"(",
                 "config": {"auto.offset.reset": "earliest", "session.timeout.ms": 30000}}],
     "timeline": [{"at": "8s", "action": "stop", "target": "billing-1"}]
   })");
-  // LeaveGroup: the other member takes everything long before the 30 s session timeout.
   Nanos all_at = -1;
   for (const auto& e : out.history.events()) {
     if (e.kind == OpKind::kAssign && e.process == "billing-2" && e.at > seconds(8) && e.assignment.size() == 4) {
@@ -211,13 +213,12 @@ TEST(GroupsRun, AGracefulStopLeavesAtOnceAndCommitsFirst) {
   }
   ASSERT_GT(all_at, 0);
   EXPECT_LT(all_at, seconds(12));
-  // The stopping member's close() committed its positions (it stops before the answer comes),
-  // and billing-2 resumed each of its partitions exactly there.
+  // The closing commit is sent as the member stops (it stops before the answer comes).
   std::map<std::int32_t, std::int64_t> closing;  // partition -> committed offset
   std::map<std::int32_t, std::int64_t> resumed;  // partition -> billing-2's first offset after
   for (const auto& e : out.history.events()) {
     if (e.kind == OpKind::kCommitInvoke && e.process == "billing-1" && e.at >= seconds(8)) {
-      EXPECT_EQ(e.note, "auto");
+      EXPECT_EQ(e.note, closing_note);
       closing[e.partition] = e.offset;
     }
     if (e.kind == OpKind::kProcess && e.process == "billing-2" && e.at >= all_at && closing.count(e.partition) &&
@@ -229,6 +230,10 @@ TEST(GroupsRun, AGracefulStopLeavesAtOnceAndCommitsFirst) {
   EXPECT_EQ(resumed, closing);
   expect_handover_resumes_at_the_commit(out.history, "billing");
 }
+
+TEST(GroupsRun, AGracefulStopCommitsLeavesAndHandsOverAtOnce) { expect_graceful_handover("auto", "auto"); }
+
+TEST(GroupsRun, AsyncCommitsEndWithASyncCommitOnClose) { expect_graceful_handover("after-each-batch-async", "manual"); }
 
 TEST(GroupsRun, CommittedOffsetsSurviveTheCoordinatorMoving) {
   // Every broker crashes in turn, so the group's coordinator moves at least once; a member
