@@ -28,7 +28,7 @@ template <typename T>
 constexpr bool kHasTopLevelError =
     std::is_same_v<T, DescribeGroupsResponse> || std::is_same_v<T, ListGroupsResponse> ||
     std::is_same_v<T, DeleteGroupsResponse> || std::is_same_v<T, OffsetFetchResponse> ||
-    std::is_same_v<T, ListOffsetsResponse>;
+    std::is_same_v<T, ListOffsetsResponse> || std::is_same_v<T, OffsetDeleteResponse>;
 
 std::optional<Answer> answer_of(const Message& msg) {
   return std::visit(
@@ -498,6 +498,31 @@ void GroupAdmin::delete_group(const std::string& group_id, DeleteGroupCallback d
                                   if (resp.error != ErrorCode::NONE) {
                                     result.message = "Group '" + group_id + "' could not be deleted due to: " +
                                                      std::string(error_name(resp.error));
+                                  }
+                                  end_call(call);
+                                  done(result);
+                                });
+}
+
+// ============================================================== delete_offsets
+
+void GroupAdmin::delete_offsets(const std::string& group_id, std::vector<TopicPartition> partitions,
+                                DeleteOffsetsCallback done) {
+  const CallId call = begin_call("deleteConsumerGroupOffsets", group_id, [done](ErrorCode e, const std::string& m) {
+    done(DeleteOffsetsResult{e, m, {}});
+  });
+  OffsetDeleteRequest req{0, group_id, {}};
+  for (const auto& tp : partitions) req.partitions.push_back({tp.topic, tp.partition});
+  request<OffsetDeleteResponse>(call, Destination::coordinator(), std::move(req),
+                                [this, call, group_id, done](const OffsetDeleteResponse& resp) {
+                                  DeleteOffsetsResult result{resp.error, "", {}};
+                                  for (const auto& p : resp.partitions) {
+                                    result.partitions.push_back({TopicPartition{p.topic, p.partition}, p.error});
+                                    if (result.error == ErrorCode::NONE) result.error = p.error;
+                                  }
+                                  if (result.error != ErrorCode::NONE) {
+                                    result.message = "Offsets of group '" + group_id + "' could not be deleted due to: " +
+                                                     std::string(error_name(result.error));
                                   }
                                   end_call(call);
                                   done(result);

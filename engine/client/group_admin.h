@@ -106,6 +106,13 @@ struct DeleteGroupResult {
   std::string message;
 };
 
+// ---- delete_offsets (Admin.deleteConsumerGroupOffsets; `kafka-consumer-groups --delete-offsets`)
+struct DeleteOffsetsResult {
+  ErrorCode error = ErrorCode::NONE;  // the request's (GROUP_ID_NOT_FOUND, ...), else the first partition's
+  std::string message;
+  std::vector<std::pair<TopicPartition, ErrorCode>> partitions;  // GROUP_SUBSCRIBED_TO_TOPIC while active
+};
+
 // ---- reset_offsets (`kafka-consumer-groups --reset-offsets`)
 
 // The modes of --reset-offsets, by Kafka's option names. E = the log start offset (ListOffsets
@@ -166,6 +173,7 @@ struct ResetOffsetsResult {
 using ListGroupsCallback = std::function<void(const ListGroupsResult&)>;
 using DescribeGroupCallback = std::function<void(const DescribeGroupResult&)>;
 using DeleteGroupCallback = std::function<void(const DeleteGroupResult&)>;
+using DeleteOffsetsCallback = std::function<void(const DeleteOffsetsResult&)>;
 using ResetOffsetsCallback = std::function<void(const ResetOffsetsResult&)>;
 
 class GroupAdmin {
@@ -183,6 +191,8 @@ class GroupAdmin {
   void describe_group(const std::string& group_id, DescribeGroupCallback done);
   // DeleteGroups; the coordinator's answer.
   void delete_group(const std::string& group_id, DeleteGroupCallback done);
+  // OffsetDelete: forgets the group's committed offsets of these partitions.
+  void delete_offsets(const std::string& group_id, std::vector<TopicPartition> partitions, DeleteOffsetsCallback done);
   // Plans new committed offsets by `request.mode` and, with execute, commits them in one
   // OffsetCommit with generation -1 and no member id. Refused unless the group is Empty or Dead.
   void reset_offsets(ResetOffsetsRequest request, ResetOffsetsCallback done);

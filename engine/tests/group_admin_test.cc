@@ -80,6 +80,13 @@ struct Cluster {
       EXPECT_EQ(s.to, coordinator);
       return DeleteGroupsResponse{m->correlation_id, m->group_id, delete_error};
     }
+    if (const auto* m = std::get_if<OffsetDeleteRequest>(&s.msg)) {
+      EXPECT_EQ(s.to, coordinator);
+      OffsetDeleteResponse resp{m->correlation_id, ErrorCode::NONE, {}};
+      const ErrorCode each = state == "Empty" ? ErrorCode::NONE : ErrorCode::GROUP_SUBSCRIBED_TO_TOPIC;
+      for (const auto& p : m->partitions) resp.partitions.push_back({p.topic, p.partition, each});
+      return resp;
+    }
     ADD_FAILURE() << "unexpected " << message_name(s.msg);
     return std::nullopt;
   }
@@ -592,6 +599,28 @@ TEST(GroupAdminDelete, PassesTheCoordinatorsErrorThrough) {
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->error, ErrorCode::NONE);
   EXPECT_EQ(f.sent_of<DeleteGroupsRequest>().back().second.group_id, kGroup);
+}
+
+TEST(GroupAdminDeleteOffsets, RefusedPerPartitionWhileTheGroupIsActive) {
+  Fixture f;
+  Cluster c;
+  c.state = "Stable";
+  std::optional<DeleteOffsetsResult> got;
+  const std::vector<TopicPartition> tps{{"orders", PartitionId(0)}, {"orders", PartitionId(1)}};
+  f.admin.delete_offsets(kGroup, tps, [&](const DeleteOffsetsResult& r) { got = r; });
+  f.serve(c);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->error, ErrorCode::GROUP_SUBSCRIBED_TO_TOPIC);
+  ASSERT_EQ(got->partitions.size(), 2u);
+  EXPECT_EQ(got->partitions[1].first, tps[1]);
+  EXPECT_EQ(got->partitions[1].second, ErrorCode::GROUP_SUBSCRIBED_TO_TOPIC);
+  c.state = "Empty";
+  got.reset();
+  f.admin.delete_offsets(kGroup, tps, [&](const DeleteOffsetsResult& r) { got = r; });
+  f.serve(c);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->error, ErrorCode::NONE);
+  EXPECT_EQ(f.sent_of<OffsetDeleteRequest>().back().second.partitions.size(), 2u);
 }
 
 }  // namespace
