@@ -601,8 +601,12 @@ bool Consumer::on_group_message(const Message& msg) {
     } else if (error == ErrorCode::REBALANCE_IN_PROGRESS) {
       if (group_.state == MemberState::kStable) group_.rejoin_needed = true;
     } else if (coordinator_error(error)) {
+      // commitSync is resent when the coordinator is found; commitAsync ends here. (Finish it
+      // before coordinator_lost, which ends the other async commits: `c` may not outlive it.)
+      const std::uint64_t id = it->first;
+      if (!c.sync || env_.now() >= c.deadline) finish_commit(id, error);
       coordinator_lost();
-      if (c.sync && env_.now() < c.deadline) return true;  // resent when the coordinator is found
+      return true;
     }
     finish_commit(it->first, error);
     return true;

@@ -390,5 +390,30 @@ TEST_F(ConsumerGroupTest, CoordinatorErrorsSendTheMemberToFindANewOne) {
   EXPECT_EQ(consumer->generation(), 1) << "the generation survives a coordinator move";
 }
 
+TEST_F(ConsumerGroupTest, AnAsyncCommitAnsweredNotCoordinatorEndsAndASyncOneWaitsForTheNewCoordinator) {
+  ConsumerConfig c = config();
+  c.enable_auto_commit = false;
+  make(c);
+  join_alone(1);
+  answer_offset_fetch({{0, 0}});
+  std::vector<ErrorCode> outcomes;
+  consumer->commit({{tp(0), Offset(3)}}, false, [&](ErrorCode e) { outcomes.push_back(e); });
+  consumer->commit({{tp(0), Offset(4)}}, true, [&](ErrorCode e) { outcomes.push_back(e); });
+  const auto commits = sent_of<OffsetCommitRequest>();
+  ASSERT_EQ(commits.size(), 2u);
+  const std::size_t finds = sent_of<FindCoordinatorRequest>().size();
+  consumer->on_message(kCoord, OffsetCommitResponse{commits[0].correlation_id, {{kTopic, PartitionId(0), ErrorCode::NOT_COORDINATOR}}});
+  EXPECT_EQ(outcomes, std::vector<ErrorCode>{ErrorCode::NOT_COORDINATOR}) << "commitAsync is not retried";
+  advance_to(millis(200));
+  EXPECT_EQ(sent_of<FindCoordinatorRequest>().size(), finds + 1);
+  answer_find();
+  // The sync commit (its first attempt went to the old coordinator) is sent again.
+  const auto again = sent_of<OffsetCommitRequest>();
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(again[2].partitions[0].committed_offset, Offset(4));
+  consumer->on_message(kCoord, OffsetCommitResponse{again[2].correlation_id, {{kTopic, PartitionId(0), ErrorCode::NONE}}});
+  EXPECT_EQ(outcomes, (std::vector<ErrorCode>{ErrorCode::NOT_COORDINATOR, ErrorCode::NONE}));
+}
+
 }  // namespace
 }  // namespace logsim::engine
