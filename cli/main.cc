@@ -13,7 +13,9 @@
 
 #include "engine/client/partitioner.h"
 #include "engine/env/assert.h"
+#include "properties/checker.h"
 #include "reports/atomic_file.h"
+#include "reports/history_jsonl.h"
 #include "reports/summary.h"
 #include "scenarios/determinism.h"
 #include "scenarios/loader.h"
@@ -39,6 +41,12 @@ struct RunArgs {
   bool json = false;
   bool quiet = false;
   bool trace = false;
+  std::string history;  // --history FILE
+};
+
+struct CheckArgs {
+  std::string file;
+  bool json = false;
 };
 
 // trace.jsonl: one JSON object per trace entry, in run order.
@@ -78,13 +86,16 @@ int run_command(const RunArgs& args) {
   }
 
   const scenarios::RunResult& r = out.result;
+  std::string err;
   if (!args.out.empty()) {
-    std::string err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
+    err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
+    if (err.empty()) err = reports::write_file_atomically(args.out + "/history.jsonl", reports::history_jsonl(out.history));
     if (err.empty() && args.trace) err = reports::write_file_atomically(args.out + "/trace.jsonl", trace_jsonl(out.trace));
-    if (!err.empty()) {
-      std::fprintf(stderr, "logsim: %s\n", err.c_str());
-      return kExitInternal;
-    }
+  }
+  if (err.empty() && !args.history.empty()) err = reports::write_file_atomically(args.history, reports::history_jsonl(out.history));
+  if (!err.empty()) {
+    std::fprintf(stderr, "logsim: %s\n", err.c_str());
+    return kExitInternal;
   }
   if (args.json) {
     std::cout << reports::summary_json(r, wall_ms).dump(2) << "\n";
@@ -94,6 +105,37 @@ int run_command(const RunArgs& args) {
     if (!args.out.empty()) std::cout << "  report     " << args.out << "/summary.json\n";
   }
   return exit_code_for(r);
+}
+
+// logsim check: the default checkers over a recorded history.
+int check_command(const CheckArgs& args) {
+  properties::History history = reports::read_history_file(args.file);
+  properties::CheckerSet checkers = properties::default_checkers();
+  for (const auto& e : history.events()) checkers.observe(e);
+  const properties::Verdict v = checkers.finish();
+  if (args.json) {
+    nlohmann::json j{{"file", args.file}, {"events", history.size()}, {"verdict", properties::outcome_name(v.outcome)}};
+    j["violations"] = nlohmann::json::array();
+    for (const auto& x : v.violations) {
+      j["violations"].push_back({{"anomaly", x.anomaly}, {"first_event", x.first_event}, {"at_ns", x.at},
+                                 {"process", x.process}, {"topic", x.topic}, {"partition", x.partition},
+                                 {"offset", x.offset}, {"members", x.members}, {"explanation", x.explanation}});
+    }
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::string verdict(properties::outcome_name(v.outcome));
+    for (auto& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::cout << fmt::format("logsim check: {} ({} events)\n  verdict    {}\n", args.file, history.size(), verdict);
+    for (const auto& x : v.violations) {
+      std::cout << fmt::format("  VIOLATION  {} at {:.3f}s (event #{}): {}\n", x.anomaly, static_cast<double>(x.at) / 1e9,
+                               x.first_event, x.explanation);
+    }
+  }
+  switch (v.outcome) {
+    case properties::Outcome::kPass: return kExitPass;
+    case properties::Outcome::kLiveness: return kExitLiveness;
+    default: return kExitViolated;
+  }
 }
 
 }  // namespace
@@ -107,10 +149,16 @@ int main(int argc, char** argv) {
   run_cmd->add_option("scenario", run.file, "Scenario file (JSON)")->required();
   auto* seed_opt = run_cmd->add_option("--seed", run.seed, "Master seed (default: the scenario's \"seed\")");
   run_cmd->add_flag("--check-determinism", run.check_determinism, "Run twice and compare trace hashes (exit 3 if they differ)");
-  run_cmd->add_option("--out", run.out, "Directory for summary.json");
+  run_cmd->add_option("--out", run.out, "Directory for summary.json and history.jsonl");
+  run_cmd->add_option("--history", run.history, "Also write the history (JSON lines, docs/history.md) to this file");
   run_cmd->add_flag("--json", run.json, "Print summary.json to stdout instead of the human summary");
   run_cmd->add_flag("--quiet", run.quiet, "Print nothing; the exit code tells the verdict");
   run_cmd->add_flag("--trace", run.trace, "Also write trace.jsonl (every delivered message, timer and fault) to --out");
+
+  CheckArgs check;
+  auto* check_cmd = app.add_subcommand("check", "Check a recorded history (JSON lines, docs/history.md) with the default checkers");
+  check_cmd->add_option("history", check.file, "History file (history.jsonl)")->required();
+  check_cmd->add_flag("--json", check.json, "Print the verdict as JSON");
 
   std::string key;
   std::int32_t partitions = 0;
@@ -134,6 +182,7 @@ int main(int argc, char** argv) {
       std::cout << engine::partition_for_key(key, partitions) << "\n";
       return kExitPass;
     }
+    if (*check_cmd) return check_command(check);
     run.seed_given = seed_opt->count() > 0;
     if (run.trace && run.out.empty()) {
       std::fprintf(stderr, "logsim: --trace writes trace.jsonl into the --out directory; give --out DIR too\n");
@@ -141,6 +190,9 @@ int main(int argc, char** argv) {
     }
     return run_command(run);
   } catch (const scenarios::ScenarioError& e) {
+    std::fprintf(stderr, "logsim: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const reports::HistoryFileError& e) {
     std::fprintf(stderr, "logsim: %s\n", e.what());
     return kExitBadInput;
   } catch (const InvariantError& e) {

@@ -57,6 +57,21 @@ check "unknown subcommand exits 2" test $rc -eq 2
 "$logsim" run "$root/scenarios/quickstart.json" --seed notanumber >/dev/null 2>&1; rc=$?
 check "bad seed exits 2" test $rc -eq 2
 
+# history.jsonl: written with --out, checked again by logsim check with the same verdict.
+"$logsim" run "$root/scenarios/acks-1-leader-failover.json" --out "$tmp/h" --quiet; rc=$?
+check "history.jsonl written" test -s "$tmp/h/history.jsonl"
+"$logsim" check "$tmp/h/history.jsonl" > "$tmp/h/check.txt"; rc=$?
+check "check of a violated history exits 1" test $rc -eq 1
+check "check names the anomaly" grep -q "VIOLATION  lost-write" "$tmp/h/check.txt"
+"$logsim" run "$root/scenarios/quickstart.json" --history "$tmp/q.jsonl" --quiet
+"$logsim" check "$tmp/q.jsonl" --json > "$tmp/q.json"; rc=$?
+check "check of a clean history exits 0" test $rc -eq 0
+check "check --json prints the verdict" grep -q '"verdict": "pass"' "$tmp/q.json"
+printf '{"at_ns": 1, "op": "sned-ok"}\n' > "$tmp/bad.jsonl"
+err=$("$logsim" check "$tmp/bad.jsonl" 2>&1); rc=$?
+check "bad history exits 2" test $rc -eq 2
+check "bad history names file and line" grep -q "bad.jsonl:1: unknown op" <<<"$err"
+
 # The partitioner command agrees with Kafka: murmur2("foobar") = -790332482.
 p=$("$logsim" partition foobar --partitions 1000)
 check "partition foobar" test "$p" = $(( (-790332482 & 0x7fffffff) % 1000 ))

@@ -1,0 +1,207 @@
+// Writing and strictly reading history.jsonl.
+#include "reports/history_jsonl.h"
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scenarios/loader.h"
+
+namespace logsim::reports {
+namespace {
+
+using properties::HistoryEvent;
+using properties::OpKind;
+
+const std::vector<std::string> kKeys = {"index", "at_ns", "op", "process", "group", "generation", "topic", "partition",
+                                        "offset", "key", "value_id", "idempotent", "assignment", "error", "note",
+                                        "commit_id"};
+
+std::vector<std::string> op_names() {
+  std::vector<std::string> out;
+  for (int k = 0; k < 64; ++k) {
+    const auto name = properties::op_kind_name(static_cast<OpKind>(k));
+    if (name == "?") break;
+    out.emplace_back(name);
+  }
+  return out;
+}
+
+// Fields in a fixed, readable order: index, time and op first.
+nlohmann::ordered_json event_json(const HistoryEvent& e) {
+  nlohmann::ordered_json j;
+  j["index"] = e.index;
+  j["at_ns"] = e.at;
+  j["op"] = properties::op_kind_name(e.kind);
+  if (!e.process.empty()) j["process"] = e.process;
+  if (!e.group.empty()) j["group"] = e.group;
+  if (e.generation >= 0) j["generation"] = e.generation;
+  if (!e.topic.empty()) j["topic"] = e.topic;
+  if (e.partition >= 0) j["partition"] = e.partition;
+  if (e.offset >= 0) j["offset"] = e.offset;
+  if (e.key) j["key"] = *e.key;
+  if (e.value_id != 0) j["value_id"] = e.value_id;
+  if (e.idempotent) j["idempotent"] = true;
+  if (e.kind == OpKind::kAssign) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const auto& tp : e.assignment) a.push_back({{"topic", tp.topic}, {"partition", tp.partition}});
+    j["assignment"] = std::move(a);
+  }
+  if (!e.error.empty()) j["error"] = e.error;
+  if (!e.note.empty()) j["note"] = e.note;
+  if (e.commit_id != 0) j["commit_id"] = e.commit_id;
+  return j;
+}
+
+class LineReader {
+ public:
+  LineReader(const nlohmann::json& j, const std::string& file, std::size_t line) : j_(j), file_(file), line_(line) {}
+
+  [[noreturn]] void fail(const std::string& problem, const std::string& expected) const {
+    throw HistoryFileError(file_, line_, problem, expected);
+  }
+  const nlohmann::json* get(const char* key) const {
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  std::int64_t integer(const char* key, std::int64_t lo, std::int64_t hi, std::int64_t absent) const {
+    const auto* v = get(key);
+    if (v == nullptr) return absent;
+    if (!v->is_number_integer()) fail("\"" + std::string(key) + "\" is " + type_of(*v), "an integer");
+    const auto x = v->get<std::int64_t>();
+    if (x < lo || x > hi) fail("\"" + std::string(key) + "\" is " + std::to_string(x), "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+    return x;
+  }
+  std::string string(const char* key) const {
+    const auto* v = get(key);
+    if (v == nullptr) return {};
+    if (!v->is_string()) fail("\"" + std::string(key) + "\" is " + type_of(*v), "a string");
+    return v->get<std::string>();
+  }
+  static std::string type_of(const nlohmann::json& v) {
+    const std::string name = v.type_name();
+    return (name == "object" || name == "array" ? "an " : "a ") + name;
+  }
+
+ private:
+  const nlohmann::json& j_;
+  const std::string& file_;
+  std::size_t line_;
+};
+
+HistoryEvent read_event(const nlohmann::json& j, const std::string& file, std::size_t line, std::size_t index) {
+  const LineReader r(j, file, line);
+  if (!j.is_object()) r.fail("the line is " + LineReader::type_of(j), "one JSON object per line");
+  for (const auto& [key, _] : j.items()) {
+    if (std::find(kKeys.begin(), kKeys.end(), key) != kKeys.end()) continue;
+    auto guess = scenarios::did_you_mean(key, kKeys);
+    r.fail("unknown key \"" + key + "\"", guess ? "did you mean \"" + *guess + "\"?" : "the keys of docs/history.md");
+  }
+  HistoryEvent e;
+  const std::string op = r.string("op");
+  if (r.get("op") == nullptr) r.fail("no \"op\"", "\"op\": one of the ops of docs/history.md, e.g. \"send-ok\"");
+  const auto kind = properties::op_kind_from_name(op);
+  if (!kind) {
+    const auto names = op_names();
+    auto guess = scenarios::did_you_mean(op, names);
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    r.fail("unknown op \"" + op + "\"", guess ? "did you mean \"" + *guess + "\"?" : "one of " + all);
+  }
+  e.kind = *kind;
+  if (r.get("at_ns") == nullptr) r.fail("no \"at_ns\"", "\"at_ns\": the event's time in nanoseconds");
+  e.at = r.integer("at_ns", 0, INT64_MAX, 0);
+  const std::int64_t given_index = r.integer("index", 0, INT64_MAX, static_cast<std::int64_t>(index));
+  if (given_index != static_cast<std::int64_t>(index)) {
+    r.fail("\"index\" is " + std::to_string(given_index), "the event's position in the file, " + std::to_string(index) + " (or no index)");
+  }
+  e.process = r.string("process");
+  e.group = r.string("group");
+  e.generation = static_cast<std::int32_t>(r.integer("generation", -1, INT32_MAX, -1));
+  e.topic = r.string("topic");
+  e.partition = static_cast<std::int32_t>(r.integer("partition", -1, INT32_MAX, -1));
+  e.offset = r.integer("offset", -1, INT64_MAX, -1);
+  if (const auto* k = r.get("key")) {
+    if (!k->is_string() && !k->is_null()) r.fail("\"key\" is " + LineReader::type_of(*k), "a string, or null");
+    if (k->is_string()) e.key = k->get<std::string>();
+  }
+  if (const auto* v = r.get("value_id")) {
+    if (!v->is_number_unsigned()) r.fail("\"value_id\" is " + LineReader::type_of(*v), "a positive integer");
+    e.value_id = v->get<std::uint64_t>();
+  }
+  if (const auto* v = r.get("idempotent")) {
+    if (!v->is_boolean()) r.fail("\"idempotent\" is " + LineReader::type_of(*v), "true or false");
+    e.idempotent = v->get<bool>();
+  }
+  if (const auto* a = r.get("assignment")) {
+    if (!a->is_array()) r.fail("\"assignment\" is " + LineReader::type_of(*a), "a list of {\"topic\", \"partition\"}");
+    for (const auto& tp : *a) {
+      if (!tp.is_object() || !tp.contains("topic") || !tp["topic"].is_string() || !tp.contains("partition") ||
+          !tp["partition"].is_number_integer()) {
+        r.fail("an assignment entry is " + tp.dump(), "{\"topic\": \"orders\", \"partition\": 0}");
+      }
+      e.assignment.push_back({tp["topic"].get<std::string>(), tp["partition"].get<std::int32_t>()});
+    }
+  }
+  e.error = r.string("error");
+  e.note = r.string("note");
+  if (const auto* v = r.get("commit_id")) {
+    if (!v->is_number_unsigned()) r.fail("\"commit_id\" is " + LineReader::type_of(*v), "a positive integer");
+    e.commit_id = v->get<std::uint64_t>();
+  }
+  return e;
+}
+
+}  // namespace
+
+HistoryFileError::HistoryFileError(const std::string& file, std::size_t line, const std::string& problem,
+                                   const std::string& expected)
+    : std::runtime_error(file + ":" + std::to_string(line) + ": " + problem + "; expected " + expected) {}
+
+std::string history_jsonl(const properties::History& history) {
+  std::string out;
+  for (const auto& e : history.events()) out += event_json(e).dump() + "\n";
+  return out;
+}
+
+properties::History read_history_jsonl(std::string_view text, const std::string& file) {
+  properties::History h;
+  std::size_t line_no = 0;
+  std::size_t start = 0;
+  Nanos last = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw HistoryFileError(file, line_no, "not valid JSON (byte " + std::to_string(e.byte) + " of the line)",
+                             "one JSON object per line");
+    }
+    HistoryEvent e = read_event(j, file, line_no, h.size());
+    if (e.at < last) {
+      throw HistoryFileError(file, line_no, "time goes back, to " + std::to_string(e.at) + " ns after " + std::to_string(last),
+                             "events in time order");
+    }
+    last = e.at;
+    h.append(std::move(e));
+  }
+  return h;
+}
+
+properties::History read_history_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw HistoryFileError(path, 0, "cannot open the file", "a readable history.jsonl");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return read_history_jsonl(buf.str(), path);
+}
+
+}  // namespace logsim::reports
