@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "properties/duplicate_checker.h"
+#include "properties/group_checkers.h"
 #include "properties/log_checker.h"
 #include "properties/order_checker.h"
 #include "properties/send_order_checker.h"
@@ -47,6 +48,9 @@ CheckerSet default_checkers() {
   set.add(std::make_unique<LogChecker>());
   set.add(std::make_unique<SendOrderChecker>());
   set.add(std::make_unique<DuplicateChecker>());
+  set.add(std::make_unique<DoubleOwnershipChecker>());
+  set.add(std::make_unique<StaleCommitChecker>());
+  set.add(std::make_unique<LostCommitChecker>());
   return set;
 }
 

@@ -52,6 +52,8 @@ class LogChecker final : public Checker {
   std::map<Where, Seen> at_;                      // first value seen at each offset
   std::set<Where> conflicted_;                    // reported once each
   std::map<std::uint64_t, Ack> acked_;            // value -> where it was acknowledged
+  std::set<Where> processed_at_;                  // offsets some consumer processed (any value)
+  std::map<std::pair<std::string, std::int32_t>, std::int64_t> group_committed_;  // highest accepted commit
   std::set<std::uint64_t> processed_;             // values some consumer processed
   // Per partition, every processing in history order (for naming a lost write's first event).
   std::map<std::pair<std::string, std::int32_t>, std::vector<Processing>> processings_;

@@ -114,5 +114,30 @@ TEST_F(LogCheckerTest, DefaultCheckersIncludeLogIntegrity) {
   EXPECT_EQ(v.violations[0].anomaly, "inconsistent-offsets");
 }
 
+TEST_F(LogCheckerTest, RecordsAGroupCommittedPastWithoutProcessingAreNotLostWrites) {
+  // The commit-before-processing bug: the group committed offset 4 but processed only 0; a
+  // later member reads from 4. The log lost nothing (lost-commit reports the group's loss).
+  for (std::int64_t o = 0; o < 6; ++o) ack(static_cast<std::uint64_t>(o + 1), 0, o);
+  process("m1", 1, 0, 0);
+  add(OpKind::kCommitOk, "m1", 0, 0, 4);
+  process("m2", 5, 0, 4);
+  process("m2", 6, 0, 5);
+  EXPECT_TRUE(finish().empty());
+}
+
+TEST_F(LogCheckerTest, AnOffsetReadWithAnotherValueIsALostWriteEvenPastACommit) {
+  // Offset 1 was truncated away and given to value 9: whoever committed past it, value 2 is lost.
+  ack(1, 0, 0);
+  ack(2, 0, 1);
+  ack(9, 0, 1);
+  process("m1", 1, 0, 0);
+  process("m1", 9, 0, 1);
+  add(OpKind::kCommitOk, "m1", 0, 0, 2);
+  const auto v = finish();
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[1].anomaly, "lost-write");
+  EXPECT_EQ(v[1].offset, 1);
+}
+
 }  // namespace
 }  // namespace logsim::properties

@@ -1,0 +1,469 @@
+// The consumer-group checkers (`double-ownership`, `stale-commit-accepted`, `lost-commit`,
+// `unseen`) on small hand-written histories: each anomaly is flagged at the event that shows
+// it, with the members and an explanation naming group, partition, offsets and events; the
+// legal look-alikes (handovers, late commit answers, admin resets, records below where the
+// group started or acknowledged after the cutoff) stay clean.
+#include "properties/group_checkers.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "properties/checker.h"
+#include "properties/history.h"
+
+namespace logsim::properties {
+namespace {
+
+// Builds a history event by event (indexes assigned by History, time = 1 ms per event) and
+// shows each to one checker.
+class Events {
+ public:
+  explicit Events(Checker& checker) {
+    history_.observe([&checker](const HistoryEvent& e) { checker.observe(e); });
+  }
+
+  std::uint64_t ack(std::int32_t partition, std::int64_t offset, const std::string& topic = "orders") {
+    HistoryEvent e = base(OpKind::kSendOk, "shop");
+    e.topic = topic;
+    e.partition = partition;
+    e.offset = offset;
+    e.key = "k" + std::to_string(offset);
+    e.value_id = static_cast<std::uint64_t>(1000 * (partition + 1) + offset);
+    return append(e);
+  }
+  void acks(std::int32_t partition, std::int64_t from, std::int64_t to) {
+    for (std::int64_t o = from; o < to; ++o) ack(partition, o);
+  }
+  std::uint64_t assign(const std::string& member, const std::string& group, std::int32_t generation,
+                       std::vector<TopicPartitionRef> tps) {
+    HistoryEvent e = base(OpKind::kAssign, member);
+    e.group = group;
+    e.generation = generation;
+    e.assignment = std::move(tps);
+    e.note = "assigned";
+    return append(e);
+  }
+  std::uint64_t process(const std::string& member, const std::string& group, std::int32_t generation,
+                        std::int32_t partition, std::int64_t offset) {
+    HistoryEvent e = base(OpKind::kProcess, member);
+    e.group = group;
+    e.generation = generation;
+    e.topic = "orders";
+    e.partition = partition;
+    e.offset = offset;
+    e.key = "k" + std::to_string(offset);
+    return append(e);
+  }
+  void processes(const std::string& member, const std::string& group, std::int32_t generation, std::int32_t partition,
+                 std::int64_t from, std::int64_t to) {
+    for (std::int64_t o = from; o < to; ++o) process(member, group, generation, partition, o);
+  }
+  std::uint64_t commit(OpKind kind, const std::string& member, const std::string& group, std::int32_t generation,
+                       std::uint64_t id, std::int32_t partition, std::int64_t offset) {
+    HistoryEvent e = base(kind, member);
+    e.group = group;
+    e.generation = generation;
+    e.topic = "orders";
+    e.partition = partition;
+    e.offset = offset;
+    e.commit_id = id;
+    e.note = "manual";
+    return append(e);
+  }
+  // An accepted commit, invoked just before.
+  std::uint64_t committed(const std::string& member, const std::string& group, std::int32_t generation,
+                          std::int32_t partition, std::int64_t offset) {
+    ++commit_id_;
+    commit(OpKind::kCommitInvoke, member, group, generation, commit_id_, partition, offset);
+    return commit(OpKind::kCommitOk, member, group, generation, commit_id_, partition, offset);
+  }
+  // An executed reset-offsets, as the admin records it.
+  std::uint64_t reset(const std::string& group, std::int32_t partition, std::int64_t offset) {
+    HistoryEvent e = base(OpKind::kSeek, "admin");
+    e.group = group;
+    e.topic = "orders";
+    e.partition = partition;
+    e.offset = offset;
+    e.note = "reset-offsets to-offset";
+    return append(e);
+  }
+  Nanos now() const { return millis(static_cast<std::int64_t>(history_.size())); }
+
+ private:
+  HistoryEvent base(OpKind kind, const std::string& process) const {
+    HistoryEvent e;
+    e.kind = kind;
+    e.process = process;
+    e.at = now();
+    return e;
+  }
+  std::uint64_t append(const HistoryEvent& e) { return history_.append(e).index; }
+
+  History history_;
+  std::uint64_t commit_id_ = 0;
+};
+
+std::vector<Violation> finish(Checker& c) {
+  c.finish();
+  return c.violations();
+}
+
+bool mentions(const Violation& v, const std::string& text) { return v.explanation.find(text) != std::string::npos; }
+
+// --- double-ownership -------------------------------------------------------------------
+
+TEST(DoubleOwnershipChecker, TwoMembersProcessingOnePartitionInOneGenerationAreFlaggedOnce) {
+  DoubleOwnershipChecker c;
+  Events h(c);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  const std::uint64_t first = h.process("billing-1", "billing", 1, 0, 10);
+  h.process("billing-1", "billing", 1, 0, 11);
+  const std::uint64_t second = h.process("billing-2", "billing", 1, 0, 12);
+  h.process("billing-2", "billing", 1, 0, 13);  // one report per group, generation and partition
+  h.process("billing-1", "billing", 1, 0, 14);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "double-ownership");
+  EXPECT_EQ(v[0].first_event, second);
+  EXPECT_EQ(v[0].process, "billing-2");
+  EXPECT_EQ(v[0].topic, "orders");
+  EXPECT_EQ(v[0].partition, 0);
+  EXPECT_EQ(v[0].offset, 12);
+  EXPECT_EQ(v[0].key, "k12");
+  EXPECT_EQ(v[0].members, (std::vector<std::string>{"billing-1", "billing-2"}));
+  EXPECT_TRUE(mentions(v[0], "generation 1 of group billing, orders/0 was processed by billing-1 (offset 10, event #" +
+                                 std::to_string(first) + ") and by billing-2 (offset 12, event #" + std::to_string(second) + ")"))
+      << v[0].explanation;
+}
+
+TEST(DoubleOwnershipChecker, HandoversAcrossGenerationsAndOtherGroupsAreFine) {
+  DoubleOwnershipChecker c;
+  Events h(c);
+  h.processes("billing-1", "billing", 1, 0, 0, 3);
+  h.processes("billing-2", "billing", 2, 0, 3, 6);  // handed over in generation 2
+  h.process("billing-1", "billing", -1, 0, 2);      // no generation at the time: not counted
+  h.processes("email-1", "email", 1, 0, 0, 6);      // another group, its own generation 1
+  h.processes("billing-1", "billing", 1, 1, 0, 3);  // another partition of generation 1
+  h.process("audit", "", -1, 0, 0);                 // manual assignment: no group
+  h.process("audit-2", "", -1, 0, 1);
+  EXPECT_TRUE(finish(c).empty());
+}
+
+TEST(DoubleOwnershipChecker, DefaultCheckersReportIt) {
+  CheckerSet set = default_checkers();
+  History history;
+  set.attach(history);
+  for (const char* member : {"billing-1", "billing-2"}) {
+    HistoryEvent e;
+    e.kind = OpKind::kProcess;
+    e.process = member;
+    e.group = "billing";
+    e.generation = 3;
+    e.topic = "orders";
+    e.partition = 2;
+    e.offset = 7;
+    history.append(e);
+  }
+  const Verdict v = set.finish();
+  EXPECT_EQ(v.outcome, Outcome::kViolated);
+  ASSERT_EQ(v.violations.size(), 1u);
+  EXPECT_EQ(v.violations[0].anomaly, "double-ownership");
+  EXPECT_EQ(v.violations[0].first_event, 1u);
+}
+
+// --- stale-commit-accepted --------------------------------------------------------------
+
+TEST(StaleCommitChecker, ACommitSentFromALeftGenerationAndAcceptedIsFlaggedOncePerCommit) {
+  StaleCommitChecker c;
+  Events h(c);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}, {"orders", 1}});
+  const std::uint64_t newer = h.assign("billing-2", "billing", 2, {{"orders", 0}, {"orders", 1}});
+  // billing-1 wakes up from a pause, still in generation 1, and commits both partitions.
+  const std::uint64_t sent = h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 7, 0, 40);
+  h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 7, 1, 41);
+  const std::uint64_t ok = h.commit(OpKind::kCommitOk, "billing-1", "billing", 1, 7, 0, 40);
+  h.commit(OpKind::kCommitOk, "billing-1", "billing", 1, 7, 1, 41);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "stale-commit-accepted");
+  EXPECT_EQ(v[0].first_event, ok);
+  EXPECT_EQ(v[0].process, "billing-1");
+  EXPECT_EQ(v[0].topic, "orders");
+  EXPECT_EQ(v[0].partition, 0);
+  EXPECT_EQ(v[0].offset, 40);
+  EXPECT_EQ(v[0].members, (std::vector<std::string>{"billing-1"}));
+  EXPECT_TRUE(mentions(v[0], "group billing accepted billing-1's commit of orders/0 offset 40 from generation 1 (event #" +
+                                 std::to_string(ok) + ", sent at event #" + std::to_string(sent) +
+                                 "), although the group had already reached generation 2 (event #" +
+                                 std::to_string(newer) + ")"))
+      << v[0].explanation;
+}
+
+TEST(StaleCommitChecker, ACommitCurrentWhenSentIsFineEvenIfItsAnswerComesAfterANewerAssignment) {
+  StaleCommitChecker c;
+  Events h(c);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 1, 0, 10);
+  h.assign("billing-2", "billing", 2, {{"orders", 0}});
+  h.commit(OpKind::kCommitOk, "billing-1", "billing", 1, 1, 0, 10);
+  // A commit sent without a generation (the admin's, or manual assignment) is never stale.
+  h.commit(OpKind::kCommitInvoke, "tool", "billing", -1, 1, 0, 5);
+  h.commit(OpKind::kCommitOk, "tool", "billing", -1, 1, 0, 5);
+  // A stale commit that is refused is the fencing working.
+  h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 2, 0, 11);
+  h.commit(OpKind::kCommitFail, "billing-1", "billing", 1, 2, 0, 11);
+  // Another group's generations do not fence this one.
+  h.assign("email-1", "email", 9, {{"orders", 0}});
+  h.commit(OpKind::kCommitInvoke, "billing-2", "billing", 2, 1, 0, 12);
+  h.commit(OpKind::kCommitOk, "billing-2", "billing", 2, 1, 0, 12);
+  EXPECT_TRUE(finish(c).empty());
+}
+
+TEST(StaleCommitChecker, DefaultCheckersReportIt) {
+  CheckerSet set = default_checkers();
+  History history;
+  set.attach(history);
+  HistoryEvent assign;
+  assign.kind = OpKind::kAssign;
+  assign.process = "billing-2";
+  assign.group = "billing";
+  assign.generation = 2;
+  history.append(assign);
+  for (OpKind kind : {OpKind::kCommitInvoke, OpKind::kCommitOk}) {
+    HistoryEvent e;
+    e.kind = kind;
+    e.process = "billing-1";
+    e.group = "billing";
+    e.generation = 1;
+    e.topic = "orders";
+    e.partition = 0;
+    e.offset = 0;
+    e.commit_id = 1;
+    history.append(e);
+  }
+  const Verdict v = set.finish();
+  EXPECT_EQ(v.outcome, Outcome::kViolated);
+  ASSERT_EQ(v.violations.size(), 1u);
+  EXPECT_EQ(v.violations[0].anomaly, "stale-commit-accepted");
+  EXPECT_EQ(v.violations[0].first_event, 2u);
+}
+
+// --- lost-commit ------------------------------------------------------------------------
+
+TEST(LostCommitChecker, ACommitBeyondUnprocessedRecordsIsFlaggedAtTheCommitThatPassedThem) {
+  LostCommitChecker c;
+  Events h(c);
+  h.acks(0, 0, 10);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.processes("billing-1", "billing", 1, 0, 0, 4);
+  h.committed("billing-1", "billing", 1, 0, 2);
+  h.committed("billing-1", "billing", 1, 0, 4);
+  // Committed before processing, then crashed: offsets 4..9 are never processed.
+  const std::uint64_t passed = h.committed("billing-1", "billing", 1, 0, 7);
+  h.committed("billing-1", "billing", 1, 0, 10);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "lost-commit");
+  EXPECT_EQ(v[0].first_event, passed);
+  EXPECT_EQ(v[0].process, "billing-1");
+  EXPECT_EQ(v[0].topic, "orders");
+  EXPECT_EQ(v[0].partition, 0);
+  EXPECT_EQ(v[0].offset, 4);
+  EXPECT_EQ(v[0].key, "k4");
+  EXPECT_EQ(v[0].members, (std::vector<std::string>{"billing-1"}));
+  EXPECT_TRUE(mentions(v[0], "group billing's committed offset of orders/0 passed offset 4 at event #" +
+                                 std::to_string(passed) + " (a commit by billing-1 in generation 1, to offset 7) and ended at 10"))
+      << v[0].explanation;
+  EXPECT_TRUE(mentions(v[0], "never processed 6 acknowledged record(s) between its starting offset 0")) << v[0].explanation;
+}
+
+TEST(LostCommitChecker, RecordsBelowTheFirstProcessedOffsetAreNotOwed) {
+  LostCommitChecker c;
+  Events h(c);
+  h.acks(0, 0, 10);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.processes("billing-1", "billing", 1, 0, 5, 10);  // auto.offset.reset=latest: started at 5
+  h.committed("billing-1", "billing", 1, 0, 10);
+  // Processed by another member in another generation counts too.
+  h.acks(0, 10, 12);
+  h.processes("billing-2", "billing", 2, 0, 10, 12);
+  h.committed("billing-2", "billing", 2, 0, 12);
+  // Committed but never processed (no starting point known): not judged.
+  h.acks(1, 0, 5);
+  h.committed("billing-1", "billing", 1, 1, 5);
+  EXPECT_TRUE(finish(c).empty());
+}
+
+TEST(LostCommitChecker, AResetForwardOverUnprocessedRecordsIsFine) {
+  LostCommitChecker c;
+  Events h(c);
+  h.acks(0, 0, 10);
+  h.processes("billing-1", "billing", 1, 0, 0, 3);
+  h.committed("billing-1", "billing", 1, 0, 3);
+  h.reset("billing", 0, 8);  // the operator skips 3..7
+  h.processes("billing-1", "billing", 2, 0, 8, 10);
+  h.committed("billing-1", "billing", 2, 0, 10);
+  EXPECT_TRUE(finish(c).empty());
+}
+
+TEST(LostCommitChecker, AResetBackwardOwesFromTheResetOffset) {
+  LostCommitChecker c;
+  Events h(c);
+  h.acks(0, 0, 10);
+  h.processes("billing-1", "billing", 1, 0, 5, 10);
+  h.committed("billing-1", "billing", 1, 0, 10);
+  h.reset("billing", 0, 2);  // replay from 2: offsets 2..4 are now owed
+  h.process("billing-1", "billing", 2, 0, 2);
+  const std::uint64_t passed = h.committed("billing-1", "billing", 2, 0, 10);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "lost-commit");
+  EXPECT_EQ(v[0].first_event, passed);
+  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_TRUE(mentions(v[0], "never processed 2 acknowledged record(s) between its starting offset 2")) << v[0].explanation;
+}
+
+TEST(LostCommitChecker, DefaultCheckersReportIt) {
+  CheckerSet set = default_checkers();
+  History history;
+  set.attach(history);
+  for (std::int64_t offset : {0, 1, 2}) {
+    HistoryEvent e;
+    e.kind = OpKind::kSendOk;
+    e.process = "shop";
+    e.topic = "orders";
+    e.partition = 0;
+    e.offset = offset;
+    history.append(e);
+  }
+  HistoryEvent p;
+  p.kind = OpKind::kProcess;
+  p.process = "billing-1";
+  p.group = "billing";
+  p.generation = 1;
+  p.topic = "orders";
+  p.partition = 0;
+  p.offset = 0;
+  history.append(p);
+  HistoryEvent ok = p;
+  ok.kind = OpKind::kCommitOk;
+  ok.offset = 3;
+  ok.commit_id = 1;
+  history.append(ok);
+  const Verdict v = set.finish();
+  EXPECT_EQ(v.outcome, Outcome::kViolated);
+  ASSERT_EQ(v.violations.size(), 1u);
+  EXPECT_EQ(v.violations[0].anomaly, "lost-commit");
+  EXPECT_EQ(v.violations[0].first_event, 4u);
+  EXPECT_EQ(v.violations[0].offset, 1);
+}
+
+// --- unseen -----------------------------------------------------------------------------
+
+TEST(UnseenChecker, ARecordTheGroupNeverProcessedIsFlaggedAtItsAcknowledgement) {
+  UnseenChecker c(seconds(60));
+  Events h(c);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.acks(0, 0, 2);
+  const std::uint64_t missed = h.ack(0, 2);
+  h.acks(0, 3, 6);
+  h.processes("billing-1", "billing", 1, 0, 0, 2);
+  h.processes("billing-1", "billing", 1, 0, 4, 6);  // 2 and 3 skipped
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "unseen");
+  EXPECT_EQ(v[0].first_event, missed);
+  EXPECT_EQ(v[0].process, "shop");
+  EXPECT_EQ(v[0].topic, "orders");
+  EXPECT_EQ(v[0].partition, 0);
+  EXPECT_EQ(v[0].offset, 2);
+  EXPECT_EQ(v[0].key, "k2");
+  EXPECT_EQ(v[0].members, (std::vector<std::string>{"shop", "billing-1"}));
+  EXPECT_TRUE(mentions(v[0], "group billing never processed 2 record(s) of orders/0 acknowledged before 60000 ms")) << v[0].explanation;
+  EXPECT_TRUE(mentions(v[0], "the first at offset 2 (value 1002, acknowledged to shop at event #" + std::to_string(missed) + ")"))
+      << v[0].explanation;
+}
+
+TEST(UnseenChecker, RecordsAcknowledgedAfterTheCutoffOrBelowTheStartAreNotOwed) {
+  UnseenChecker c(millis(8));  // events are 1 ms apart: acknowledgements from event #8 on are not owed
+  Events h(c);
+  h.acks(0, 0, 3);                                       // #0..#2: before the group started
+  h.assign("billing-1", "billing", 1, {{"orders", 0}});  // #3
+  h.acks(0, 3, 6);                                       // #4..#6
+  h.processes("billing-1", "billing", 1, 0, 3, 6);       // started at 3 (latest)
+  h.acks(0, 6, 9);                                       // at or after the cutoff
+  EXPECT_GE(h.now(), millis(8));
+  EXPECT_TRUE(finish(c).empty());
+}
+
+TEST(UnseenChecker, RecordsProcessedOnlyByAnotherGroupDoNotCount) {
+  UnseenChecker c(seconds(60));
+  Events h(c);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.assign("email-1", "email", 1, {{"orders", 0}});
+  h.acks(0, 0, 5);
+  h.processes("billing-1", "billing", 1, 0, 0, 5);
+  h.processes("email-1", "email", 1, 0, 0, 3);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].members, (std::vector<std::string>{"shop", "email-1"}));
+  EXPECT_TRUE(mentions(v[0], "group email never processed 2 record(s) of orders/0")) << v[0].explanation;
+}
+
+TEST(UnseenChecker, APartitionNeverProcessedOwesWhatWasAcknowledgedAfterItsFirstAssignment) {
+  UnseenChecker c(seconds(60));
+  Events h(c);
+  h.acks(1, 0, 3);  // written before the group had the partition: not owed (latest)
+  h.assign("billing-1", "billing", 1, {{"orders", 0}, {"orders", 1}});
+  const std::uint64_t first = h.ack(1, 3);
+  h.ack(1, 4);
+  h.acks(0, 0, 2);
+  h.processes("billing-1", "billing", 1, 0, 0, 2);
+  h.acks(2, 0, 4);  // a partition the group was never assigned: no starting point, not judged
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].first_event, first);
+  EXPECT_EQ(v[0].partition, 1);
+  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_TRUE(mentions(v[0], "never processed 2 record(s) of orders/1")) << v[0].explanation;
+  EXPECT_TRUE(mentions(v[0], "starting offset 3")) << v[0].explanation;
+}
+
+TEST(UnseenChecker, AResetForwardMovesTheStart) {
+  UnseenChecker c(seconds(60));
+  Events h(c);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.acks(0, 0, 10);
+  h.processes("billing-1", "billing", 1, 0, 0, 2);
+  h.reset("billing", 0, 7);
+  h.processes("billing-1", "billing", 2, 0, 7, 10);
+  EXPECT_TRUE(finish(c).empty());
+}
+
+TEST(UnseenChecker, IsNotADefaultChecker) {
+  CheckerSet set = default_checkers();
+  History history;
+  set.attach(history);
+  HistoryEvent assign;
+  assign.kind = OpKind::kAssign;
+  assign.process = "billing-1";
+  assign.group = "billing";
+  assign.generation = 1;
+  assign.assignment = {{"orders", 0}};
+  history.append(assign);
+  HistoryEvent ack;
+  ack.kind = OpKind::kSendOk;
+  ack.process = "shop";
+  ack.topic = "orders";
+  ack.partition = 0;
+  ack.offset = 0;
+  history.append(ack);
+  EXPECT_EQ(set.finish().outcome, Outcome::kPass);
+}
+
+}  // namespace
+}  // namespace logsim::properties
