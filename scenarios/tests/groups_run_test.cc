@@ -306,6 +306,7 @@ TEST(GroupsRun, AMemberPausedPastItsSessionIsFencedAndRejoins) {
     }
   }
   expect_single_owner_per_generation(out.history, "billing");
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass);
 }
 
 }  // namespace
@@ -365,10 +366,11 @@ TEST(GroupsRunCrash, AutoCommitReplaysExactlyWhatWasProcessedSinceTheLastCommit)
     EXPECT_LE(resumed, r.last_processed_before.at(p) + 1) << "nothing may be skipped";
     EXPECT_GT(r.last_processed_before.at(p) + 1, resumed) << "the crash should replay something on partition " << p;
   }
-  // Nothing acknowledged is lost.
+  // Nothing acknowledged is lost, and the checkers agree.
   const auto acked = acknowledged(out.history);
   const auto seen = processed_by(out.history, "billing");
   for (auto v : acked) ASSERT_TRUE(seen.count(v)) << "value " << v;
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass);
 }
 
 TEST(GroupsRunCrash, CommittingBeforeProcessingLosesTheRestOfTheBatch) {
@@ -385,6 +387,11 @@ TEST(GroupsRunCrash, CommittingBeforeProcessingLosesTheRestOfTheBatch) {
     }
   }
   EXPECT_GT(lost, 0) << "the crash should fall inside a batch and lose its rest";
+  // The checkers name it: the group committed past records it never processed (and the log
+  // itself lost nothing, so no lost-write).
+  std::set<std::string> anomalies;
+  for (const auto& v : out.result.verdict.violations) anomalies.insert(v.anomaly);
+  EXPECT_EQ(anomalies, std::set<std::string>{"lost-commit"});
   EXPECT_LT(acknowledged(out.history).size() - processed_by(out.history, "billing").size(), 100u);
   EXPECT_EQ(acknowledged(out.history).size() - processed_by(out.history, "billing").size(), static_cast<std::size_t>(lost));
 }
