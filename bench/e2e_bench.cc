@@ -71,6 +71,15 @@ void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
     return nullptr;
   }
 }
+// Aligned allocations (the simulated disk's huge pages).
+void* operator new(std::size_t n, std::align_val_t al) {
+  void* p = std::aligned_alloc(static_cast<std::size_t>(al), (n + static_cast<std::size_t>(al) - 1) / static_cast<std::size_t>(al) * static_cast<std::size_t>(al));
+  if (p == nullptr) throw std::bad_alloc();
+  g_live_bytes.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  return p;
+}
+void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
 void operator delete(void* p) noexcept { counted_free(p); }
 void operator delete[](void* p) noexcept { counted_free(p); }
 void operator delete(void* p, std::size_t) noexcept { counted_free(p); }

@@ -646,7 +646,7 @@ TEST(PartitionLog, FramesAcrossDiskPagesReadBack) {
   TestDisk t;
   std::vector<Record> records;
   for (int i = 0; i < 3000; ++i) {
-    records.push_back(rec("k" + std::to_string(i), std::string(static_cast<std::size_t>(500 + i % 977), static_cast<char>('a' + i % 26)), i));
+    records.push_back(rec("k" + std::to_string(i), std::string(static_cast<std::size_t>(1200 + i % 977), static_cast<char>('a' + i % 26)), i));
   }
   {
     PartitionLog log(t.disk, kDir);
