@@ -193,8 +193,12 @@ void UnseenChecker::check(const std::string& group, const GroupProgress::TopicPa
   }
   if (first == nullptr) return;
   const GroupProgress::Ack& ack = first->second;
+  // A group that processed a later offset of the partition skipped the record: it is lost to
+  // the group (unseen, a safety violation). One that never got past it did not catch up
+  // (liveness): lost and merely delayed look alike, and the quiet period decides.
+  const bool skipped = p.processed.upper_bound(first->first) != p.processed.end();
   Violation v;
-  v.anomaly = "unseen";
+  v.anomaly = skipped ? "unseen" : "liveness";
   v.first_event = ack.event;
   v.at = ack.at;
   v.process = ack.process;
@@ -209,7 +213,9 @@ void UnseenChecker::check(const std::string& group, const GroupProgress::TopicPa
                   " ms at or after its starting offset " + std::to_string(owed->floor) + ", the first at offset " +
                   std::to_string(first->first) + " (value " + std::to_string(ack.value_id) + ", acknowledged to " +
                   ack.process + " at " + event_no(ack.event) + ")" +
-                  (p.last_assignee.empty() ? "" : "; the partition was last assigned to " + p.last_assignee);
+                  (p.last_assignee.empty() ? "" : "; the partition was last assigned to " + p.last_assignee) +
+                  (skipped ? ", which processed later offsets: the group skipped them"
+                           : "; the group never got past them: it did not catch up after the faults healed");
   report(std::move(v));
 }
 

@@ -135,6 +135,9 @@ class LostCommitChecker final : public Checker {
   GroupProgress progress_;
 };
 
+// Reports `unseen` when the group processed later offsets of the partition (it skipped the
+// records: lost to the group), and `liveness` when it never got past them (it did not catch up
+// by the end of the run, which the runner gives a quiet period after the faults).
 class UnseenChecker final : public Checker {
  public:
   // Records acknowledged at or after `required_before` are not owed.

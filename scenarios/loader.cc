@@ -771,14 +771,15 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
     throw ScenarioError(file, "/", "not valid JSON (byte " + std::to_string(e.byte) + ")", "a JSON object");
   }
   const JsonReader root(j, "", file);
-  root.expect_object({"$schema", "name", "description", "duration", "seed", "cluster", "topics", "producers",
-                      "consumers", "groups", "timeline", "expect"});
+  root.expect_object({"$schema", "name", "description", "duration", "quiesce", "seed", "cluster", "topics",
+                      "producers", "consumers", "groups", "timeline", "expect"});
   Scenario s;
   s.file = file;
   s.name = root.at("name").string();
   if (auto v = root.get("description")) s.description = v->string();
   if (auto v = root.get("duration")) s.duration = v->duration();
   if (s.duration <= 0) root.at("duration").fail("found a zero duration", "a positive duration");
+  if (auto v = root.get("quiesce")) s.quiesce = v->duration();
   if (auto v = root.get("seed")) s.seed = static_cast<std::uint64_t>(v->integer(0, INT64_MAX));
   if (auto v = root.get("cluster")) read_cluster(*v, s);
   read_topics(root.at("topics"), s);

@@ -1,6 +1,7 @@
 // Building the world from a scenario, applying its timeline, and gathering the result.
 #include "scenarios/runner.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -8,6 +9,7 @@
 #include "engine/controller/controller.h"
 #include "engine/env/assert.h"
 #include "properties/checker.h"
+#include "properties/group_checkers.h"
 #include "scenarios/apps/admin_app.h"
 #include "scenarios/apps/consumer_app.h"
 #include "scenarios/apps/group_member_app.h"
@@ -51,6 +53,27 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
   auto e = ctx.event(properties::OpKind::kFault, step.targets.empty() ? "" : step.targets.front());
   e.note = a;
   for (std::size_t i = 0; i < step.targets.size(); ++i) e.note += (i ? " | " : " ") + step.targets[i];
+  ctx.history.append(e);
+}
+
+// The quiet period after the fault phase: faults heal, infrastructure comes back (brokers and
+// the controller restart if they are down, paused nodes resume); applications stay as the
+// timeline left them.
+void begin_quiet_period(sim::World& world, RunContext& ctx, const Scenario& scenario, const std::vector<NodeId>& brokers) {
+  world.network_fault("heal", [](sim::Network& n) { n.heal(); });
+  std::vector<NodeId> infrastructure = brokers;
+  if (auto c = world.find("controller")) infrastructure.push_back(*c);
+  for (std::size_t i = 0; i < world.node_count(); ++i) {
+    const NodeId id(static_cast<std::int32_t>(i));
+    const bool infra = std::find(infrastructure.begin(), infrastructure.end(), id) != infrastructure.end();
+    if (world.state(id) == sim::NodeState::kPaused) {
+      world.resume(id);
+    } else if (infra && (world.state(id) == sim::NodeState::kCrashed || world.state(id) == sim::NodeState::kDown)) {
+      world.restart(id);
+    }
+  }
+  auto e = ctx.event(properties::OpKind::kFault, "");
+  e.note = "quiesce: faults healed for " + std::to_string(to_millis(scenario.quiesce)) + " ms";
   ctx.history.append(e);
 }
 
@@ -160,6 +183,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   RunContext ctx{out.history, world, {}};
   ctx.poison_salt = world.stream("failures").next_u64();
   properties::CheckerSet checkers = properties::default_checkers();
+  if (scenario.quiesce > 0) checkers.add(std::make_unique<properties::UnseenChecker>(scenario.duration));
   checkers.attach(out.history);
 
   const std::vector<NodeId> bootstrap = add_cluster(world, scenario);
@@ -212,7 +236,10 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
     world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),
                    [&world, &ctx, &step] { apply_step(world, ctx, step); });
   }
-  world.run_until(scenario.duration);
+  if (scenario.quiesce > 0) {
+    world.schedule(scenario.duration, "quiesce", [&world, &ctx, &scenario, &bootstrap] { begin_quiet_period(world, ctx, scenario, bootstrap); });
+  }
+  world.run_until(scenario.duration + scenario.quiesce);
 
   RunResult& r = out.result;
   r.scenario = scenario.name;

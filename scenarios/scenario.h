@@ -158,6 +158,11 @@ struct Scenario {
   std::string name;
   std::string description;
   Nanos duration = seconds(60);
+  // After `duration` (the fault phase), a quiet period of this length: the network heals,
+  // paused nodes resume, crashed brokers and the controller restart, no more timeline steps;
+  // then every group must have processed every record acknowledged during the fault phase
+  // (unseen / liveness). 0: no quiet period and no such check.
+  Nanos quiesce = 0;
   std::uint64_t seed = 1;             // used when the command line gives none
   ClusterSpec cluster;
   std::vector<TopicSpec> topics;

@@ -374,7 +374,8 @@ TEST(UnseenChecker, ARecordTheGroupNeverProcessedIsFlaggedAtItsAcknowledgement) 
   h.processes("billing-1", "billing", 1, 0, 4, 6);  // 2 and 3 skipped
   const auto v = finish(c);
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].anomaly, "unseen");
+  EXPECT_EQ(v[0].anomaly, "unseen") << "offsets 4.. were processed: 2 and 3 were skipped";
+  EXPECT_TRUE(mentions(v[0], "the group skipped them")) << v[0].explanation;
   EXPECT_EQ(v[0].first_event, missed);
   EXPECT_EQ(v[0].process, "shop");
   EXPECT_EQ(v[0].topic, "orders");
@@ -410,6 +411,7 @@ TEST(UnseenChecker, RecordsProcessedOnlyByAnotherGroupDoNotCount) {
   const auto v = finish(c);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].anomaly, "liveness") << "email never got past offset 3: it did not catch up";
   EXPECT_EQ(v[0].members, (std::vector<std::string>{"shop", "email-1"}));
   EXPECT_TRUE(mentions(v[0], "group email never processed 2 record(s) of orders/0")) << v[0].explanation;
 }
@@ -429,6 +431,7 @@ TEST(UnseenChecker, APartitionNeverProcessedOwesWhatWasAcknowledgedAfterItsFirst
   EXPECT_EQ(v[0].first_event, first);
   EXPECT_EQ(v[0].partition, 1);
   EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].anomaly, "liveness");
   EXPECT_TRUE(mentions(v[0], "never processed 2 record(s) of orders/1")) << v[0].explanation;
   EXPECT_TRUE(mentions(v[0], "starting offset 3")) << v[0].explanation;
 }

@@ -40,6 +40,9 @@ TEST(GroupsLoader, DefaultsAreKafkas) {
   EXPECT_EQ(s.cluster.config.offsets_topic_num_partitions, 50);
   EXPECT_EQ(s.cluster.config.offsets_topic_replication_factor, 3);
   EXPECT_EQ(s.cluster.config.group_initial_rebalance_delay_ms, 3000);
+  EXPECT_EQ(s.quiesce, 0) << "no quiet period unless asked";
+  const Scenario q = parse_scenario(R"({"name": "q", "quiesce": "15s", "topics": [{"name": "t"}]})", "mem.json");
+  EXPECT_EQ(q.quiesce, seconds(15));
 }
 
 TEST(GroupsLoader, EverySettingIsRead) {

@@ -566,3 +566,46 @@ TEST(GroupsRunSizing, ABatchLongerThanMaxPollIntervalDropsTheMemberAndItsCommitF
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+std::string quiesce_scenario(const std::string& timeline, const std::string& quiesce) {
+  return R"({
+    "name": "quiesce", "duration": "20s", "quiesce": ")" + quiesce + R"(",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "min.insync.replicas": 2,
+                                         "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 2}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 100, "count": 1500, "keys": {"uniform": 20}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "config": {"auto.offset.reset": "earliest"}}],
+    "timeline": )" + timeline + "}";
+}
+
+TEST(GroupsRunQuiesce, TheQuietPeriodHealsTheClusterAndTheGroupCatchesUp) {
+  // Two brokers down at the end of the fault phase: writes stop (min.insync.replicas 2). The
+  // quiet period restarts them, the producer finishes, and the group processes everything.
+  const RunOutput out = run(quiesce_scenario(R"([{"at": "12s", "action": "crash", "target": "broker-1"},
+                                                 {"at": "12s", "action": "crash", "target": "broker-2"},
+                                                 {"at": "14s", "action": "pause", "target": "billing-1"}])",
+                                             "20s"));
+  bool quiesced = false;
+  for (const auto& e : out.history.events()) quiesced = quiesced || e.note.starts_with("quiesce");
+  EXPECT_TRUE(quiesced);
+  EXPECT_EQ(acknowledged(out.history).size(), 1500u);
+  EXPECT_EQ(processed_by(out.history, "billing").size(), 1500u);
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass) << out.result.verdict.violations.size();
+}
+
+TEST(GroupsRunQuiesce, AGroupThatCannotCatchUpIsALivenessFailure) {
+  // The group's only member crashes and stays down: applications are not restarted.
+  const RunOutput out = run(quiesce_scenario(R"([{"at": "5s", "action": "crash", "target": "billing-1"}])", "10s"));
+  ASSERT_FALSE(out.result.verdict.violations.empty());
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kLiveness);
+  for (const auto& v : out.result.verdict.violations) EXPECT_EQ(v.anomaly, "liveness");
+  // Without a quiet period nothing is checked.
+  const RunOutput unchecked = run(quiesce_scenario(R"([{"at": "5s", "action": "crash", "target": "billing-1"}])", "0s"));
+  EXPECT_EQ(unchecked.result.verdict.outcome, properties::Outcome::kPass);
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
