@@ -13,6 +13,7 @@
 
 #include "engine/client/partitioner.h"
 #include "engine/env/assert.h"
+#include "engine/env/plants.h"
 #include "properties/checker.h"
 #include "reports/atomic_file.h"
 #include "reports/history_jsonl.h"
@@ -42,6 +43,8 @@ struct RunArgs {
   bool quiet = false;
   bool trace = false;
   std::string history;  // --history FILE
+  std::vector<std::string> plants;  // --plant NAME ...
+  bool list_plants = false;
 };
 
 struct CheckArgs {
@@ -69,7 +72,21 @@ int exit_code_for(const scenarios::RunResult& r) {
 }
 
 int run_command(const RunArgs& args) {
-  const scenarios::Scenario scenario = scenarios::load_scenario_file(args.file);
+  if (args.list_plants) {
+    for (const auto& p : all_plants()) std::cout << fmt::format("{:24} {} (found as {})\n", p.name, p.description, p.anomaly);
+    return kExitPass;
+  }
+  scenarios::Scenario scenario = scenarios::load_scenario_file(args.file);
+  for (const auto& name : args.plants) {
+    auto p = plant_by_name(name);
+    if (!p) {
+      std::string all;
+      for (const auto& info : all_plants()) all += std::string(all.empty() ? "" : ", ") + std::string(info.name);
+      std::fprintf(stderr, "logsim: unknown plant \"%s\"; expected one of %s (logsim run --list-plants)\n", name.c_str(), all.c_str());
+      return kExitBadInput;
+    }
+    scenario.plants.add(*p);
+  }
   const std::uint64_t seed = args.seed_given ? args.seed : scenario.seed;
   const auto start = std::chrono::steady_clock::now();
   scenarios::RunOutput out = scenarios::run_scenario(scenario, {seed, args.check_determinism || args.trace});
@@ -85,6 +102,7 @@ int run_command(const RunArgs& args) {
     }
   }
 
+  out.result.cli_plants = args.plants;
   const scenarios::RunResult& r = out.result;
   std::string err;
   if (!args.out.empty()) {
@@ -146,7 +164,9 @@ int main(int argc, char** argv) {
 
   RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "Run a scenario file with a seed and check its properties");
-  run_cmd->add_option("scenario", run.file, "Scenario file (JSON)")->required();
+  auto* scenario_opt = run_cmd->add_option("scenario", run.file, "Scenario file (JSON)");
+  run_cmd->add_option("--plant", run.plants, "Switch the engine into a known-wrong behaviour (a planted bug); repeatable");
+  run_cmd->add_flag("--list-plants", run.list_plants, "List the plants and exit");
   auto* seed_opt = run_cmd->add_option("--seed", run.seed, "Master seed (default: the scenario's \"seed\")");
   run_cmd->add_flag("--check-determinism", run.check_determinism, "Run twice and compare trace hashes (exit 3 if they differ)");
   run_cmd->add_option("--out", run.out, "Directory for summary.json and history.jsonl");
@@ -183,6 +203,10 @@ int main(int argc, char** argv) {
       return kExitPass;
     }
     if (*check_cmd) return check_command(check);
+    if (*run_cmd && !run.list_plants && scenario_opt->count() == 0) {
+      std::fprintf(stderr, "logsim run: the scenario file is required (logsim run SCENARIO.json)\n");
+      return kExitBadInput;
+    }
     run.seed_given = seed_opt->count() > 0;
     if (run.trace && run.out.empty()) {
       std::fprintf(stderr, "logsim: --trace writes trace.jsonl into the --out directory; give --out DIR too\n");

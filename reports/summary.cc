@@ -22,7 +22,9 @@ std::string shell_quote(const std::string& s) {
 }  // namespace
 
 std::string replay_command(const scenarios::RunResult& r) {
-  return fmt::format("logsim run {} --seed {}", shell_quote(r.file), r.seed);
+  std::string cmd = fmt::format("logsim run {} --seed {}", shell_quote(r.file), r.seed);
+  for (const auto& p : r.cli_plants) cmd += " --plant " + p;
+  return cmd;
 }
 
 nlohmann::json summary_json(const scenarios::RunResult& r, double wall_ms) {

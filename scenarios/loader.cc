@@ -772,7 +772,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   }
   const JsonReader root(j, "", file);
   root.expect_object({"$schema", "name", "description", "duration", "quiesce", "seed", "cluster", "topics",
-                      "producers", "consumers", "groups", "timeline", "expect"});
+                      "producers", "consumers", "groups", "timeline", "expect", "plant"});
   Scenario s;
   s.file = file;
   s.name = root.at("name").string();
@@ -790,6 +790,21 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   check_unique_names(root, s);
   if (auto v = root.get("timeline")) read_timeline(*v, s);
   if (auto v = root.get("expect")) read_expect(*v, s);
+  if (auto v = root.get("plant")) {
+    for (const auto& item : v->items()) {
+      const std::string name = item.string();
+      auto p = plant_by_name(name);
+      if (!p) {
+        std::vector<std::string> names;
+        for (const auto& info : all_plants()) names.emplace_back(info.name);
+        auto guess = did_you_mean(name, names);
+        std::string all;
+        for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+        item.fail("unknown plant \"" + name + "\"", guess ? "did you mean \"" + *guess + "\"?" : "one of " + all);
+      }
+      s.plants.add(*p);
+    }
+  }
   return s;
 }
 

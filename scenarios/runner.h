@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "properties/history.h"
 #include "properties/verdict.h"
@@ -29,6 +30,7 @@ struct RunResult {
   Nanos simulated_ns = 0;
   properties::Verdict verdict;
   std::map<std::string, std::int64_t> stats;  // ordered: stable output
+  std::vector<std::string> cli_plants;  // plants given on the command line (for the replay command)
   bool expectation_met = true;
   std::string expectation_detail;  // why the expectation was not met
 };

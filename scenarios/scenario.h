@@ -12,6 +12,7 @@
 #include "engine/client/consumer.h"
 #include "engine/client/group_admin.h"
 #include "engine/client/producer.h"
+#include "engine/env/plants.h"
 #include "engine/env/types.h"
 #include "sim/network.h"
 
@@ -172,6 +173,7 @@ struct Scenario {
   std::vector<GroupSpec> groups;
   std::vector<TimelineStep> timeline;
   Expectation expect;
+  Plants plants;                      // planted bugs ("plant", or --plant): none by default
 };
 
 }  // namespace logsim::scenarios

@@ -694,6 +694,10 @@ struct GroupCoordinator::Impl {
     if (g == nullptr) return req.generation_id < 0 ? ErrorCode::NONE : ErrorCode::ILLEGAL_GENERATION;
     if (g->is(GroupState::kDead)) return ErrorCode::COORDINATOR_NOT_AVAILABLE;
     if (req.generation_id < 0 && g->is(GroupState::kEmpty)) return ErrorCode::NONE;
+    // PLANTED BUG (accept-stale-commit): a commit from an older generation is taken as if current.
+    if (config.plants.has(Plant::kAcceptStaleCommit) && req.generation_id >= 0 && req.generation_id < g->generation()) {
+      return ErrorCode::NONE;
+    }
     if (g->is_static_member_fenced(req.group_instance_id, req.member_id)) return ErrorCode::FENCED_INSTANCE_ID;
     Member* m = g->find(req.member_id);
     if (m == nullptr) return ErrorCode::UNKNOWN_MEMBER_ID;

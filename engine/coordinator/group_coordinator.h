@@ -23,6 +23,7 @@
 
 #include "engine/env/env.h"
 #include "engine/env/messages.h"
+#include "engine/env/plants.h"
 
 namespace logsim::engine {
 
@@ -35,6 +36,7 @@ struct GroupCoordinatorConfig {
   std::int32_t group_initial_rebalance_delay_ms = 3000;   // group.initial.rebalance.delay.ms
   std::int32_t group_max_size = std::numeric_limits<std::int32_t>::max();  // group.max.size
   std::int32_t offsets_commit_timeout_ms = 5000;          // offsets.commit.timeout.ms
+  Plants plants;                                          // planted bugs (none by default)
 };
 
 // What the coordinator needs of the broker hosting it.

@@ -609,3 +609,32 @@ TEST(GroupsRunQuiesce, AGroupThatCannotCatchUpIsALivenessFailure) {
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+std::string scenarios_dir() {
+  const std::string here = __FILE__;
+  return here.substr(0, here.size() - std::string("tests/groups_run_test.cc").size());
+}
+
+TEST(GroupsRunPlants, AStaleCommitIsFoundWhenTheCoordinatorIsPlantedToAcceptIt) {
+  Scenario s = load_scenario_file(scenarios_dir() + "zombie-member-is-fenced.json");
+  const RunOutput clean = run_scenario(s, RunOptions{s.seed, false});
+  EXPECT_EQ(clean.result.verdict.outcome, properties::Outcome::kPass);
+  s.plants.add(Plant::kAcceptStaleCommit);
+  const RunOutput planted = run_scenario(s, RunOptions{s.seed, false});
+  std::set<std::string> anomalies;
+  for (const auto& v : planted.result.verdict.violations) anomalies.insert(v.anomaly);
+  EXPECT_TRUE(anomalies.count("stale-commit-accepted")) << "the planted bug went unnoticed";
+  // The woken zombie's commit was accepted instead of fenced.
+  bool zombie_commit_ok = false;
+  for (const auto& e : planted.history.events()) {
+    zombie_commit_ok = zombie_commit_ok || (e.kind == OpKind::kCommitOk && e.process == "ledger-1" && e.at > seconds(22) &&
+                                            e.generation == 1);
+  }
+  EXPECT_TRUE(zombie_commit_ok);
+}
+
+}  // namespace
+}  // namespace logsim::scenarios

@@ -1,0 +1,43 @@
+// Planted bugs: known-wrong behaviours, modelled on real Kafka bugs, that the engine can be
+// switched into to prove the harness finds them (`--plant NAME`, or "plant" in a scenario).
+// Never on by default. Each is one named switch; the engine code that honours it is marked
+// "PLANTED BUG".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace logsim {
+
+enum class Plant : std::uint8_t {
+  // The group coordinator accepts an offset commit from a generation older than the group's
+  // (a fenced zombie's commit). Found as stale-commit-accepted.
+  kAcceptStaleCommit = 0,
+};
+
+struct PlantInfo {
+  Plant plant;
+  std::string_view name;         // as on the command line
+  std::string_view description;  // one line
+  std::string_view anomaly;      // what the checkers should report
+};
+
+// Every plant, in declaration order.
+std::span<const PlantInfo> all_plants();
+std::optional<Plant> plant_by_name(std::string_view name);
+
+// A set of plants (none by default).
+class Plants {
+ public:
+  void add(Plant p) { bits_ |= bit(p); }
+  bool has(Plant p) const { return (bits_ & bit(p)) != 0; }
+  bool empty() const { return bits_ == 0; }
+
+ private:
+  static std::uint32_t bit(Plant p) { return std::uint32_t{1} << static_cast<unsigned>(p); }
+  std::uint32_t bits_ = 0;
+};
+
+}  // namespace logsim
