@@ -242,7 +242,11 @@ std::int64_t config_size(const JsonReader& r, std::int64_t lo) {
 // A topic's log configs, with Kafka's keys.
 void read_topic_log_config(const JsonReader& c, LogConfig& log) {
   if (auto v = c.get("retention.ms")) log.retention_ms = v->config_integer(-1, INT64_MAX);
-  if (auto v = c.get("retention.bytes")) log.retention_bytes = v->json().is_number_integer() && v->json().get<std::int64_t>() == -1 ? -1 : config_size(*v, 0);
+  if (auto v = c.get("retention.bytes")) {
+    const bool unlimited = (v->json().is_number_integer() && v->json().get<std::int64_t>() == -1) ||
+                           (v->json().is_string() && v->json().get<std::string>() == "-1");
+    log.retention_bytes = unlimited ? -1 : config_size(*v, 0);
+  }
   if (auto v = c.get("segment.bytes")) log.segment_bytes = config_size(*v, 14);
   if (auto v = c.get("segment.ms")) log.segment_ms = v->config_integer(1, INT64_MAX);
   if (auto v = c.get("delete.retention.ms")) log.delete_retention_ms = v->config_integer(0, INT64_MAX);
