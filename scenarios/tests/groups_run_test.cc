@@ -638,3 +638,21 @@ TEST(GroupsRunPlants, AStaleCommitIsFoundWhenTheCoordinatorIsPlantedToAcceptIt) 
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+TEST(GroupsRunStatic, ARollingRestartOfStaticMembersNeverRebalances) {
+  const Scenario s = load_scenario_file(scenarios_dir() + "static-members-rolling-restart.json");
+  const RunOutput out = run_scenario(s, RunOptions{s.seed, false});
+  EXPECT_EQ(out.result.stats.at("group.settlement.generation"), 1);
+  EXPECT_EQ(processed_by(out.history, "settlement").size(), 7500u);
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass);
+  Scenario dynamic = s;
+  dynamic.groups[0].static_membership = false;
+  const RunOutput d = run_scenario(dynamic, RunOptions{s.seed, false});
+  EXPECT_EQ(d.result.stats.at("group.settlement.generation"), 4) << "each dynamic restart is a rebalance";
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
