@@ -183,6 +183,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   sim::World world(options.seed, wopts);
   RunContext ctx{out.history, world, {}};
   ctx.poison_salt = world.stream("failures").next_u64();
+  ctx.plants = scenario.plants;
   properties::CheckerSet checkers = properties::default_checkers();
   if (scenario.quiesce > 0) checkers.add(std::make_unique<properties::UnseenChecker>(scenario.duration));
   checkers.attach(out.history);

@@ -36,6 +36,7 @@
 #include "engine/client/metadata.h"
 #include "engine/client/topic_partition.h"
 #include "engine/env/env.h"
+#include "engine/env/plants.h"
 
 namespace logsim::engine {
 
@@ -59,6 +60,7 @@ struct ConsumerConfig {
   bool enable_auto_commit = true;                  // enable.auto.commit
   std::int32_t auto_commit_interval_ms = 5000;     // auto.commit.interval.ms
   std::int32_t default_api_timeout_ms = 60000;     // default.api.timeout.ms (commitSync's bound)
+  Plants plants;                                   // planted bugs (none by default)
 };
 
 // A commit the client sent or finished (for the application's history).

@@ -102,6 +102,13 @@ void Consumer::start_prepare() {
   group_.prepare_revoked = false;
   if (config_.enable_auto_commit && group_.generation >= 0) {
     auto offsets = consumed();
+    if (config_.plants.has(Plant::kAutoCommitFetchedOnRebalance)) {
+      // PLANTED BUG (KAFKA-14196): commit past what was fetched but never returned by poll().
+      for (auto& [tp, offset] : offsets) {
+        const auto& buffer = partitions_.at(tp).buffer;
+        if (!buffer.empty()) offset = buffer.back().offset + 1;
+      }
+    }
     if (!offsets.empty()) {
       group_.prepare_commit = add_commit(std::move(offsets), true, true, {});
       send_commit(group_.prepare_commit);

@@ -5,9 +5,11 @@
 
 namespace logsim {
 namespace {
-constexpr std::array<PlantInfo, 1> kPlants{{
+constexpr std::array<PlantInfo, 2> kPlants{{
     {Plant::kAcceptStaleCommit, "accept-stale-commit",
      "the group coordinator accepts an offset commit from a stale generation (a fenced zombie's)", "stale-commit-accepted"},
+    {Plant::kAutoCommitFetchedOnRebalance, "auto-commit-fetched-on-rebalance",
+     "KAFKA-14196: the auto-commit before a rebalance commits what was fetched, not what poll() returned", "lost-commit"},
 }};
 }  // namespace
 

@@ -15,6 +15,11 @@ enum class Plant : std::uint8_t {
   // The group coordinator accepts an offset commit from a generation older than the group's
   // (a fenced zombie's commit). Found as stale-commit-accepted.
   kAcceptStaleCommit = 0,
+  // KAFKA-14196: when a rebalance starts, the consumer's auto-commit commits the position of
+  // what it has fetched, not of what poll() returned, so buffered records that were never
+  // handed to the application are skipped by whoever gets the partition. Found as
+  // lost-commit / unseen.
+  kAutoCommitFetchedOnRebalance = 1,
 };
 
 struct PlantInfo {

@@ -16,6 +16,7 @@ GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name
         engine::ConsumerConfig c = spec.config;
         c.bootstrap_servers = bootstrap;
         c.group_id = spec.name;
+        c.plants = ctx.plants;
         c.client_id = name_;
         c.enable_auto_commit = spec.commit == CommitStrategy::kAuto;
         if (spec.static_membership) c.group_instance_id = name_;

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "engine/env/plants.h"
 #include "engine/env/rng.h"
 #include "properties/history.h"
 #include "sim/world.h"
@@ -25,6 +26,7 @@ struct RunContext {
   std::map<std::string, ProducerProgress> producers;  // by producer name
   std::uint64_t last_value_id = 0;  // values are numbered 1, 2, ... across all producers
   std::uint64_t poison_salt = 0;    // which records are poison (drawn from the seed)
+  Plants plants{};                  // planted bugs the clients honour
   // Dead-letter copies are numbered from 2^48, apart from the producers' values, so that
   // dead-lettering does not renumber (and so re-draw the failures of) the records after it.
   std::uint64_t last_dead_letter_id = std::uint64_t{1} << 48;

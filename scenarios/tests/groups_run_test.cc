@@ -656,3 +656,32 @@ TEST(GroupsRunStatic, ARollingRestartOfStaticMembersNeverRebalances) {
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+TEST(GroupsRunPlants, KafkaBug14196AutoCommitOfFetchedRecordsIsFoundAsLostCommit) {
+  // Members fall behind (buffers full of fetched records); a member crash makes the others
+  // rebalance, and their auto-commit before rejoining is where the planted bug strikes.
+  Scenario s = parse_scenario(R"({
+    "name": "kafka-14196", "duration": "40s", "quiesce": "20s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 4}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 300, "count": 6000, "keys": {"uniform": 40}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 3, "processing": "4ms",
+                "config": {"auto.offset.reset": "earliest", "max.poll.records": 50, "session.timeout.ms": 6000,
+                           "heartbeat.interval.ms": 1000}}],
+    "timeline": [{"at": "8s", "action": "crash", "target": "billing-3"}]
+  })", "mem.json");
+  const RunOutput clean = run_scenario(s, RunOptions{3, false});
+  EXPECT_EQ(clean.result.verdict.outcome, properties::Outcome::kPass);
+  s.plants.add(Plant::kAutoCommitFetchedOnRebalance);
+  const RunOutput planted = run_scenario(s, RunOptions{3, false});
+  std::set<std::string> anomalies;
+  for (const auto& v : planted.result.verdict.violations) anomalies.insert(v.anomaly);
+  EXPECT_TRUE(anomalies.count("lost-commit")) << "the planted bug went unnoticed";
+  EXPECT_FALSE(anomalies.count("lost-write")) << "the log lost nothing";
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
