@@ -129,6 +129,7 @@ std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
   broker_config.group.group_max_session_timeout_ms = c.group_max_session_timeout_ms;
   broker_config.group.offsets_commit_timeout_ms = c.offsets_commit_timeout_ms;
   broker_config.group.plants = scenario.plants;
+  broker_config.plants = scenario.plants;
   for (std::int32_t b = 1; b <= n; ++b) {
     const NodeId id = world.add_node("broker-" + std::to_string(b), [broker_config](Env& env) {
       return std::make_unique<engine::Broker>(env, broker_config);

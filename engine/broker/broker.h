@@ -19,6 +19,7 @@
 #include "engine/broker/partition.h"
 #include "engine/coordinator/group_coordinator.h"
 #include "engine/env/env.h"
+#include "engine/env/plants.h"
 
 namespace logsim::engine {
 
@@ -43,6 +44,7 @@ struct BrokerConfig {
   std::int32_t offsets_topic_replication_factor = 3; // offsets.topic.replication.factor
   std::int32_t offsets_topic_segment_bytes = 104857600;  // offsets.topic.segment.bytes
   GroupCoordinatorConfig group;                      // group.* and offsets.commit.timeout.ms
+  Plants plants;                                     // planted bugs of the broker (none by default)
 };
 
 // A Fetch the broker holds until records arrive or its max wait ends (Kafka's long poll).

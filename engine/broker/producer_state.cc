@@ -5,7 +5,8 @@
 
 namespace logsim::engine {
 
-ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& batch, std::int32_t count) const {
+ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& batch, std::int32_t count,
+                                                    Plants plants) const {
   Check c;
   if (batch.producer_id.value() < 0) return c;
   auto it = producers_.find(batch.producer_id);
@@ -25,6 +26,9 @@ ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& bat
   const Sequence last = base + (count - 1);
   if (last <= e.last) {
     if (base.value() < 0) return c;
+    // PLANTED BUG (skip-idempotent-dedup): a retried batch is not recognised as written; it
+    // is appended again (at new offsets) and answered as if new.
+    if (plants.has(Plant::kSkipIdempotentDedup)) return c;
     c.duplicate = true;
     auto found = std::lower_bound(e.recent.begin(), e.recent.end(), base,
                                   [](const auto& entry, Sequence s) { return entry.first < s; });
@@ -45,6 +49,8 @@ void ProducerStateTable::record(const StoredRecord& r) {
   if (r.producer_epoch > e.epoch) {
     e = Entry{};
     e.epoch = r.producer_epoch;
+  } else if (r.producer_epoch == e.epoch && r.sequence.value() >= 0 && r.sequence <= e.last) {
+    return;  // written again (skip-idempotent-dedup): the first write's offsets stand
   }
   e.last = r.sequence;
   e.recent.emplace_back(r.sequence, r.offset);

@@ -21,6 +21,7 @@
 
 #include "engine/env/errors.h"
 #include "engine/env/messages.h"
+#include "engine/env/plants.h"
 #include "engine/log/partition_log.h"
 
 namespace logsim::engine {
@@ -33,8 +34,11 @@ class ProducerStateTable {
     Offset duplicate_base{-1};          // where the duplicate's first record is, if known
   };
 
-  Check check(const ProducerBatchInfo& batch, std::int32_t count) const;
-  // Takes note of a record the log now holds (leader append or replication).
+  // `plants`: the skip-idempotent-dedup planted bug takes a retried batch for a new one.
+  Check check(const ProducerBatchInfo& batch, std::int32_t count, Plants plants = {}) const;
+  // Takes note of a record the log now holds (leader append or replication). A sequence at or
+  // below the producer's last one in the same epoch (a duplicate written again, which only
+  // the skip-idempotent-dedup planted bug does) leaves the table as the first write left it.
   void record(const StoredRecord& r);
   void rebuild(const PartitionLog& log);
   std::size_t size() const { return producers_.size(); }

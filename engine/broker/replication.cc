@@ -112,8 +112,11 @@ void maybe_advance_high_watermark(BrokerState& b, Partition& p) {
   // The rule: min log end offset over the ISR, never while the ISR is below min.insync.replicas.
   if (static_cast<std::int32_t>(p.state.isr.size()) < p.state.min_insync_replicas) return;
   Offset hw = p.log->log_end_offset();
+  // PLANTED BUG (advance-hw-without-isr): the leader's own log end is taken as committed, so
+  // acks=all is answered before any follower has the records.
+  const bool wait_for_isr = !b.config.plants.has(Plant::kAdvanceHwWithoutIsr);
   for (NodeId r : p.state.isr) {
-    if (r == b.env.self()) continue;
+    if (r == b.env.self() || !wait_for_isr) continue;
     auto it = p.followers.find(r);
     if (it == p.followers.end() || it->second.log_end_offset.value() < 0) return;  // not yet known
     hw = std::min(hw, it->second.log_end_offset);
@@ -176,6 +179,19 @@ void on_alter_partition_response(BrokerState& b, const AlterPartitionResponse& r
 void start_following(BrokerState& b, const PartitionKey& key) {
   Partition& p = b.partitions.at(key);
   p.followers.clear();
+  if (b.config.plants.has(Plant::kTruncateToHighWatermark)) {
+    // PLANTED BUG (KAFKA-1211, before KIP-101): truncate to our own high watermark, which may
+    // lag the leader's, instead of asking the leader where our latest epoch ends; committed
+    // records above it are gone from this replica until it fetches them again.
+    PartitionLog& log = *p.log;
+    if (p.high_watermark < log.log_end_offset()) {
+      log.truncate_to(std::max(p.high_watermark, log.log_start_offset()));
+      p.producers.rebuild(log);
+    }
+    p.phase = FollowerPhase::kFetching;
+    send_next(b, p);
+    return;
+  }
   p.phase = p.log->log_end_offset() > p.log->log_start_offset() ? FollowerPhase::kTruncating : FollowerPhase::kFetching;
   send_next(b, p);
 }

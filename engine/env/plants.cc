@@ -5,11 +5,21 @@
 
 namespace logsim {
 namespace {
-constexpr std::array<PlantInfo, 2> kPlants{{
+constexpr std::array<PlantInfo, 7> kPlants{{
     {Plant::kAcceptStaleCommit, "accept-stale-commit",
      "the group coordinator accepts an offset commit from a stale generation (a fenced zombie's)", "stale-commit-accepted"},
     {Plant::kAutoCommitFetchedOnRebalance, "auto-commit-fetched-on-rebalance",
      "KAFKA-14196: the auto-commit before a rebalance commits what was fetched, not what poll() returned", "lost-commit"},
+    {Plant::kAdvanceHwWithoutIsr, "advance-hw-without-isr",
+     "the leader advances the high watermark without the in-sync replicas (acks=all before replication)", "lost-write"},
+    {Plant::kTruncateToHighWatermark, "truncate-to-hw",
+     "KAFKA-1211: a new follower truncates to its own stale high watermark, not the leader epoch's end", "lost-write"},
+    {Plant::kSkipIdempotentDedup, "skip-idempotent-dedup",
+     "the broker appends a retried idempotent batch again instead of de-duplicating its sequence", "duplicate"},
+    {Plant::kCooperativeDoubleOwnership, "cooperative-double-ownership",
+     "KAFKA-12984: the cooperative assignor moves a partition before its old owner revoked it", "double-ownership"},
+    {Plant::kFetchAboveHighWatermark, "fetch-above-hw",
+     "the leader serves consumer fetches above the high watermark (records a failover may truncate)", "inconsistent-offsets"},
 }};
 }  // namespace
 

@@ -20,6 +20,25 @@ enum class Plant : std::uint8_t {
   // handed to the application are skipped by whoever gets the partition. Found as
   // lost-commit / unseen.
   kAutoCommitFetchedOnRebalance = 1,
+  // The partition leader advances the high watermark to its own log end without waiting for
+  // the in-sync replicas, so acks=all is acknowledged before the write is replicated; the
+  // leader's death then loses it. Found as lost-write.
+  kAdvanceHwWithoutIsr = 2,
+  // KAFKA-1211 (before KIP-101): a replica that becomes a follower truncates its log to its
+  // own, possibly stale, high watermark instead of asking the leader for the epoch's end
+  // offset; after a quick double failover acknowledged records vanish. Found as lost-write.
+  kTruncateToHighWatermark = 3,
+  // The broker appends a retried idempotent batch again instead of answering with the
+  // original offsets (no sequence-number de-duplication). Found as duplicate.
+  kSkipIdempotentDedup = 4,
+  // KAFKA-12984: the cooperative-sticky assignor hands a partition to a new owner in the same
+  // rebalance in which its old owner still holds it, so two members of one generation process
+  // it. Found as double-ownership.
+  kCooperativeDoubleOwnership = 5,
+  // The leader serves consumer fetches up to its log end, above the high watermark, so a
+  // consumer processes records that a leader failover later truncates and replaces. Found as
+  // inconsistent-offsets.
+  kFetchAboveHighWatermark = 6,
 };
 
 struct PlantInfo {

@@ -266,6 +266,19 @@ TEST(CooperativeStickyAssignor, PartitionsOfALeaverAreAssignedAtOnce) {
   EXPECT_EQ(cooperative_sticky_assign(g), (GroupAssignment{{"A", {tp("t0", 0), tp("t0", 2)}}, {"B", {tp("t0", 1)}}}));
 }
 
+// PLANTED BUG cooperative-double-ownership (KAFKA-12984): nothing is held back, so C gets
+// t0-3 in the rebalance in which B still owns it.
+TEST(CooperativeStickyAssignor, DoubleOwnershipPlantSkipsTheWithholding) {
+  const auto first = group({member("A", {"t0"}, {tp("t0", 0), tp("t0", 1)}, 5),
+                            member("B", {"t0"}, {tp("t0", 2), tp("t0", 3)}, 5), member("C", {"t0"})},
+                           {{"t0", 4}});
+  Plants plants;
+  EXPECT_EQ(cooperative_sticky_assign(first, plants), cooperative_sticky_assign(first));
+  plants.add(Plant::kCooperativeDoubleOwnership);
+  EXPECT_EQ(cooperative_sticky_assign(first, plants), sticky_assign(first));
+  EXPECT_EQ(cooperative_sticky_assign(first, plants).at("C"), std::vector<TopicPartition>{tp("t0", 3)});
+}
+
 // ---- Factory -------------------------------------------------------------------------------
 
 TEST(AssignorByName, KafkaNamesAndClassNames) {

@@ -664,5 +664,162 @@ TEST_F(BrokerTopicLifecycleTest, TheSameTopicIdKeepsTheLogAcrossARestart) {
   EXPECT_EQ(produce({rec("c", "3")}).base_offset, Offset(2));
 }
 
+// ---- Planted bugs of replication and fetch (engine/env/plants.h). Each test runs the broker
+// with its plant off, then on: the wrong behaviour shows only with the plant.
+
+const NodeId kOtherReplica(2);
+
+// One broker of a two-replica cluster, its controller played by the test.
+struct Replica {
+  explicit Replica(std::optional<Plant> plant) {
+    BrokerConfig c;
+    c.controller = kControllerNode;
+    if (plant) c.plants.add(*plant);
+    broker = std::make_unique<Broker>(env, c);
+    broker->on_start();
+  }
+
+  // The controller's state: orders-0 on this broker and kOtherReplica, both in the ISR,
+  // min.insync.replicas 2, led by `leader` in `epoch`.
+  void state(std::int64_t version, NodeId leader, std::int32_t epoch) {
+    LeaderAndIsrRequest req;
+    req.controller_epoch = 1;
+    req.version = version;
+    req.live_brokers = {kBroker, kOtherReplica};
+    PartitionState s;
+    s.topic = "orders";
+    s.partition = PartitionId(0);
+    s.topic_id = 7;
+    s.leader = leader;
+    s.leader_epoch = LeaderEpoch(epoch);
+    s.partition_epoch = epoch;
+    s.replicas = {kBroker, kOtherReplica};
+    s.isr = {kBroker, kOtherReplica};
+    s.min_insync_replicas = 2;
+    req.partitions.push_back(s);
+    broker->on_message(kControllerNode, req);
+  }
+
+  const Partition& partition() const { return broker->state().partitions.at({"orders", 0}); }
+
+  template <typename T>
+  std::vector<T> sent_to(NodeId to) const {
+    std::vector<T> out;
+    for (const Sent& s : env.sent) {
+      if (const auto* m = std::get_if<T>(&s.msg); m != nullptr && s.to == to) out.push_back(*m);
+    }
+    return out;
+  }
+
+  void produce(std::vector<Record> records, std::int16_t acks, std::int32_t base_sequence = -1) {
+    ProduceRequest req{++cid, "orders", PartitionId(0), acks, 30000, std::move(records)};
+    if (base_sequence >= 0) {
+      req.producer_id = ProducerId(11);
+      req.producer_epoch = ProducerEpoch(0);
+      req.base_sequence = Sequence(base_sequence);
+    }
+    broker->on_message(kClient, req);
+  }
+
+  TestDisk t;
+  FakeEnv env{t.disk};
+  std::unique_ptr<Broker> broker;
+  CorrelationId cid = 0;
+};
+
+std::optional<Plant> plant_if(bool planted, Plant p) { return planted ? std::optional(p) : std::nullopt; }
+
+// advance-hw-without-isr: acks=all is answered before the follower fetched anything.
+TEST(ReplicaPlant, AdvanceHwWithoutIsrPlantAcknowledgesBeforeReplication) {
+  for (const bool planted : {false, true}) {
+    SCOPED_TRACE(planted ? "planted" : "correct");
+    Replica r(plant_if(planted, Plant::kAdvanceHwWithoutIsr));
+    r.state(1, kBroker, 1);
+    r.produce({rec("a", "1"), rec("b", "2")}, -1);
+    const auto acks = r.sent_to<ProduceResponse>(kClient);
+    if (planted) {
+      ASSERT_EQ(acks.size(), 1u);
+      EXPECT_EQ(acks[0].error, ErrorCode::NONE);
+      EXPECT_EQ(r.partition().high_watermark, Offset(2));
+    } else {
+      EXPECT_TRUE(acks.empty()) << "acks=all waits for the ISR";
+      EXPECT_EQ(r.partition().high_watermark, Offset(0));
+    }
+  }
+}
+
+// fetch-above-hw: a consumer reads records the follower does not have yet.
+TEST(ReplicaPlant, FetchAboveHighWatermarkPlantServesUncommittedRecords) {
+  for (const bool planted : {false, true}) {
+    SCOPED_TRACE(planted ? "planted" : "correct");
+    Replica r(plant_if(planted, Plant::kFetchAboveHighWatermark));
+    r.state(1, kBroker, 1);
+    r.produce({rec("a", "1"), rec("b", "2"), rec("c", "3")}, 1);
+    ASSERT_EQ(r.partition().high_watermark, Offset(0));
+    r.broker->on_message(kClient, FetchRequest{++r.cid, "orders", PartitionId(0), Offset(0), 500, 0});
+    const auto fetched = r.sent_to<FetchResponse>(kClient);
+    ASSERT_EQ(fetched.size(), 1u);
+    EXPECT_EQ(fetched[0].high_watermark, Offset(0));
+    EXPECT_EQ(fetched[0].records.size(), planted ? 3u : 0u);
+    // A follower reads to the log end either way.
+    r.broker->on_message(kOtherReplica, FetchRequest{++r.cid, "orders", PartitionId(0), Offset(0), 500, 0,
+                                                   kOtherReplica, LeaderEpoch(1)});
+    const auto replicated = r.sent_to<FetchResponse>(kOtherReplica);
+    ASSERT_EQ(replicated.size(), 1u);
+    EXPECT_EQ(replicated[0].records.size(), 3u);
+  }
+}
+
+// truncate-to-hw (KAFKA-1211): a replica that becomes a follower again cuts its log to its own
+// stale high watermark instead of asking the leader where its epoch ends.
+TEST(ReplicaPlant, TruncateToHighWatermarkPlantCutsCommittedRecords) {
+  for (const bool planted : {false, true}) {
+    SCOPED_TRACE(planted ? "planted" : "correct");
+    Replica r(plant_if(planted, Plant::kTruncateToHighWatermark));
+    r.state(1, kOtherReplica, 1);
+    const auto first = r.sent_to<FetchRequest>(kOtherReplica);
+    ASSERT_EQ(first.size(), 1u) << "an empty log fetches at once";
+    FetchResponse resp{first[0].correlation_id, "orders", PartitionId(0), ErrorCode::NONE, Offset(2), Offset(0), {}};
+    for (std::int64_t i = 0; i < 5; ++i) {
+      resp.records.push_back(StoredRecord{Offset(i), rec("k", "v" + std::to_string(i)), LeaderEpoch(1)});
+    }
+    r.broker->on_message(kOtherReplica, resp);
+    ASSERT_EQ(r.partition().log->log_end_offset(), Offset(5));
+    ASSERT_EQ(r.partition().high_watermark, Offset(2));
+    const std::size_t fetches = r.sent_to<FetchRequest>(kOtherReplica).size();
+    r.state(2, kOtherReplica, 2);  // a new leader epoch: follow again
+    if (planted) {
+      EXPECT_EQ(r.partition().log->log_end_offset(), Offset(2)) << "truncated to its own high watermark";
+      EXPECT_TRUE(r.sent_to<OffsetsForLeaderEpochRequest>(kOtherReplica).empty());
+      const auto fetch = r.sent_to<FetchRequest>(kOtherReplica);
+      ASSERT_EQ(fetch.size(), fetches + 1);
+      EXPECT_EQ(fetch.back().fetch_offset, Offset(2));
+    } else {
+      EXPECT_EQ(r.partition().log->log_end_offset(), Offset(5)) << "nothing cut before the leader answers";
+      EXPECT_EQ(r.sent_to<OffsetsForLeaderEpochRequest>(kOtherReplica).size(), 1u);
+    }
+  }
+}
+
+// skip-idempotent-dedup: a retried idempotent batch is written twice, and the producer's next
+// batch is still accepted.
+TEST(ReplicaPlant, SkipIdempotentDedupPlantWritesARetryAgain) {
+  for (const bool planted : {false, true}) {
+    SCOPED_TRACE(planted ? "planted" : "correct");
+    Replica r(plant_if(planted, Plant::kSkipIdempotentDedup));
+    r.state(1, kBroker, 1);
+    r.produce({rec("a", "1"), rec("b", "2")}, 1, 0);
+    r.produce({rec("a", "1"), rec("b", "2")}, 1, 0);  // the retry
+    r.produce({rec("c", "3")}, 1, 2);
+    const auto acks = r.sent_to<ProduceResponse>(kClient);
+    ASSERT_EQ(acks.size(), 3u);
+    for (const auto& a : acks) EXPECT_EQ(a.error, ErrorCode::NONE);
+    EXPECT_EQ(acks[0].base_offset, Offset(0));
+    EXPECT_EQ(acks[1].base_offset, planted ? Offset(2) : Offset(0));
+    EXPECT_EQ(acks[2].base_offset, planted ? Offset(4) : Offset(2));
+    EXPECT_EQ(r.partition().log->log_end_offset(), planted ? Offset(5) : Offset(3));
+  }
+}
+
 }  // namespace
 }  // namespace logsim::engine

@@ -55,6 +55,23 @@ TEST(ProducerState, DuplicatesAreAnsweredWithTheirFirstOffsets) {
   EXPECT_FALSE(t.check(batch(8, 0, 0), 3).duplicate);
 }
 
+// PLANTED BUG skip-idempotent-dedup: a retried batch is taken as new (appended again), while
+// the other sequence checks stay; the table keeps the first write's offsets and last sequence.
+TEST(ProducerState, SkipIdempotentDedupPlantTakesARetryForANewBatch) {
+  ProducerStateTable t;
+  write(t, 7, 0, 0, 3, 100);
+  Plants plants;
+  plants.add(Plant::kSkipIdempotentDedup);
+  EXPECT_TRUE(t.check(batch(7, 0, 0), 3).duplicate) << "without the plant: de-duplicated";
+  const auto retry = t.check(batch(7, 0, 0), 3, plants);
+  EXPECT_FALSE(retry.duplicate);
+  EXPECT_EQ(retry.error, ErrorCode::NONE);
+  EXPECT_EQ(t.check(batch(7, 0, 5), 1, plants).error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  write(t, 7, 0, 0, 3, 103);  // the retry written again
+  EXPECT_EQ(t.check(batch(7, 0, 0), 3).duplicate_base, Offset(100)) << "the first write's offsets stand";
+  EXPECT_EQ(t.check(batch(7, 0, 3), 1).error, ErrorCode::NONE) << "the last sequence did not go back";
+}
+
 TEST(ProducerState, DuplicatesOlderThanTheWindowAreDuplicateSequenceNumber) {
   ProducerStateTable t;
   const auto n = static_cast<std::int32_t>(ProducerStateTable::kWindow) + 10;

@@ -34,7 +34,10 @@ FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
     return resp;
   }
   const bool replica = req.replica_id.value() >= 0;
-  resp.records = log.read(req.fetch_offset, req.max_records, replica ? log.log_end_offset() : p->high_watermark);
+  // PLANTED BUG (fetch-above-hw): consumers are served up to the log end, uncommitted records
+  // included, as followers are.
+  const bool to_log_end = replica || b.config.plants.has(Plant::kFetchAboveHighWatermark);
+  resp.records = log.read(req.fetch_offset, req.max_records, to_log_end ? log.log_end_offset() : p->high_watermark);
   return resp;
 }
 

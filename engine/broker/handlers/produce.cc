@@ -41,7 +41,7 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
   }
   const ProducerBatchInfo producer{req.producer_id, req.producer_epoch, req.base_sequence};
   const auto count = static_cast<std::int32_t>(req.records.size());
-  const ProducerStateTable::Check idem = p->producers.check(producer, count);
+  const ProducerStateTable::Check idem = p->producers.check(producer, count, b.config.plants);
   if (idem.error != ErrorCode::NONE) return answer(idem.error);
   Offset required;
   if (idem.duplicate) {

@@ -67,6 +67,7 @@
 #include <vector>
 
 #include "engine/client/topic_partition.h"
+#include "engine/env/plants.h"
 #include "engine/env/types.h"
 
 namespace logsim::engine {
@@ -104,6 +105,9 @@ GroupAssignment range_assign(const GroupSubscription& group);
 GroupAssignment round_robin_assign(const GroupSubscription& group);
 GroupAssignment sticky_assign(const GroupSubscription& group);
 GroupAssignment cooperative_sticky_assign(const GroupSubscription& group);
+// The same, under planted bugs: cooperative-double-ownership skips the withholding, so a
+// moving partition goes to its new owner while its old owner still holds it (KAFKA-12984).
+GroupAssignment cooperative_sticky_assign(const GroupSubscription& group, Plants plants);
 
 // An assignor as partition.assignment.strategy names it.
 struct PartitionAssignor {

@@ -42,9 +42,17 @@ std::map<TopicPartition, MemberId> moving_partitions(const GroupSubscription& gr
 }  // namespace
 
 GroupAssignment cooperative_sticky_assign(const GroupSubscription& group) {
+  return cooperative_sticky_assign(group, Plants{});
+}
+
+GroupAssignment cooperative_sticky_assign(const GroupSubscription& group, Plants plants) {
   assignors::StickyResult sticky = assignors::sticky_assign_tracking(group);
-  const std::map<TopicPartition, MemberId> moving =
+  std::map<TopicPartition, MemberId> moving =
       sticky.transferring ? *sticky.transferring : moving_partitions(group, sticky.assignment);
+  // PLANTED BUG (KAFKA-12984, cooperative-double-ownership): no partition is held back, so a
+  // moving one is given to its new owner in the rebalance in which its old owner still holds
+  // it (the old owner revokes it only when it applies this assignment).
+  if (plants.has(Plant::kCooperativeDoubleOwnership)) moving.clear();
   for (const auto& [tp, member] : moving) {
     std::vector<TopicPartition>& mine = sticky.assignment.at(member);
     mine.erase(std::remove(mine.begin(), mine.end(), tp), mine.end());
