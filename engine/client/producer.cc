@@ -209,6 +209,10 @@ bool Producer::drain_partition(const PartitionKey& key, std::deque<Batch>& batch
       // Sender expires in-flight batches too); it may have been written.
       if (env_.now() < b.deadline) {
         arm_drain(b.deadline);
+        // max.in.flight.requests.per.connection=1 guarantees order: Kafka mutes the partition
+        // while its batch is in flight, even if the leader moved and the new leader's
+        // connection is idle (found by logsim fuzz).
+        if (config_.max_in_flight == 1) return false;
         continue;
       }
       b.maybe_written = true;
@@ -219,9 +223,10 @@ bool Producer::drain_partition(const PartitionKey& key, std::deque<Batch>& batch
     }
     arm_drain(b.deadline);
     if (b.retry_at > env_.now()) {
+      // Kafka puts a retried batch back at the head of its partition's queue and drains only
+      // the head: nothing queued behind it overtakes it (only batches already in flight can).
       arm_drain(b.retry_at);
-      if (config_.enable_idempotence) return false;  // keep the partition's order
-      continue;
+      return false;
     }
     // Waiting for numbers ends with the new epoch or the last old-epoch batch; both drain again.
     if (config_.enable_idempotence && b.base_sequence.value() < 0 && !may_number(batches)) return false;
@@ -374,6 +379,18 @@ void Producer::retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, Er
   }
   b.retry_at = env_.now() + backoff;
   arm_drain(b.retry_at);
+  if (!config_.enable_idempotence) {
+    // Kafka re-enqueues a retried batch at the head of its partition's queue (addFirst): of
+    // several batches that time out together, the last to fail goes first. This is how retries
+    // reorder a non-idempotent producer's records.
+    auto& batches = batches_.at(key);
+    auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& x) { return x.id == batch_id; });
+    if (it != batches.begin()) {
+      Batch moved = std::move(*it);
+      batches.erase(it);
+      batches.push_front(std::move(moved));
+    }
+  }
 }
 
 void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error) {

@@ -835,24 +835,46 @@ TEST_F(ProducerTest, WithoutIdempotenceARetriedBatchLandsAfterALaterOne) {
   advance_to(millis(20));
   send("c", PartitionId(0));
   reqs = produces();
-  ASSERT_EQ(reqs.size(), 3u) << "without idempotence a new batch does not wait behind a backing-off one";
-  EXPECT_EQ(values(reqs[2]), Strings{"c"});
-  ASSERT_TRUE(respond(reqs[2], ErrorCode::NONE, 1));
+  // Kafka puts a back at the head of the partition's queue and drains only the head: c waits.
+  ASSERT_EQ(reqs.size(), 2u) << "a new batch does not overtake one that is backing off";
   advance_to(millis(110));
   reqs = produces();
   ASSERT_EQ(reqs.size(), 4u);
-  EXPECT_EQ(values(reqs[3]), Strings{"a"});
-  EXPECT_EQ(reqs[3].base_sequence, Sequence(-1));
+  EXPECT_EQ(values(reqs[2]), Strings{"a"});
+  EXPECT_EQ(reqs[2].base_sequence, Sequence(-1));
+  EXPECT_EQ(values(reqs[3]), Strings{"c"});
+  ASSERT_TRUE(respond(reqs[2], ErrorCode::NONE, 1));
   ASSERT_TRUE(respond(reqs[3], ErrorCode::NONE, 2));
 
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].value, "b");
-  EXPECT_EQ(results[1].value, "c");
-  EXPECT_EQ(results[2].value, "a");
+  EXPECT_EQ(results[1].value, "a");
+  EXPECT_EQ(results[2].value, "c");
   for (const Result& r : results) EXPECT_EQ(r.result.outcome, SendOutcome::kAcknowledged);
-  // nonmonotonic-send: a was sent first but lands after b and c.
+  // nonmonotonic-send: a was sent first but lands after b, which was already in flight.
   EXPECT_GT(result_of("a")->result.offset, result_of("b")->result.offset);
-  EXPECT_GT(result_of("a")->result.offset, result_of("c")->result.offset);
+  EXPECT_LT(result_of("a")->result.offset, result_of("c")->result.offset);
+}
+
+TEST_F(ProducerTest, WithOneRequestInFlightABatchWaitsForTheOneInFlightEvenAfterALeaderChange) {
+  ProducerConfig c = base_config();
+  c.max_in_flight = 1;
+  c.metadata_max_age_ms = 10;  // refresh metadata while a is in flight
+  start_ready(c);
+  send("a", PartitionId(0));
+  ASSERT_EQ(produces().size(), 1u);
+  advance_to(millis(120));  // past retry.backoff.ms, which bounds how often metadata is asked for
+  // The leader moved to broker 2 while a is in flight to broker 1, whose connection is busy;
+  // broker 2's is idle, but b must not go ahead of a.
+  answer_metadata({kB2});
+  send("b", PartitionId(0));
+  advance_to(millis(150));
+  const auto reqs = produces();
+  EXPECT_EQ(reqs.size(), 1u) << "max.in.flight.requests.per.connection=1 mutes the partition while a is in flight";
+  ASSERT_TRUE(respond(reqs[0], ErrorCode::NONE, 0));
+  advance_to(millis(160));
+  ASSERT_EQ(produces().size(), 2u) << "b goes once a is answered";
+  EXPECT_EQ(values(produces()[1]), Strings{"b"});
 }
 
 // ---- Disconnects.
