@@ -240,6 +240,24 @@ void World::network_fault(std::string description, const std::function<void(Netw
   trace_.append(now_, TraceKind::kFault, -1, -1, Digest().add(description).value(),
                 [&] { return description; });
   apply(network_);
+  reset_cut_connections();
+}
+
+void World::reset_cut_connections() {
+  for (auto it = cut_connections_.begin(); it != cut_connections_.end();) {
+    const auto [a, b] = *it;
+    if (!network_.connected(NodeId(a), NodeId(b)) || !network_.connected(NodeId(b), NodeId(a))) {
+      ++it;  // still cut: the connection cannot be re-established yet
+      continue;
+    }
+    for (const auto& [node, peer] : {std::pair{a, b}, std::pair{b, a}}) {
+      const Slot& s = slot(NodeId(node));
+      if (s.state != NodeState::kUp && s.state != NodeState::kPaused) continue;
+      const Nanos hop = network_.options(NodeId(peer), NodeId(node)).latency_min_ns;
+      queue_.push(now_ + hop, DisconnectEvent{node, s.incarnation, peer, slot(NodeId(peer)).incarnation});
+    }
+    it = cut_connections_.erase(it);
+  }
 }
 
 void World::schedule(Nanos at, std::string description, std::function<void()> action) {
@@ -268,6 +286,7 @@ void World::send(Slot& from, NodeId to, Message msg) {
   LOGSIM_ASSERT(to.value() >= 0 && static_cast<std::size_t>(to.value()) < slots_.size(),
                 "send to an unknown node from " + from.name);
   const Delivery plan = network_.plan(from.id, to, now_);
+  if (plan.count == 0 && !network_.connected(from.id, to)) cut_connections_.emplace(from.id.value(), to.value());
   const std::uint32_t to_incarnation = slot(to).incarnation;
   from.connected_to[to.value()] = to_incarnation;
   from.reset_told.erase(to.value());  // a new send is a new connection attempt
@@ -343,6 +362,7 @@ void World::on_deliver(DeliverEvent& ev) {
     s.node->on_message(NodeId(ev.from), ev.msg);
     return;
   }
+  if (!linked) cut_connections_.emplace(ev.from, ev.to);  // reset when the cut heals
   // The destination's process is gone but its machine is up and reachable: its operating
   // system resets the connection, and the sender hears of it one network hop later.
   Slot& sender = slot(NodeId(ev.from));

@@ -27,7 +27,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <set>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -71,7 +73,11 @@ class World {
   void resume(NodeId id);
   void set_clock(NodeId id, Nanos offset, double drift_ppm);
 
-  // Applies a network fault now, traced with its description.
+  // Applies a network fault now, traced with its description. A connection that lost a
+  // message to a cut is reset once the cut heals: both ends hear of it one hop later
+  // (Node::on_disconnect), as TCP gives up on a connection whose segments went unanswered,
+  // and Kafka's clients then retry on a new one. Without this a request or answer lost in a
+  // partition would be waited for until its (Kafka-long) timeout, long after the heal.
   void network_fault(std::string description, const std::function<void(Network&)>& apply);
 
   // Runs `action` at time `at` (>= now), traced as an action with its description.
@@ -138,6 +144,7 @@ class World {
   void reset_connections_to(Slot& s);
   void boot(Slot& s);
   void send(Slot& from, NodeId to, Message msg);
+  void reset_cut_connections();
   TimerId arm_timer(Slot& s, Nanos local_delay, std::uint64_t tag);
   void disarm_timer(Slot& s, TimerId id);
   void dispatch(Nanos at, Payload& payload);
@@ -153,6 +160,9 @@ class World {
   std::uint64_t events_run_ = 0;
   Queue queue_;
   Network network_;
+  // (from, to) links on which a cut dropped a message since they were last healed: ordered,
+  // so the resets on heal happen in a deterministic order.
+  std::set<std::pair<std::int32_t, std::int32_t>> cut_connections_;
   Trace trace_;
   std::vector<std::unique_ptr<Slot>> slots_;
 };

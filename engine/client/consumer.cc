@@ -17,6 +17,12 @@ constexpr std::uint64_t kPartitionTag = 2;
 Consumer::Consumer(Env& env, ConsumerConfig config) : env_(env), config_(std::move(config)) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "consumer needs bootstrap.servers");
   LOGSIM_ASSERT(config_.max_poll_records > 0, "max.poll.records must be positive");
+  // Kafka matches a response to its request on one connection, and a restarted client opens
+  // new connections, so it never sees what a broker answers its previous incarnation. Here a
+  // broker answers a node id: a restarted client (same node id) starts its correlation ids at
+  // a fresh random base, so an answer meant for its previous incarnation (a static member's
+  // held JoinGroup fenced by its own rejoin) matches nothing it has in flight.
+  next_correlation_ = static_cast<CorrelationId>(env_.rng().uniform_u64(CorrelationId{1} << 30));
 }
 
 void Consumer::assign(const std::vector<TopicPartition>& partitions) {
@@ -154,6 +160,7 @@ void Consumer::delay(PartitionState& st, const TopicPartition& tp, Nanos after) 
 }
 
 void Consumer::reset_position(const TopicPartition& tp, PartitionState& st) {
+  if (st.position) st.reset_from = st.fetch_offset.value() >= 0 ? st.fetch_offset : *st.position;
   st.buffer.clear();
   st.position.reset();
   if (config_.auto_offset_reset == OffsetReset::kNone) st.error = ErrorCode::OFFSET_OUT_OF_RANGE;
@@ -183,6 +190,10 @@ void Consumer::on_list_offsets(const ListOffsetsResponse& resp) {
     return;
   }
   st->position = resp.offset;
+  if (st->reset_from) {
+    resets_.push_back(AutoReset{tp, *st->reset_from, resp.offset});
+    st->reset_from.reset();
+  }
   pump(tp);
 }
 

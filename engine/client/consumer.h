@@ -30,6 +30,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/client/assignors/assignor.h"
@@ -112,6 +113,15 @@ class Consumer {
   // Up to max.poll.records buffered records, in offset order per partition. With a
   // subscription, also drives the group (see the top of this file).
   std::vector<ConsumerRecord> poll();
+  // The positions auto.offset.reset moved since the last call (a fetch found its offset out
+  // of range: below the log start after retention, or above the log end after truncation).
+  // Kafka only logs these; an application that keeps a history records them as seeks.
+  struct AutoReset {
+    TopicPartition tp;
+    Offset from;  // the position that was out of range
+    Offset to;    // where auto.offset.reset put it
+  };
+  std::vector<AutoReset> take_resets() { return std::exchange(resets_, {}); }
 
   // ---- Group membership (consumer_group.cc).
   // Joins group.id with these topics. The listener (may be null) must outlive the consumer.
@@ -147,6 +157,7 @@ class Consumer {
     TimerId timer = 0;               // request timeout or next-fetch delay
     bool waiting = false;            // timer is a delay, not a request timeout
     std::optional<ErrorCode> error;
+    std::optional<Offset> reset_from;  // out of range here: auto.offset.reset is under way
   };
 
   void request_metadata();
@@ -214,6 +225,7 @@ class Consumer {
     std::map<std::uint64_t, PendingCommit> commits;
     std::uint64_t prepare_commit = 0;   // kPreparing: the auto-commit it waits for (0: none)
     bool prepare_revoked = false;       // kPreparing: the revoke/lost callback has run
+    bool in_poll = false;               // inside poll(): the application's callbacks may run
     CorrelationId offset_fetch_in_flight = 0;
   };
   void drive_group();
@@ -245,6 +257,7 @@ class Consumer {
   MetadataCache metadata_;
   std::vector<TopicPartition> assignment_;
   std::map<TopicPartition, PartitionState> partitions_;
+  std::vector<AutoReset> resets_;  // for take_resets()
   std::map<CorrelationId, TopicPartition> by_correlation_;
   std::map<TimerId, TopicPartition> by_timer_;
   CorrelationId next_correlation_ = 0;

@@ -86,8 +86,12 @@ void Consumer::drive_group() {
     auto offsets = consumed();
     if (!offsets.empty()) send_commit(add_commit(std::move(offsets), false, true, {}));
   }
+  group_.in_poll = true;
+  // The pre-rebalance commit finished since the last poll: the revocation happens now.
+  if (group_.state == MemberState::kPreparing && group_.prepare_commit == 0 && !group_.prepare_revoked) continue_prepare();
   if (group_.rejoin_needed && group_.state == MemberState::kUnjoined) start_prepare();
   if (group_.rejoin_needed && group_.state == MemberState::kStable) start_prepare();
+  group_.in_poll = false;
 }
 
 // onJoinPrepare: commit (auto-commit), then give up partitions, then JoinGroup.
@@ -120,6 +124,11 @@ void Consumer::start_prepare() {
 
 void Consumer::continue_prepare() {
   if (group_.state != MemberState::kPreparing || group_.prepare_commit != 0) return;
+  // The revoke (or lost) callback runs on the application's thread, inside poll(), as in
+  // Kafka: never while the application is still processing what an earlier poll returned.
+  // When the pre-rebalance commit ends between polls, the next poll goes on from here (found
+  // by logsim fuzz as double-ownership: a member processed a record after its revocation).
+  if (!group_.prepare_revoked && !group_.in_poll) return;
   if (!group_.prepare_revoked) {
     group_.prepare_revoked = true;
     std::vector<TopicPartition> give_up;
@@ -212,7 +221,10 @@ void Consumer::try_assign() {
     if (group_.listener != nullptr) group_.listener->on_fatal(ErrorCode::INCONSISTENT_GROUP_PROTOCOL);
     return;
   }
-  const GroupAssignment result = assignor->assign(input);
+  // The planted cooperative-double-ownership bug lives in the cooperative-sticky assignor.
+  const GroupAssignment result = assignor->name == "cooperative-sticky" && !config_.plants.empty()
+                                     ? cooperative_sticky_assign(input, config_.plants)
+                                     : assignor->assign(input);
   std::vector<SyncGroupAssignment> assignments;
   for (const auto& [member, partitions] : result) assignments.push_back({member, encode_assignment({partitions})});
   send_sync(std::move(assignments));

@@ -239,6 +239,12 @@ TEST_F(ConsumerGroupTest, HeartbeatsCarryTheGenerationAndARebalanceRevokesEveryt
   EXPECT_EQ(sent_of<JoinGroupRequest>().size(), joins) << "JoinGroup waits for the auto-commit";
   OffsetCommitResponse ok{commit.correlation_id, {{kTopic, PartitionId(0), ErrorCode::NONE}, {kTopic, PartitionId(1), ErrorCode::NONE}}};
   consumer->on_message(kCoord, ok);
+  // The revocation runs on the application's thread, inside the next poll(): never while the
+  // application is still processing what the last poll returned.
+  EXPECT_EQ(sent_of<JoinGroupRequest>().size(), joins) << "the revoke waits for the next poll";
+  EXPECT_EQ(rec.calls, (std::vector<std::string>{"assigned:0,1", "auto-commit-requested", "commit:NONE"}));
+  EXPECT_FALSE(consumer->assignment().empty());
+  consumer->poll();
   EXPECT_EQ(sent_of<JoinGroupRequest>().size(), joins + 1);
   EXPECT_EQ(last<JoinGroupRequest>().member_id, "c-1");
   EXPECT_EQ(rec.calls, (std::vector<std::string>{"assigned:0,1", "auto-commit-requested", "commit:NONE", "revoked:0,1"}));
@@ -279,6 +285,34 @@ TEST_F(ConsumerGroupTest, CooperativeRevokesOnlyWhatMovedAndRejoins) {
   EXPECT_EQ(rec.calls, (std::vector<std::string>{"assigned:0,1", "revoked:1", "assigned:"}));
   EXPECT_EQ(consumer->assignment(), std::vector<TopicPartition>{tp(0)});
   EXPECT_EQ(sent_of<JoinGroupRequest>().size(), joins + 1) << "a revocation triggers the follow-up rebalance";
+}
+
+// PLANTED BUG cooperative-double-ownership (KAFKA-12984): the leader's cooperative-sticky
+// assignment gives c-2 a partition c-1 still owns, instead of withholding it for a rebalance.
+TEST_F(ConsumerGroupTest, CooperativeDoubleOwnershipPlantMovesAPartitionItsOwnerStillHolds) {
+  for (const bool planted : {false, true}) {
+    SCOPED_TRACE(planted ? "planted" : "correct");
+    env.sent.clear();
+    ConsumerConfig c = config();
+    c.partition_assignment_strategy = {"cooperative-sticky"};
+    if (planted) c.plants.add(Plant::kCooperativeDoubleOwnership);
+    make(c);
+    answer_metadata(2);
+    answer_find();
+    consumer->poll();
+    const JoinGroupRequest join = last<JoinGroupRequest>();
+    JoinGroupResponse resp{join.correlation_id, ErrorCode::NONE, 2, "cooperative-sticky", "c-1", "c-1", {}};
+    resp.members = {{"c-1", std::nullopt, encode_subscription({{kTopic}, {tp(0), tp(1)}, 1})},
+                    {"c-2", std::nullopt, encode_subscription({{kTopic}, {}, -1})}};
+    consumer->on_message(kCoord, resp);
+    const SyncGroupRequest sync = last<SyncGroupRequest>();
+    ASSERT_EQ(sync.assignments.size(), 2u);
+    ASSERT_EQ(sync.assignments[1].member_id, "c-2");
+    EXPECT_EQ(decode_assignment(sync.assignments[0].assignment)->partitions, std::vector<TopicPartition>{tp(0)});
+    EXPECT_EQ(decode_assignment(sync.assignments[1].assignment)->partitions,
+              planted ? std::vector<TopicPartition>{tp(1)} : std::vector<TopicPartition>{})
+        << "c-1 still owns partition 1 until it revokes it";
+  }
 }
 
 TEST_F(ConsumerGroupTest, AutoCommitCommitsWhatEarlierPollsReturned) {
@@ -376,6 +410,37 @@ TEST_F(ConsumerGroupTest, StaticMemberNeverSendsLeaveGroup) {
   EXPECT_EQ(last<JoinGroupRequest>().group_instance_id, std::optional<std::string>("instance-a"));
   consumer->close();
   EXPECT_TRUE(sent_of<LeaveGroupRequest>().empty());
+}
+
+// A static member restarts (same node) while the coordinator still holds its previous
+// incarnation's JoinGroup; its rejoin replaces that member, and the coordinator answers the
+// held join FENCED_INSTANCE_ID. In Kafka that answer goes to the old, closed connection; here
+// it reaches the same node, and the new incarnation must not take it for its own answer
+// (found by logsim fuzz as a liveness failure: the restarted member went fatal).
+TEST_F(ConsumerGroupTest, ARestartedStaticMemberIgnoresTheFenceMeantForItsPreviousIncarnation) {
+  struct FatalRecorder final : RebalanceListener {
+    std::vector<ErrorCode> fatal;
+    void on_fatal(ErrorCode e) override { fatal.push_back(e); }
+  } first_rec, second_rec;
+  ConsumerConfig c = config();
+  c.group_instance_id = "instance-a";
+  auto start = [&](RebalanceListener* listener) {
+    consumer.emplace(env, c);
+    consumer->subscribe({kTopic}, listener);
+    answer_metadata(1);
+    answer_find();
+    consumer->poll();
+    return last<JoinGroupRequest>();
+  };
+  const JoinGroupRequest old_join = start(&first_rec);  // held by the coordinator; then stopped
+  const JoinGroupRequest new_join = start(&second_rec);  // the same node, restarted
+  consumer->on_message(kCoord, JoinGroupResponse{old_join.correlation_id, ErrorCode::FENCED_INSTANCE_ID, -1, "", "",
+                                                 "c-old", {}});
+  EXPECT_TRUE(second_rec.fatal.empty()) << "the fence answered the previous incarnation's join";
+  // Its own answer still completes the join.
+  consumer->on_message(kCoord, JoinGroupResponse{new_join.correlation_id, ErrorCode::NONE, 2, "range", "c-old", "c-new", {}});
+  EXPECT_EQ(consumer->generation(), 2);
+  EXPECT_EQ(last<SyncGroupRequest>().member_id, "c-new");
 }
 
 TEST_F(ConsumerGroupTest, CoordinatorErrorsSendTheMemberToFindANewOne) {

@@ -36,7 +36,16 @@ void ConsumerApp::on_message(NodeId from, const Message& msg) { consumer_.on_mes
 void ConsumerApp::on_timer(TimerId id, std::uint64_t tag) {
   if (consumer_.on_timer(id, tag)) return;
   if (tag != kPollTag) return;
-  for (const auto& r : consumer_.poll()) {
+  auto records = consumer_.poll();
+  for (const auto& reset : consumer_.take_resets()) {
+    auto e = ctx_.event(properties::OpKind::kSeek, spec_.name);
+    e.topic = reset.tp.topic;
+    e.partition = reset.tp.partition.value();
+    e.offset = reset.to.value();
+    e.note = "auto.offset.reset: offset " + std::to_string(reset.from.value()) + " was out of range";
+    ctx_.history.append(e);
+  }
+  for (const auto& r : records) {
     auto e = ctx_.event(properties::OpKind::kProcess, spec_.name);
     e.topic = r.tp.topic;
     e.partition = r.tp.partition.value();

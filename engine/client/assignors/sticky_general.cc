@@ -148,8 +148,9 @@ class GeneralBuilder {
   std::set<TopicPartition> keep_owned() {
     std::set<TopicPartition> assigned;
     for (auto& [member, mine] : current_) {
+      const auto& subscriber = *members_.at(member);  // (clang 14 cannot capture a structured binding)
       std::erase_if(mine, [&](const TopicPartition& tp) {
-        if (subscribes(*members_.at(member), tp.topic)) return false;
+        if (subscribes(subscriber, tp.topic)) return false;
         revocation_required_ = true;
         return true;
       });
