@@ -11,12 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/exit_codes.h"
+#include "cli/fuzz_commands.h"
 #include "engine/client/partitioner.h"
 #include "engine/env/assert.h"
 #include "engine/env/plants.h"
 #include "properties/checker.h"
 #include "reports/atomic_file.h"
 #include "reports/history_jsonl.h"
+#include "reports/junit.h"
 #include "reports/summary.h"
 #include "scenarios/determinism.h"
 #include "scenarios/loader.h"
@@ -26,12 +29,7 @@ namespace {
 
 using namespace logsim;
 
-constexpr int kExitPass = 0;
-constexpr int kExitViolated = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitNondeterminism = 3;
-constexpr int kExitLiveness = 4;
-constexpr int kExitInternal = 70;
+using namespace logsim::cli;
 
 struct RunArgs {
   std::string file;
@@ -108,6 +106,7 @@ int run_command(const RunArgs& args) {
   if (!args.out.empty()) {
     err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
     if (err.empty()) err = reports::write_file_atomically(args.out + "/history.jsonl", reports::history_jsonl(out.history));
+    if (err.empty()) err = reports::write_file_atomically(args.out + "/junit.xml", reports::junit_xml("logsim run", {{r, wall_ms}}));
     if (err.empty() && args.trace) err = reports::write_file_atomically(args.out + "/trace.jsonl", trace_jsonl(out.trace));
   }
   if (err.empty() && !args.history.empty()) err = reports::write_file_atomically(args.history, reports::history_jsonl(out.history));
@@ -169,7 +168,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--list-plants", run.list_plants, "List the plants and exit");
   auto* seed_opt = run_cmd->add_option("--seed", run.seed, "Master seed (default: the scenario's \"seed\")");
   run_cmd->add_flag("--check-determinism", run.check_determinism, "Run twice and compare trace hashes (exit 3 if they differ)");
-  run_cmd->add_option("--out", run.out, "Directory for summary.json and history.jsonl");
+  run_cmd->add_option("--out", run.out, "Directory for summary.json, junit.xml and history.jsonl");
   run_cmd->add_option("--history", run.history, "Also write the history (JSON lines, docs/history.md) to this file");
   run_cmd->add_flag("--json", run.json, "Print summary.json to stdout instead of the human summary");
   run_cmd->add_flag("--quiet", run.quiet, "Print nothing; the exit code tells the verdict");
@@ -179,6 +178,30 @@ int main(int argc, char** argv) {
   auto* check_cmd = app.add_subcommand("check", "Check a recorded history (JSON lines, docs/history.md) with the default checkers");
   check_cmd->add_option("history", check.file, "History file (history.jsonl)")->required();
   check_cmd->add_flag("--json", check.json, "Print the verdict as JSON");
+
+  cli::FuzzArgs fz;
+  auto* fuzz_cmd = app.add_subcommand("fuzz", "Run generated cases seed after seed; shrink the first failure to a small scenario file");
+  fuzz_cmd->add_option("template", fz.template_file, "Scenario to add random fault schedules to (default: generate whole scenarios)");
+  fuzz_cmd->add_option("--seeds", fz.seeds, "How many seeds (default 100, or as many as --time allows)")->check(CLI::Range(1, 1'000'000'000));
+  fuzz_cmd->add_option("--time", fz.time, "Wall-clock budget for the search, e.g. 30s, 5m");
+  fuzz_cmd->add_option("--first-seed", fz.first_seed, "The first seed (default 1)");
+  fuzz_cmd->add_option("--jobs,-j", fz.jobs, "Seeds run in parallel (one simulation per thread)")->check(CLI::Range(1, 256));
+  fuzz_cmd->add_option("--plant", fz.plants, "Switch the engine into a known-wrong behaviour (a planted bug); repeatable");
+  fuzz_cmd->add_flag("--list-plants", fz.list_plants, "List the plants and exit");
+  fuzz_cmd->add_option("--faults", fz.faults, "Fault kinds to draw from, comma-separated (default: every kind under which Kafka promises "
+                                             "safety: crash,isolate,partition,pause,controller-crash,member-crash,member-pause,member-stop; "
+                                             "also power-loss)");
+  fuzz_cmd->add_option("--out", fz.out, "Where a failure is written (default logsim-fuzz)");
+  fuzz_cmd->add_flag("--keep-going", fz.keep_going, "Run every seed instead of stopping at the first failure");
+  fuzz_cmd->add_flag("--no-shrink", fz.no_shrink, "Write the failing case as generated");
+  fuzz_cmd->add_option("--shrink-runs", fz.shrink_runs, "Scenario runs the shrinker may spend (default 400)")->check(CLI::Range(0, 1'000'000));
+  fuzz_cmd->add_flag("--quiet", fz.quiet, "No progress line and no summary; the exit code tells the verdict");
+  fuzz_cmd->add_option("--show-case", fz.show_case, "Print the scenario file a seed stands for, and exit (run it with logsim run)");
+  fuzz_cmd->add_flag("--json", fz.json, "Print the campaign (fuzz.json) to stdout instead of the human summary");
+
+  std::string replay_file;
+  auto* replay_cmd = app.add_subcommand("replay", "Re-run a failure saved by logsim fuzz; confirm its verdict and trace hash");
+  replay_cmd->add_option("scenario", replay_file, "The saved scenario (logsim-fuzz/seed-N.json)")->required();
 
   std::string key;
   std::int32_t partitions = 0;
@@ -203,6 +226,8 @@ int main(int argc, char** argv) {
       return kExitPass;
     }
     if (*check_cmd) return check_command(check);
+    if (*fuzz_cmd) return cli::fuzz_command(fz);
+    if (*replay_cmd) return cli::replay_command(replay_file);
     if (*run_cmd && !run.list_plants && scenario_opt->count() == 0) {
       std::fprintf(stderr, "logsim run: the scenario file is required (logsim run SCENARIO.json)\n");
       return kExitBadInput;

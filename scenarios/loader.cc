@@ -668,6 +668,26 @@ void read_timeline(const JsonReader& r, Scenario& s) {
   check_admin_steps(s);
 }
 
+Found read_found(const JsonReader& r) {
+  r.expect_object({"verdict", "anomalies", "trace_hash", "by"});
+  Found f;
+  f.verdict = r.at("verdict").string();
+  if (f.verdict != "violated" && f.verdict != "liveness" && f.verdict != "internal-error") {
+    r.at("verdict").fail("found \"" + f.verdict + "\"", "\"violated\", \"liveness\" or \"internal-error\" (the failure logsim fuzz saw)");
+  }
+  if (auto v = r.get("anomalies")) {
+    for (const auto& a : v->items()) f.anomalies.push_back(a.string());
+  }
+  if (auto v = r.get("trace_hash")) {
+    f.trace_hash = v->string();
+    if (f.trace_hash.size() != 16 || f.trace_hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      v->fail("found \"" + f.trace_hash + "\"", "16 lowercase hex digits, as summary.json's trace_hash");
+    }
+  }
+  if (auto v = r.get("by")) f.by = v->string();
+  return f;
+}
+
 void read_expect(const JsonReader& r, Scenario& s) {
   r.expect_object({"verdict", "anomalies"});
   if (auto v = r.get("verdict")) {
@@ -773,10 +793,13 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw ScenarioError(file, "/", "not valid JSON (byte " + std::to_string(e.byte) + ")", "a JSON object");
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. a number too large for a double (1e309): found by the loader's libFuzzer target.
+    throw ScenarioError(file, "/", std::string("not valid JSON: ") + e.what(), "a JSON object with numbers in range");
   }
   const JsonReader root(j, "", file);
   root.expect_object({"$schema", "name", "description", "duration", "quiesce", "seed", "cluster", "topics",
-                      "producers", "consumers", "groups", "timeline", "expect", "plant"});
+                      "producers", "consumers", "groups", "timeline", "expect", "plant", "found"});
   Scenario s;
   s.file = file;
   s.name = root.at("name").string();
@@ -794,6 +817,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   check_unique_names(root, s);
   if (auto v = root.get("timeline")) read_timeline(*v, s);
   if (auto v = root.get("expect")) read_expect(*v, s);
+  if (auto v = root.get("found")) s.found = read_found(*v);
   if (auto v = root.get("plant")) {
     for (const auto& item : v->items()) {
       const std::string name = item.string();

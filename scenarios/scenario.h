@@ -154,6 +154,15 @@ struct Expectation {
   std::vector<std::string> anomalies; // for a scenario that demonstrates a known failure
 };
 
+// What `logsim fuzz` saw when it saved this scenario as a failure; `logsim replay` runs it
+// again and confirms the same verdict, anomalies and trace hash.
+struct Found {
+  std::string verdict;                // violated | liveness | internal-error
+  std::vector<std::string> anomalies; // in the order first seen
+  std::string trace_hash;             // 16 hex digits (absent for internal-error)
+  std::string by;                     // the command that found it
+};
+
 struct Scenario {
   std::string file;                   // where it was loaded from
   std::string name;
@@ -174,6 +183,7 @@ struct Scenario {
   std::vector<TimelineStep> timeline;
   Expectation expect;
   Plants plants;                      // planted bugs ("plant", or --plant): none by default
+  std::optional<Found> found;         // a saved failure (written by logsim fuzz)
 };
 
 }  // namespace logsim::scenarios

@@ -35,6 +35,8 @@ check "summary.json has the verdict" grep -q '"verdict": "pass"' "$tmp/o/summary
 check "summary.json has the seed" grep -q '"seed": 7' "$tmp/o/summary.json"
 check "summary.json has the printed hash" grep -q "\"trace_hash\": \"${hash1#trace      }\"" "$tmp/o/summary.json"
 check "no temporary files left" test -z "$(ls "$tmp/o" | grep tmp)"
+check "junit.xml written" grep -q '<testcase classname="logsim.quickstart" name="quickstart seed 7"' "$tmp/o/junit.xml"
+check "junit.xml matches the JUnit schema" xmllint --noout --schema "$root/reports/junit.xsd" "$tmp/o/junit.xml"
 json=$("$logsim" run "$root/scenarios/quickstart.json" --seed 7 --json)
 check "--json prints summary.json" grep -q '"version": 1' <<<"$json"
 
@@ -75,6 +77,43 @@ check "bad history names file and line" grep -q "bad.jsonl:1: unknown op" <<<"$e
 # The partitioner command agrees with Kafka: murmur2("foobar") = -790332482.
 p=$("$logsim" partition foobar --partitions 1000)
 check "partition foobar" test "$p" = $(( (-790332482 & 0x7fffffff) % 1000 ))
+
+# logsim fuzz: a planted bug is found, shrunk and written as a scenario file; logsim run
+# reproduces it and logsim replay confirms its trace hash; without the bug nothing is found.
+tmpl="$root/scenarios/templates/zombie-members.json"
+out=$(cd "$tmp" && "$logsim" fuzz "$tmpl" --plant accept-stale-commit --faults member-pause,member-crash --seeds 30 --shrink-runs 20 2>/dev/null); rc=$?
+check "fuzz with a planted bug exits 1" test $rc -eq 1
+check "fuzz names the anomaly" grep -q "FAILURE      seed [0-9]*: stale-commit-accepted" <<<"$out"
+saved=$(grep -oE 'scenario     [^ ]+' <<<"$out" | awk '{print $2}')
+check "fuzz writes the shrunk scenario" test -s "$tmp/$saved"
+check "fuzz writes its report" test -s "$tmp/${saved%.json}/summary.json"
+check "the saved scenario carries its plant" grep -q '"accept-stale-commit"' "$tmp/$saved"
+check "fuzz writes junit.xml for the failure" grep -q '<failure type="stale-commit-accepted"' "$tmp/${saved%.json}/junit.xml"
+check "the failing junit.xml matches the JUnit schema" xmllint --noout --schema "$root/reports/junit.xsd" "$tmp/${saved%.json}/junit.xml"
+"$logsim" run "$tmp/$saved" --quiet; rc=$?
+check "logsim run reproduces the failure" test $rc -eq 1
+out=$("$logsim" replay "$tmp/$saved"); rc=$?
+check "logsim replay confirms it bit-for-bit" grep -q "REPRODUCED bit-for-bit" <<<"$out"
+check "logsim replay exits 1 (a violation)" test $rc -eq 1
+sed -i 's/"trace_hash": "[0-9a-f]*"/"trace_hash": "0000000000000000"/' "$tmp/$saved"
+"$logsim" replay "$tmp/$saved" > /dev/null; rc=$?
+check "logsim replay with another trace hash exits 3" test $rc -eq 3
+"$logsim" replay "$root/scenarios/quickstart.json" 2>/dev/null; rc=$?
+check "logsim replay of a scenario without found exits 2" test $rc -eq 2
+(cd "$tmp" && "$logsim" fuzz "$tmpl" --faults member-pause,member-crash --seeds 10 --quiet --out clean); rc=$?
+check "fuzz without a planted bug exits 0" test $rc -eq 0
+check "fuzz without a failure writes nothing" test ! -e "$tmp/clean"
+err=$("$logsim" fuzz --plant no-such-bug --seeds 1 2>&1); rc=$?
+check "fuzz with an unknown plant exits 2" test $rc -eq 2
+check "fuzz names the plants" grep -q "accept-stale-commit" <<<"$err"
+err=$("$logsim" fuzz --faults crash,earthquake --seeds 1 2>&1); rc=$?
+check "fuzz with an unknown fault kind exits 2" test $rc -eq 2
+check "fuzz names the fault kinds" grep -q "member-pause" <<<"$err"
+"$logsim" fuzz --show-case 3 > "$tmp/case3.json"
+"$logsim" run "$tmp/case3.json" --quiet; rc=$?
+check "a shown case is a scenario logsim run accepts" test $rc -ne 2
+check "fuzz --list-plants lists every plant" test "$("$logsim" fuzz --list-plants | grep -vc "find it:")" -eq 7
+check "fuzz --list-plants says how to find each" test "$("$logsim" fuzz --list-plants | grep -c "find it: logsim fuzz")" -eq 6
 
 echo "$pass passed, $failures failed"
 test $failures -eq 0

@@ -1,0 +1,283 @@
+// logsim fuzz and logsim replay: argument handling, progress, and what they write.
+#include "cli/fuzz_commands.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/exit_codes.h"
+#include "engine/env/assert.h"
+#include "engine/env/plants.h"
+#include "fuzz/fuzz.h"
+#include "fuzz/plant_campaigns.h"
+#include "reports/atomic_file.h"
+#include "reports/history_jsonl.h"
+#include "reports/junit.h"
+#include "reports/summary.h"
+#include "scenarios/loader.h"
+
+namespace logsim::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+std::string seconds_text(double s) {
+  if (s < 90) return fmt::format("{:.1f}s", s);
+  if (s < 5400) return fmt::format("{:.0f}m{:02.0f}s", s / 60 - 0.5, static_cast<double>(static_cast<long>(s) % 60));
+  return fmt::format("{:.1f}h", s / 3600);
+}
+
+// The progress line: rewritten in place on a terminal, a plain line every few seconds otherwise.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(bool quiet) : quiet_(quiet), tty_(isatty(fileno(stderr)) != 0) {}
+
+  void operator()(const fuzz::FuzzProgress& p) {
+    if (quiet_) return;
+    std::string line;
+    if (p.shrinking) {
+      line = fmt::format("fuzz: shrinking the failure ({} runs)", p.shrink_runs);
+    } else {
+      const double rate = p.elapsed_s > 0 ? static_cast<double>(p.done) / p.elapsed_s : 0;
+      std::string left;
+      if (p.total > 0 && rate > 0) left = ", ~" + seconds_text(static_cast<double>(p.total - p.done) / rate) + " left";
+      else if (p.budget_s > 0) left = ", " + seconds_text(std::max(0.0, p.budget_s - p.elapsed_s)) + " left";
+      line = fmt::format("fuzz: {}{} seeds, {} failure{}, {:.1f} seeds/s{}", p.done, p.total > 0 ? "/" + std::to_string(p.total) : "",
+                         p.failures, p.failures == 1 ? "" : "s", rate, left);
+    }
+    if (tty_) {
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+      dirty_ = true;
+    } else if (p.elapsed_s - last_ >= 5 || (p.shrinking && !said_shrinking_)) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+      last_ = p.elapsed_s;
+      said_shrinking_ = said_shrinking_ || p.shrinking;
+    }
+  }
+  void finish() {
+    if (dirty_) std::fprintf(stderr, "\r\033[K");
+    dirty_ = false;
+  }
+
+ private:
+  bool quiet_, tty_;
+  bool dirty_ = false, said_shrinking_ = false;
+  double last_ = 0;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw scenarios::ScenarioError(path, "", "cannot read the file", "a readable scenario file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int exit_for_anomaly(const std::string& anomaly) {
+  if (anomaly == "internal-error") return kExitInternal;
+  if (anomaly == "liveness") return kExitLiveness;
+  return kExitViolated;
+}
+
+}  // namespace
+
+int fuzz_command(const FuzzArgs& args) {
+  if (args.list_plants) {
+    for (const auto& p : all_plants()) {
+      std::cout << fmt::format("{:30} {} (found as {})\n", p.name, p.description, p.anomaly);
+      if (const auto* c = fuzz::campaign_for(p.plant)) std::cout << fmt::format("{:30} find it: {}\n", "", fuzz::campaign_command(*c));
+    }
+    return kExitPass;
+  }
+  fuzz::FuzzOptions o;
+  for (const auto& name : args.plants) {
+    if (!plant_by_name(name)) {
+      std::string all;
+      for (const auto& info : all_plants()) all += std::string(all.empty() ? "" : ", ") + std::string(info.name);
+      std::fprintf(stderr, "logsim fuzz: unknown plant \"%s\"; expected one of %s (logsim fuzz --list-plants)\n", name.c_str(), all.c_str());
+      return kExitBadInput;
+    }
+  }
+  o.plants = args.plants;
+  if (!args.faults.empty()) {
+    std::string unknown;
+    o.shape.kinds = fuzz::fault_kinds(args.faults, &unknown);
+    if (!unknown.empty()) {
+      std::string all;
+      for (int k = 0; k < properties::fuzz::kFaultKinds; ++k) {
+        all += std::string(all.empty() ? "" : ", ") + std::string(properties::fuzz::fault_kind_name(static_cast<properties::fuzz::FaultKind>(k)));
+      }
+      std::fprintf(stderr, "logsim fuzz: --faults: unknown fault kind \"%s\"; expected a comma-separated list of %s\n", unknown.c_str(), all.c_str());
+      return kExitBadInput;
+    }
+  }
+  if (!args.time.empty()) {
+    auto t = scenarios::parse_duration(args.time);
+    if (!t || *t <= 0) {
+      std::fprintf(stderr, "logsim fuzz: --time \"%s\" is not a duration; expected e.g. 30s, 5m, 1h\n", args.time.c_str());
+      return kExitBadInput;
+    }
+    o.time_budget_s = static_cast<double>(*t) / 1e9;
+  }
+  o.seeds = args.seeds > 0 ? args.seeds : (o.time_budget_s > 0 ? 0 : 100);
+  o.first_seed = args.first_seed;
+  o.jobs = args.jobs;
+  o.keep_going = args.keep_going;
+  o.shrink = !args.no_shrink;
+  o.shrink_max_runs = args.shrink_runs;
+  o.interrupted = &g_interrupted;
+  o.command = "logsim fuzz";
+  if (!args.template_file.empty()) {
+    scenarios::load_scenario_file(args.template_file);  // strict: a bad template is exit 2 now, not 100 times later
+    o.template_doc = nlohmann::json::parse(read_text(args.template_file));
+    o.template_file = args.template_file;
+    o.command += " " + args.template_file;
+  }
+  for (const auto& p : args.plants) o.command += " --plant " + p;
+  if (args.show_case >= 0) {
+    std::cout << fuzz::fuzz_case_doc(o, static_cast<std::uint64_t>(args.show_case)).dump(2) << "\n";
+    return kExitPass;
+  }
+  if (!args.faults.empty()) o.command += " --faults " + args.faults;
+
+  std::signal(SIGINT, on_sigint);
+  ProgressPrinter printer(args.quiet);
+  const fuzz::FuzzReport r = fuzz::fuzz(o, [&](const fuzz::FuzzProgress& p) { printer(p); });
+  printer.finish();
+  std::signal(SIGINT, SIG_DFL);
+
+  // What was found is written before anything is printed about it.
+  std::string written, err;
+  const std::string& dir = args.out;
+  if (r.failure) {
+    const auto& f = *r.failure;
+    const std::string base = dir + "/seed-" + std::to_string(f.seed);
+    err = reports::write_file_atomically(base + ".json", f.shrunk.dump(2) + "\n");
+    if (err.empty()) err = reports::write_file_atomically(base + ".original.json", f.original.dump(2) + "\n");
+    if (err.empty() && f.error.empty()) {
+      scenarios::RunResult result = f.shrunk_run.result;
+      result.file = base + ".json";
+      err = reports::write_file_atomically(base + "/summary.json", reports::summary_json(result, 0).dump(2) + "\n");
+      if (err.empty()) err = reports::write_file_atomically(base + "/history.jsonl", reports::history_jsonl(f.shrunk_run.history));
+      if (err.empty()) err = reports::write_file_atomically(base + "/junit.xml", reports::junit_xml("logsim fuzz", {{result, 0}}));
+    }
+    written = base + ".json";
+  }
+  nlohmann::json campaign{{"command", o.command},
+                          {"seeds_run", r.seeds_run},
+                          {"first_seed", o.first_seed},
+                          {"jobs", o.jobs},
+                          {"confirmed_deterministic", r.confirmed},
+                          {"failing_seeds", r.failing_seeds},
+                          {"search_s", r.search_s},
+                          {"shrink_s", r.shrink_s},
+                          {"interrupted", r.interrupted}};
+  if (r.failure) {
+    const auto& f = *r.failure;
+    campaign["failure"] = {{"seed", f.seed},
+                           {"anomaly", f.anomaly},
+                           {"scenario", written},
+                           {"shrink_runs", f.shrink_runs},
+                           {"shrink_steps", f.shrink_steps},
+                           {"shrink_complete", f.shrink_complete},
+                           {"original_size", {{"timeline_steps", f.original_size.timeline_steps}, {"members", f.original_size.members}, {"records", f.original_size.records}}},
+                           {"shrunk_size", {{"timeline_steps", f.shrunk_size.timeline_steps}, {"members", f.shrunk_size.members}, {"records", f.shrunk_size.records}}}};
+  }
+  if (err.empty() && (r.failure || !r.nondeterminism.empty())) err = reports::write_file_atomically(dir + "/fuzz.json", campaign.dump(2) + "\n");
+  if (!err.empty()) {
+    std::fprintf(stderr, "logsim: %s\n", err.c_str());
+    return kExitInternal;
+  }
+  if (args.json) {
+    std::cout << campaign.dump(2) << "\n";
+  } else if (!args.quiet) {
+    const double rate = r.search_s > 0 ? static_cast<double>(r.seeds_run) / r.search_s : 0;
+    std::cout << fmt::format("logsim fuzz: {} seed{} from {} in {} ({:.1f} seeds/s, {} job{}){}\n", r.seeds_run, r.seeds_run == 1 ? "" : "s",
+                             o.first_seed, seconds_text(r.search_s), rate, o.jobs, o.jobs == 1 ? "" : "s",
+                             r.interrupted ? " — interrupted" : "");
+    std::cout << fmt::format("  determinism  {} seed{} run twice to the same trace hash\n", r.confirmed, r.confirmed == 1 ? "" : "s");
+    for (const auto& n : r.nondeterminism) {
+      std::cout << fmt::format("  NONDETERMINISM seed {}: trace {} then {}\n", n.seed, reports::trace_hash_hex(n.first_hash),
+                               reports::trace_hash_hex(n.second_hash));
+    }
+    if (!r.failure) {
+      std::cout << (r.failing_seeds.empty() ? "  verdict      PASS: no property was violated\n" : "");
+    } else {
+      const auto& f = *r.failure;
+      std::cout << fmt::format("  FAILURE      seed {}: {}", f.seed, f.anomaly);
+      if (r.failing_seeds.size() > 1) std::cout << fmt::format(" (and {} more failing seed(s))", r.failing_seeds.size() - 1);
+      std::cout << "\n";
+      if (!f.error.empty()) std::cout << "  error        " << f.error << "\n";
+      else if (!f.shrunk_run.result.verdict.violations.empty()) {
+        const auto& v = f.shrunk_run.result.verdict.violations.front();
+        std::cout << fmt::format("  first        {} at {:.3f}s: {}\n", v.anomaly, static_cast<double>(v.at) / 1e9, v.explanation);
+      }
+      std::cout << fmt::format("  shrunk       from {}\n               to   {}\n               ({} runs, {} smaller, {}{})\n",
+                               f.original_size.text(), f.shrunk_size.text(), f.shrink_runs, f.shrink_steps, seconds_text(r.shrink_s),
+                               f.shrink_complete ? "" : "; budget spent before a fixed point");
+      std::cout << "  scenario     " << written << "\n";
+      if (f.error.empty()) std::cout << "  report       " << dir << "/seed-" << f.seed << "/summary.json\n";
+      std::cout << "  reproduce    logsim run " << written << "   (logsim replay " << written << " confirms the trace)\n";
+    }
+  }
+  if (!r.nondeterminism.empty()) return kExitNondeterminism;
+  if (r.failure) return exit_for_anomaly(r.failure->anomaly);
+  return kExitPass;
+}
+
+int replay_command(const std::string& file) {
+  const scenarios::Scenario s = scenarios::load_scenario_file(file);
+  if (!s.found) {
+    std::fprintf(stderr, "logsim replay: %s has no \"found\" section, so there is nothing to confirm: replay re-runs failures "
+                         "saved by logsim fuzz. To run a scenario, use logsim run %s\n", file.c_str(), file.c_str());
+    return kExitBadInput;
+  }
+  const scenarios::Found& saved = *s.found;
+  std::string verdict, hash, error;
+  std::vector<std::string> anomalies;
+  scenarios::RunOutput out;
+  try {
+    out = scenarios::run_scenario(s, {s.seed, false});
+    verdict = std::string(properties::outcome_name(out.result.verdict.outcome));
+    hash = reports::trace_hash_hex(out.result.trace_hash);
+    for (const auto& v : out.result.verdict.violations) {
+      if (std::find(anomalies.begin(), anomalies.end(), v.anomaly) == anomalies.end()) anomalies.push_back(v.anomaly);
+    }
+  } catch (const InvariantError& e) {
+    verdict = "internal-error";
+    anomalies = {"internal-error"};
+    error = e.what();
+  }
+  auto list = [](const std::vector<std::string>& a) {
+    std::string text;
+    for (const auto& x : a) text += (text.empty() ? "" : ", ") + x;
+    return text.empty() ? std::string("none") : text;
+  };
+  std::cout << fmt::format("logsim replay: {} (seed {})\n", file, s.seed);
+  if (!saved.by.empty()) std::cout << "  found by   " << saved.by << "\n";
+  std::cout << fmt::format("  saved      {} ({}){}\n", saved.verdict, list(saved.anomalies), saved.trace_hash.empty() ? "" : ", trace " + saved.trace_hash);
+  std::cout << fmt::format("  now        {} ({}){}\n", verdict, list(anomalies), hash.empty() ? "" : ", trace " + hash);
+  if (!error.empty()) std::cout << "  error      " << error << "\n";
+  const bool same_verdict = verdict == saved.verdict && anomalies == saved.anomalies;
+  if (same_verdict && hash == saved.trace_hash) {
+    std::cout << "  REPRODUCED bit-for-bit: the same verdict and the same trace hash\n";
+    return verdict == "internal-error" ? kExitInternal : verdict == "liveness" ? kExitLiveness : kExitViolated;
+  }
+  if (same_verdict) {
+    std::cout << "  SAME VERDICT, DIFFERENT TRACE: a different build of logsim ran it, or the run is not deterministic "
+                 "(logsim run " << file << " --check-determinism tells which)\n";
+    return kExitNondeterminism;
+  }
+  std::cout << "  NOT REPRODUCED: the run now ends differently (fixed, or a different build)\n";
+  if (verdict == "pass") return kExitPass;
+  return verdict == "internal-error" ? kExitInternal : verdict == "liveness" ? kExitLiveness : kExitViolated;
+}
+
+}  // namespace logsim::cli

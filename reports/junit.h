@@ -1,0 +1,25 @@
+// junit.xml: the result of runs in the JUnit XML format CI systems read (Jenkins, GitLab,
+// GitHub Actions' test reporters). One <testcase> per scenario and seed; a failing one carries
+// the anomaly (type), a one-line explanation (message) and, in its text, the violations and the
+// exact command that reproduces it. reports/junit.xsd describes the subset written here, and a
+// test checks the output against it with xmllint.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenarios/runner.h"
+
+namespace logsim::reports {
+
+struct JUnitCase {
+  scenarios::RunResult result;
+  double wall_ms = 0;
+};
+
+// `suite` names the <testsuite> (e.g. "logsim run").
+std::string junit_xml(const std::string& suite, const std::vector<JUnitCase>& cases);
+// XML-escapes text for an attribute or element content.
+std::string xml_escape(const std::string& text);
+
+}  // namespace logsim::reports
