@@ -191,6 +191,18 @@ TEST(Loader, FileErrorsNameTheFile) {
   }
 }
 
+TEST(Loader, ANumberTooLargeForADoubleIsBadInputNotACrash) {
+  // Found by the loader's libFuzzer target: nlohmann-json throws out_of_range, not parse_error.
+  const std::string path = scenarios_dir() + "tests/bad/number-overflow.json";
+  try {
+    load_scenario_file(path);
+    FAIL() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_CONTAINS(e.problem(), "number overflow");
+  }
+}
+
 // ---- syntax and required keys ----------------------------------------------------------------
 
 TEST(Loader, InvalidJson) {
