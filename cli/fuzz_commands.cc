@@ -17,7 +17,9 @@
 #include "fuzz/plant_campaigns.h"
 #include "reports/atomic_file.h"
 #include "reports/history_jsonl.h"
+#include "reports/html.h"
 #include "reports/junit.h"
+#include "reports/samples_json.h"
 #include "reports/summary.h"
 #include "scenarios/loader.h"
 
@@ -167,6 +169,11 @@ int fuzz_command(const FuzzArgs& args) {
       err = reports::write_file_atomically(base + "/summary.json", reports::summary_json(result, 0).dump(2) + "\n");
       if (err.empty()) err = reports::write_file_atomically(base + "/history.jsonl", reports::history_jsonl(f.shrunk_run.history));
       if (err.empty()) err = reports::write_file_atomically(base + "/junit.xml", reports::junit_xml("logsim fuzz", {{result, 0}}));
+      if (err.empty()) err = reports::write_file_atomically(base + "/samples.json", reports::samples_json(f.shrunk_run.samples).dump() + "\n");
+      if (err.empty()) {
+        err = reports::write_file_atomically(base + "/report.html",
+                                             reports::report_html(reports::summary_json(result, 0), f.shrunk_run.history, f.shrunk_run.samples));
+      }
     }
     written = base + ".json";
   }
@@ -223,7 +230,7 @@ int fuzz_command(const FuzzArgs& args) {
                                f.original_size.text(), f.shrunk_size.text(), f.shrink_runs, f.shrink_steps, seconds_text(r.shrink_s),
                                f.shrink_complete ? "" : "; budget spent before a fixed point");
       std::cout << "  scenario     " << written << "\n";
-      if (f.error.empty()) std::cout << "  report       " << dir << "/seed-" << f.seed << "/summary.json\n";
+      if (f.error.empty()) std::cout << "  report       " << dir << "/seed-" << f.seed << "/report.html\n";
       std::cout << "  reproduce    logsim run " << written << "   (logsim replay " << written << " confirms the trace)\n";
     }
   }

@@ -4,9 +4,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,7 +24,9 @@
 #include "properties/checker.h"
 #include "reports/atomic_file.h"
 #include "reports/history_jsonl.h"
+#include "reports/html.h"
 #include "reports/junit.h"
+#include "reports/samples_json.h"
 #include "reports/summary.h"
 #include "scenarios/determinism.h"
 #include "scenarios/loader.h"
@@ -69,6 +76,96 @@ int exit_code_for(const scenarios::RunResult& r) {
   }
 }
 
+// A progress bar on stderr while a run takes long, on a terminal only: simulated time done, wall
+// time so far and an estimate of what is left. Redrawn at most ten times a second; cleared at
+// the end so the summary starts on a clean line.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO) != 0) {}
+  ~ProgressBar() { clear(); }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  void update(Nanos now, Nanos end) {
+    if (!enabled_) return;
+    const auto t = std::chrono::steady_clock::now();
+    const double wall = std::chrono::duration<double>(t - start_).count();
+    if (wall < 0.5 || t - last_ < std::chrono::milliseconds(100)) return;  // short runs draw nothing
+    last_ = t;
+    const double done = end > 0 ? static_cast<double>(now) / static_cast<double>(end) : 1.0;
+    const int width = 30;
+    const int filled = static_cast<int>(done * width);
+    const double left = done > 0 ? wall / done - wall : 0;
+    std::fprintf(stderr, "\r  [%s%s] %3.0f%%  %.1fs of %.1fs simulated  %.1fs wall  ~%.0fs left ",
+                 std::string(static_cast<std::size_t>(filled), '#').c_str(), std::string(static_cast<std::size_t>(width - filled), '.').c_str(),
+                 done * 100, static_cast<double>(now) / 1e9, static_cast<double>(end) / 1e9, wall, left);
+    drawn_ = true;
+  }
+  void clear() {
+    if (drawn_) std::fprintf(stderr, "\r\033[K");
+    drawn_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+};
+
+std::optional<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// logsim report DIR: rebuilds report.html from the JSON files a run wrote into DIR.
+int report_command(const std::string& dir) {
+  for (const char* name : {"summary.json", "samples.json", "history.jsonl"}) {
+    if (!read_text_file(dir + "/" + name)) {
+      std::fprintf(stderr, "logsim report: %s/%s cannot be read; expected a directory that logsim run --out DIR wrote\n", dir.c_str(), name);
+      return kExitBadInput;
+    }
+  }
+  nlohmann::json summary;
+  nlohmann::json samples;
+  try {
+    summary = nlohmann::json::parse(*read_text_file(dir + "/summary.json"));
+  } catch (const nlohmann::json::exception& e) {
+    std::fprintf(stderr, "logsim report: %s/summary.json: not JSON (%s); expected the summary a run wrote with --out\n", dir.c_str(), e.what());
+    return kExitBadInput;
+  }
+  try {
+    samples = nlohmann::json::parse(*read_text_file(dir + "/samples.json"));
+  } catch (const nlohmann::json::exception& e) {
+    std::fprintf(stderr, "logsim report: %s/samples.json: not JSON (%s); expected the samples a run wrote with --out\n", dir.c_str(), e.what());
+    return kExitBadInput;
+  }
+  scenarios::Samples s;
+  try {
+    s = reports::samples_from_json(samples);
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "logsim report: %s/samples.json: %s; expected samples.json version %d as logsim run --out writes it\n", dir.c_str(),
+                 e.what(), reports::kSamplesVersion);
+    return kExitBadInput;
+  }
+  if (!summary.is_object() || summary.value("version", 0) != reports::kSummaryVersion) {
+    std::fprintf(stderr, "logsim report: %s/summary.json: not a summary of version %d; expected the summary logsim run --out writes\n",
+                 dir.c_str(), reports::kSummaryVersion);
+    return kExitBadInput;
+  }
+  const properties::History history = reports::read_history_file(dir + "/history.jsonl");
+  const std::string err = reports::write_file_atomically(dir + "/report.html", reports::report_html(summary, history, s));
+  if (!err.empty()) {
+    std::fprintf(stderr, "logsim report: %s\n", err.c_str());
+    return kExitInternal;
+  }
+  std::cout << dir << "/report.html\n";
+  return kExitPass;
+}
+
 int run_command(const RunArgs& args) {
   if (args.list_plants) {
     for (const auto& p : all_plants()) std::cout << fmt::format("{:24} {} (found as {})\n", p.name, p.description, p.anomaly);
@@ -87,7 +184,11 @@ int run_command(const RunArgs& args) {
   }
   const std::uint64_t seed = args.seed_given ? args.seed : scenario.seed;
   const auto start = std::chrono::steady_clock::now();
-  scenarios::RunOutput out = scenarios::run_scenario(scenario, {seed, args.check_determinism || args.trace});
+  ProgressBar bar(!args.quiet && !args.json);
+  scenarios::RunOptions options{seed, args.check_determinism || args.trace};
+  options.progress = [&bar](Nanos now, Nanos end) { bar.update(now, end); };
+  scenarios::RunOutput out = scenarios::run_scenario(scenario, options);
+  bar.clear();
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (args.check_determinism) {
     if (auto d = scenarios::check_determinism(scenario, seed, out)) {
@@ -107,6 +208,10 @@ int run_command(const RunArgs& args) {
     err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
     if (err.empty()) err = reports::write_file_atomically(args.out + "/history.jsonl", reports::history_jsonl(out.history));
     if (err.empty()) err = reports::write_file_atomically(args.out + "/junit.xml", reports::junit_xml("logsim run", {{r, wall_ms}}));
+    if (err.empty()) err = reports::write_file_atomically(args.out + "/samples.json", reports::samples_json(out.samples).dump() + "\n");
+    if (err.empty()) {
+      err = reports::write_file_atomically(args.out + "/report.html", reports::report_html(reports::summary_json(r, wall_ms), out.history, out.samples));
+    }
     if (err.empty() && args.trace) err = reports::write_file_atomically(args.out + "/trace.jsonl", trace_jsonl(out.trace));
   }
   if (err.empty() && !args.history.empty()) err = reports::write_file_atomically(args.history, reports::history_jsonl(out.history));
@@ -119,7 +224,7 @@ int run_command(const RunArgs& args) {
   } else if (!args.quiet) {
     std::cout << reports::terminal_summary(r, wall_ms);
     if (args.check_determinism) std::cout << "  determinism  the same seed ran twice to the same trace hash\n";
-    if (!args.out.empty()) std::cout << "  report     " << args.out << "/summary.json\n";
+    if (!args.out.empty()) std::cout << "  report     " << args.out << "/report.html (and summary.json, junit.xml, history.jsonl)\n";
   }
   return exit_code_for(r);
 }
@@ -168,7 +273,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--list-plants", run.list_plants, "List the plants and exit");
   auto* seed_opt = run_cmd->add_option("--seed", run.seed, "Master seed (default: the scenario's \"seed\")");
   run_cmd->add_flag("--check-determinism", run.check_determinism, "Run twice and compare trace hashes (exit 3 if they differ)");
-  run_cmd->add_option("--out", run.out, "Directory for summary.json, junit.xml and history.jsonl");
+  run_cmd->add_option("--out", run.out, "Directory for report.html, summary.json, junit.xml, history.jsonl and samples.json");
   run_cmd->add_option("--history", run.history, "Also write the history (JSON lines, docs/history.md) to this file");
   run_cmd->add_flag("--json", run.json, "Print summary.json to stdout instead of the human summary");
   run_cmd->add_flag("--quiet", run.quiet, "Print nothing; the exit code tells the verdict");
@@ -203,6 +308,10 @@ int main(int argc, char** argv) {
   auto* replay_cmd = app.add_subcommand("replay", "Re-run a failure saved by logsim fuzz; confirm its verdict and trace hash");
   replay_cmd->add_option("scenario", replay_file, "The saved scenario (logsim-fuzz/seed-N.json)")->required();
 
+  std::string report_dir;
+  auto* report_cmd = app.add_subcommand("report", "Rebuild report.html from the files logsim run --out wrote into a directory");
+  report_cmd->add_option("dir", report_dir, "The --out directory of a run")->required();
+
   std::string key;
   std::int32_t partitions = 0;
   auto* part_cmd = app.add_subcommand("partition", "Print the partition Kafka's default partitioner picks for a key");
@@ -228,6 +337,7 @@ int main(int argc, char** argv) {
     if (*check_cmd) return check_command(check);
     if (*fuzz_cmd) return cli::fuzz_command(fz);
     if (*replay_cmd) return cli::replay_command(replay_file);
+    if (*report_cmd) return report_command(report_dir);
     if (*run_cmd && !run.list_plants && scenario_opt->count() == 0) {
       std::fprintf(stderr, "logsim run: the scenario file is required (logsim run SCENARIO.json)\n");
       return kExitBadInput;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <map>
 
 namespace logsim::reports {
 
@@ -91,10 +92,18 @@ std::string terminal_summary(const scenarios::RunResult& r, double wall_ms) {
   }
   out += fmt::format("  faults     {}\n", stat("faults"));
   if (r.stats.contains("admin.operations")) out += fmt::format("  admin      {} topic operations\n", stat("admin.operations"));
+  // At most three lines per anomaly, so a cascade does not bury the first finding.
+  std::map<std::string, int> shown;
+  std::map<std::string, int> hidden;
   for (const auto& v : r.verdict.violations) {
+    if (++shown[v.anomaly] > 3) {
+      ++hidden[v.anomaly];
+      continue;
+    }
     out += fmt::format("  VIOLATION  {} at {:.3f}s (event #{}): {}\n", v.anomaly, static_cast<double>(v.at) / 1e9,
                        v.first_event, v.explanation);
   }
+  for (const auto& [anomaly, n] : hidden) out += fmt::format("  ...        and {} more {} (all in summary.json and report.html)\n", n, anomaly);
   out += "  replay     " + replay_command(r) + "\n";
   return out;
 }

@@ -154,7 +154,73 @@ std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
   return brokers;
 }
 
+char state_letter(sim::NodeState s) {
+  switch (s) {
+    case sim::NodeState::kUp: return 'U';
+    case sim::NodeState::kCrashed: return 'C';
+    case sim::NodeState::kPaused: return 'P';
+    case sim::NodeState::kDown: return 'D';
+  }
+  return '?';
+}
+
+// Which part each node plays, by name, for the report's lanes.
+std::vector<std::string> node_roles(const sim::World& world, const Scenario& scenario) {
+  std::map<std::string, std::string> role;
+  for (std::int32_t b = 1; b <= scenario.cluster.brokers; ++b) role["broker-" + std::to_string(b)] = "broker";
+  role["controller"] = "controller";
+  role["admin"] = "admin";
+  for (const auto& p : scenario.producers) role[p.name] = "producer";
+  for (const auto& c : scenario.consumers) role[c.name] = "consumer";
+  for (const auto& g : scenario.groups) {
+    for (std::int32_t i = 1; i <= g.members; ++i) role[g.member_name(i)] = "member";
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < world.node_count(); ++i) {
+    auto it = role.find(world.name(NodeId(static_cast<std::int32_t>(i))));
+    out.push_back(it == role.end() ? "other" : it->second);
+  }
+  return out;
+}
+
+// Reads the cluster between two chunks of the run: node states, and each user partition as its
+// live leader (the one with the highest epoch, when a deposed leader has not yet heard) sees it.
+void take_sample(sim::World& world, const std::vector<NodeId>& brokers, Samples& samples) {
+  Sample s;
+  s.at = world.now();
+  for (std::size_t i = 0; i < world.node_count(); ++i) s.node_states += state_letter(world.state(NodeId(static_cast<std::int32_t>(i))));
+  s.partitions.resize(samples.partitions.size());
+  for (const NodeId b : brokers) {
+    if (world.state(b) != sim::NodeState::kUp && world.state(b) != sim::NodeState::kPaused) continue;
+    const auto* broker = dynamic_cast<const engine::Broker*>(world.node(b));
+    if (broker == nullptr) continue;
+    for (const auto& [key, p] : broker->state().partitions) {
+      if (key.first.rfind("__", 0) == 0 || !p.led_by(b) || !p.log) continue;
+      const std::string name = key.first + "/" + std::to_string(key.second);
+      auto it = std::find(samples.partitions.begin(), samples.partitions.end(), name);
+      if (it == samples.partitions.end()) {
+        samples.partitions.push_back(name);
+        s.partitions.emplace_back();
+        it = samples.partitions.end() - 1;
+      }
+      PartitionSample& ps = s.partitions[static_cast<std::size_t>(it - samples.partitions.begin())];
+      if (ps.leader >= 0 && ps.leader_epoch >= p.state.leader_epoch.value()) continue;
+      ps.leader = b.value();
+      ps.leader_epoch = p.state.leader_epoch.value();
+      ps.log_end = p.log->log_end_offset().value();
+      ps.high_watermark = p.high_watermark.value();
+      ps.isr = static_cast<std::int32_t>(p.state.isr.size());
+    }
+  }
+  samples.samples.push_back(std::move(s));
+}
+
 }  // namespace
+
+Nanos sample_interval(Nanos total) {
+  const Nanos step = total / 400;
+  return std::max<Nanos>(millis(1), step - step % millis(1));
+}
 
 bool meets_expectation(const Expectation& expect, const properties::Verdict& verdict, std::string& detail) {
   const std::string got(properties::outcome_name(verdict.outcome));
@@ -242,7 +308,19 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   if (scenario.quiesce > 0) {
     world.schedule(scenario.duration, "quiesce", [&world, &ctx, &scenario, &bootstrap] { begin_quiet_period(world, ctx, scenario, bootstrap); });
   }
-  world.run_until(scenario.duration + scenario.quiesce);
+  // The run, in chunks: between them the cluster is sampled for the report and progress is told.
+  // Running to t1 then to t2 runs exactly the events one run to t2 would, in the same order.
+  const Nanos end = scenario.duration + scenario.quiesce;
+  out.samples.interval = sample_interval(end);
+  for (std::size_t i = 0; i < world.node_count(); ++i) out.samples.nodes.push_back(world.name(NodeId(static_cast<std::int32_t>(i))));
+  out.samples.node_roles = node_roles(world, scenario);
+  take_sample(world, bootstrap, out.samples);
+  while (world.now() < end) {
+    const Nanos next = std::min(end, world.now() + out.samples.interval);
+    if (world.run_until(next) == sim::RunEnd::kEventLimit) break;
+    take_sample(world, bootstrap, out.samples);
+    if (options.progress) options.progress(world.now(), end);
+  }
 
   RunResult& r = out.result;
   r.scenario = scenario.name;

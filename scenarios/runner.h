@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "properties/history.h"
 #include "properties/verdict.h"
+#include "scenarios/samples.h"
 #include "scenarios/scenario.h"
 #include "sim/trace.h"
 
@@ -19,6 +21,9 @@ namespace logsim::scenarios {
 struct RunOptions {
   std::uint64_t seed = 1;
   bool record_trace = false;  // keep every trace entry (for --trace and divergence reports)
+  // Called between chunks of the run (about 400 times) with the simulated time reached and the
+  // end: for a progress bar. It must not touch the simulation.
+  std::function<void(Nanos now, Nanos end)> progress{};
 };
 
 struct RunResult {
@@ -39,6 +44,7 @@ struct RunOutput {
   RunResult result;
   properties::History history;
   sim::Trace trace{false};
+  Samples samples;  // the cluster over time, for the report
 };
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options);

@@ -87,6 +87,7 @@ check "fuzz names the anomaly" grep -q "FAILURE      seed [0-9]*: stale-commit-a
 saved=$(grep -oE 'scenario     [^ ]+' <<<"$out" | awk '{print $2}')
 check "fuzz writes the shrunk scenario" test -s "$tmp/$saved"
 check "fuzz writes its report" test -s "$tmp/${saved%.json}/summary.json"
+check "fuzz writes report.html" test -s "$tmp/${saved%.json}/report.html"
 check "the saved scenario carries its plant" grep -q '"accept-stale-commit"' "$tmp/$saved"
 check "fuzz writes junit.xml for the failure" grep -q '<failure type="stale-commit-accepted"' "$tmp/${saved%.json}/junit.xml"
 check "the failing junit.xml matches the JUnit schema" xmllint --noout --schema "$root/reports/junit.xsd" "$tmp/${saved%.json}/junit.xml"
@@ -112,7 +113,9 @@ check "fuzz names the fault kinds" grep -q "member-pause" <<<"$err"
 "$logsim" fuzz --show-case 3 > "$tmp/case3.json"
 "$logsim" run "$tmp/case3.json" --quiet; rc=$?
 check "a shown case is a scenario logsim run accepts" test $rc -ne 2
-check "fuzz --list-plants lists every plant" test "$("$logsim" fuzz --list-plants | grep -vc "find it:")" -eq 7
+plants=$("$logsim" run --list-plants | wc -l)
+check "there are planted bugs" test "$plants" -ge 7
+check "fuzz --list-plants lists every plant" test "$("$logsim" fuzz --list-plants | grep -vc "find it:")" -eq "$plants"
 check "fuzz --list-plants says how to find each" test "$("$logsim" fuzz --list-plants | grep -c "find it: logsim fuzz")" -eq 6
 
 echo "$pass passed, $failures failed"

@@ -371,6 +371,24 @@ TEST(TerminalSummary, PassingRun) {
   EXPECT_CONTAINS(s, "logsim run ok.json --seed 1");
 }
 
+TEST(TerminalSummary, ACascadeShowsThreeOfEachAnomalyAndCountsTheRest) {
+  auto r = passing_result();
+  r.verdict.outcome = properties::Outcome::kViolated;
+  for (int i = 0; i < 10; ++i) {
+    properties::Violation v;
+    v.anomaly = i == 0 ? "inconsistent-offsets" : "nonmonotonic-send";
+    v.first_event = static_cast<std::uint64_t>(100 + i);
+    v.explanation = "explanation " + std::to_string(i);
+    r.verdict.violations.push_back(v);
+  }
+  const std::string s = terminal_summary(r, 3);
+  EXPECT_CONTAINS(s, "explanation 0");
+  EXPECT_CONTAINS(s, "explanation 3");
+  EXPECT_FALSE(contains(s, "explanation 4"));
+  EXPECT_CONTAINS(s, "and 6 more nonmonotonic-send");
+  EXPECT_FALSE(contains(s, "more inconsistent-offsets"));
+}
+
 TEST(TerminalSummary, ExpectationNotMetShowsTheDetail) {
   auto r = passing_result();
   r.expectation_met = false;
