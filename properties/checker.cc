@@ -5,8 +5,10 @@
 
 #include "properties/duplicate_checker.h"
 #include "properties/group_checkers.h"
+#include "properties/group_interference_checker.h"
 #include "properties/log_checker.h"
 #include "properties/order_checker.h"
+#include "properties/poll_skip_checker.h"
 #include "properties/send_order_checker.h"
 
 namespace logsim::properties {
@@ -42,7 +44,7 @@ Verdict CheckerSet::finish() {
   return v;
 }
 
-CheckerSet default_checkers() {
+CheckerSet default_checkers(const CheckerOptions& options) {
   CheckerSet set;
   set.add(std::make_unique<OrderChecker>());
   set.add(std::make_unique<LogChecker>());
@@ -51,6 +53,8 @@ CheckerSet default_checkers() {
   set.add(std::make_unique<DoubleOwnershipChecker>());
   set.add(std::make_unique<StaleCommitChecker>());
   set.add(std::make_unique<LostCommitChecker>());
+  set.add(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{options.compacted_topics}));
+  set.add(std::make_unique<GroupInterferenceChecker>());
   return set;
 }
 

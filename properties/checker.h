@@ -4,6 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -57,7 +60,14 @@ class CheckerSet {
   std::vector<std::unique_ptr<Checker>> checkers_;
 };
 
-// The checkers a run uses by default (more arrive with the properties work).
-CheckerSet default_checkers();
+// What a run knows that a history alone does not.
+struct CheckerOptions {
+  // The topics whose cleanup.policy includes compact (poll-skip excuses compaction's holes only
+  // there); nullopt, as for a history from elsewhere: any topic may be compacted.
+  std::optional<std::set<std::string>> compacted_topics;
+};
+
+// The checkers a run uses by default.
+CheckerSet default_checkers(const CheckerOptions& options = {});
 
 }  // namespace logsim::properties

@@ -5,7 +5,7 @@
 
 namespace logsim {
 namespace {
-constexpr std::array<PlantInfo, 7> kPlants{{
+constexpr std::array<PlantInfo, 8> kPlants{{
     {Plant::kAcceptStaleCommit, "accept-stale-commit",
      "the group coordinator accepts an offset commit from a stale generation (a fenced zombie's)", "stale-commit-accepted"},
     {Plant::kAutoCommitFetchedOnRebalance, "auto-commit-fetched-on-rebalance",
@@ -20,6 +20,8 @@ constexpr std::array<PlantInfo, 7> kPlants{{
      "KAFKA-12984: the cooperative assignor moves a partition before its old owner revoked it", "double-ownership"},
     {Plant::kFetchAboveHighWatermark, "fetch-above-hw",
      "the leader serves consumer fetches above the high watermark (records a failover may truncate)", "inconsistent-offsets"},
+    {Plant::kFetchSkipsRecord, "fetch-skips-record",
+     "the leader's answer to a consumer fetch leaves out its second record (the consumer's position passes it)", "poll-skip"},
 }};
 }  // namespace
 

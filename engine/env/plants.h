@@ -39,6 +39,11 @@ enum class Plant : std::uint8_t {
   // consumer processes records that a leader failover later truncates and replaces. Found as
   // inconsistent-offsets.
   kFetchAboveHighWatermark = 6,
+  // The leader's answer to a consumer fetch of two or more records leaves out the second one
+  // (as when a reader miscounts a batch boundary and resumes one record too far; synthetic),
+  // so the consumer's position moves past a record that is in the log and nobody reset it.
+  // Replicas are served whole, so the log itself loses nothing. Found as poll-skip.
+  kFetchSkipsRecord = 7,
 };
 
 struct PlantInfo {

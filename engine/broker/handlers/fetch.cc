@@ -38,6 +38,11 @@ FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
   // included, as followers are.
   const bool to_log_end = replica || b.config.plants.has(Plant::kFetchAboveHighWatermark);
   resp.records = log.read(req.fetch_offset, req.max_records, to_log_end ? log.log_end_offset() : p->high_watermark);
+  // PLANTED BUG (fetch-skips-record): a consumer's answer of two or more records loses its
+  // second; the consumer goes on after the last record it got, past the one left out.
+  if (!replica && resp.records.size() >= 2 && b.config.plants.has(Plant::kFetchSkipsRecord)) {
+    resp.records.erase(resp.records.begin() + 1);
+  }
   return resp;
 }
 
