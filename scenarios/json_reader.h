@@ -18,6 +18,7 @@ class JsonReader {
       : j_(j), pointer_(std::move(pointer)), file_(file) {}
 
   const std::string& pointer() const { return pointer_; }
+  const std::string& file() const { return file_; }
   const nlohmann::json& json() const { return j_; }
 
   [[noreturn]] void fail(const std::string& problem, const std::string& expected) const;

@@ -17,7 +17,8 @@ namespace {
 using engine::OffsetReset;
 
 const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop", "restart", "pause",
-                                                   "resume", "isolate", "partition", "heal",
+                                                   "resume", "isolate", "partition", "heal", "clog",
+                                                   "set-network", "clock-skew",
                                                    "create-topic", "delete-topic", "add-partitions", "alter-config",
                                                    "reset-offsets", "delete-group", "describe-group"};
 
@@ -25,6 +26,9 @@ const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop"
 std::vector<std::string> step_keys(const std::string& action) {
   if (action == "partition") return {"groups"};
   if (action == "heal") return {};
+  if (action == "clog") return {"target", "for"};
+  if (action == "set-network") return {"target", "network"};
+  if (action == "clock-skew") return {"target", "offset", "drift_ppm"};
   if (action == "create-topic" || action == "delete-topic") return {"topic"};
   if (action == "add-partitions") return {"topic", "partitions"};
   if (action == "alter-config") return {"topic", "config"};
@@ -163,9 +167,10 @@ void read_consumer_config(const JsonReader& r, engine::ConsumerConfig& c, bool g
   }
 }
 
-sim::LinkOptions read_network(const JsonReader& r) {
+// The network options given, over `base` (a step changes only what it names).
+sim::LinkOptions read_network(const JsonReader& r, const sim::LinkOptions& base = {}) {
   r.expect_object({"latency_min", "latency_mean", "loss_probability", "duplicate_probability", "reorder"});
-  sim::LinkOptions o;
+  sim::LinkOptions o = base;
   if (auto v = r.get("latency_min")) o.latency_min_ns = v->duration();
   if (auto v = r.get("latency_mean")) o.latency_mean_ns = v->duration();
   if (auto v = r.get("loss_probability")) o.loss_probability = v->number(0, 1);
@@ -614,10 +619,23 @@ engine::ResetOffsetsRequest read_reset(const JsonReader& step, TimelineStep& t, 
   return req;
 }
 
+// A duration that may be negative: "-2s" (a clock behind), "500ms".
+Nanos signed_duration(const JsonReader& r) {
+  if (r.json().is_string()) {
+    const std::string text = r.json().get<std::string>();
+    if (!text.empty() && text.front() == '-') {
+      const nlohmann::json rest = text.substr(1);
+      return -JsonReader(rest, r.pointer(), r.file()).duration();
+    }
+  }
+  return r.duration();
+}
+
 void read_timeline(const JsonReader& r, Scenario& s) {
   const auto names = node_names(s);
   for (const auto& step : r.items()) {
-    step.expect_object({"at", "action", "target", "groups", "topic", "partitions", "config", "group", "to", "execute"});
+    step.expect_object({"at", "action", "target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for",
+                        "network", "offset", "drift_ppm"});
     TimelineStep t;
     t.pointer = step.pointer();
     t.at = step.at("at").duration();
@@ -634,7 +652,8 @@ void read_timeline(const JsonReader& r, Scenario& s) {
       action.fail("unknown action \"" + t.action + "\"", expected);
     }
     const std::vector<std::string> keys = step_keys(t.action);
-    for (const std::string key : {"target", "groups", "topic", "partitions", "config", "group", "to", "execute"}) {
+    for (const std::string key : {"target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for", "network",
+                                  "offset", "drift_ppm"}) {
       if (!step.has(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
       std::string expected = "only";
       for (const auto& k : keys) expected += " \"" + k + "\"";
@@ -659,8 +678,19 @@ void read_timeline(const JsonReader& r, Scenario& s) {
       t.topic = step.at("topic").string();
       if (t.action == "add-partitions") t.partitions = static_cast<std::int32_t>(step.at("partitions").integer(1, 10'000));
       if (t.action == "alter-config") t.configs = read_alter_configs(step.at("config"), s, s.file);
+    } else if (t.action == "set-network") {
+      // Without a target: every link's default; with one: the links to and from that node.
+      if (step.has("target")) t.targets.push_back(check_node(step.at("target"), names));
+      t.network = read_network(step.at("network"), s.cluster.network);
     } else if (std::find(keys.begin(), keys.end(), "target") != keys.end()) {
       t.targets.push_back(check_node(step.at("target"), names));
+      if (t.action == "clog") {
+        t.for_duration = step.at("for").duration();
+        if (t.for_duration <= 0) step.at("for").fail("found a clog of no length", "a duration above zero, e.g. \"2s\"");
+      } else if (t.action == "clock-skew") {
+        t.clock_offset = signed_duration(step.at("offset"));
+        if (auto d = step.get("drift_ppm")) t.drift_ppm = d->number(-100'000, 100'000);
+      }
     }
     s.timeline.push_back(std::move(t));
   }

@@ -40,9 +40,28 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
       for (const auto& n : split(g, ',')) groups.back().push_back(id(n));
     }
     world.network_fault("partition", [&](sim::Network& n) { n.partition(groups); });
+  } else if (a == "set-network") {
+    const sim::LinkOptions opts = *step.network;
+    if (step.targets.empty()) {
+      world.network_fault("set-network", [&](sim::Network& n) { n.set_default(opts); });
+    } else {
+      const NodeId target = id(step.targets.front());
+      world.network_fault("set-network " + step.targets.front(), [&](sim::Network& n) {
+        for (std::size_t i = 0; i < world.node_count(); ++i) {
+          const NodeId other(static_cast<std::int32_t>(i));
+          if (other == target) continue;
+          n.set_link(target, other, opts);
+          n.set_link(other, target, opts);
+        }
+      });
+    }
   } else {
     const NodeId n = id(step.targets.at(0));
     if (a == "crash") world.crash(n);
+    else if (a == "clog") {
+      const Nanos until = world.now() + step.for_duration;
+      world.network_fault("clog " + step.targets.at(0), [&](sim::Network& net) { net.clog_node(n, until); });
+    } else if (a == "clock-skew") world.set_clock(n, step.clock_offset, step.drift_ppm);
     else if (a == "power-loss") world.power_loss(n);
     else if (a == "stop") world.stop(n);
     else if (a == "restart") world.restart(n);
@@ -53,14 +72,33 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
   auto e = ctx.event(properties::OpKind::kFault, step.targets.empty() ? "" : step.targets.front());
   e.note = a;
   for (std::size_t i = 0; i < step.targets.size(); ++i) e.note += (i ? " | " : " ") + step.targets[i];
+  if (a == "clog") e.note += " for " + std::to_string(to_millis(step.for_duration)) + "ms";
+  if (a == "clock-skew") e.note += " offset " + std::to_string(to_millis(step.clock_offset)) + "ms drift " + std::to_string(step.drift_ppm) + "ppm";
+  if (a == "set-network") {
+    e.note += " latency_min " + std::to_string(to_millis(step.network->latency_min_ns)) + "ms loss " +
+              std::to_string(step.network->loss_probability);
+  }
   ctx.history.append(e);
 }
 
-// The quiet period after the fault phase: faults heal, infrastructure comes back (brokers and
-// the controller restart if they are down, paused nodes resume); applications stay as the
+// The quiet period after the fault phase: faults heal (cuts, and set-network's link options;
+// clogs end by themselves, clock skews stay), infrastructure comes back (brokers and the
+// controller restart if they are down, paused nodes resume); applications stay as the
 // timeline left them.
 void begin_quiet_period(sim::World& world, RunContext& ctx, const Scenario& scenario, const std::vector<NodeId>& brokers) {
-  world.network_fault("heal", [](sim::Network& n) { n.heal(); });
+  // set-network steps are undone too: every link back to the scenario's network options.
+  const bool network_changed = std::any_of(scenario.timeline.begin(), scenario.timeline.end(),
+                                           [](const TimelineStep& s) { return s.action == "set-network"; });
+  world.network_fault("heal", [&](sim::Network& n) {
+    n.heal();
+    if (!network_changed) return;
+    n.set_default(scenario.cluster.network);
+    for (std::size_t i = 0; i < world.node_count(); ++i) {
+      for (std::size_t j = 0; j < world.node_count(); ++j) {
+        if (i != j) n.clear_link(NodeId(static_cast<std::int32_t>(i)), NodeId(static_cast<std::int32_t>(j)));
+      }
+    }
+  });
   std::vector<NodeId> infrastructure = brokers;
   if (auto c = world.find("controller")) infrastructure.push_back(*c);
   for (std::size_t i = 0; i < world.node_count(); ++i) {
@@ -251,7 +289,15 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   RunContext ctx{out.history, world, {}};
   ctx.poison_salt = world.stream("failures").next_u64();
   ctx.plants = scenario.plants;
-  properties::CheckerSet checkers = properties::default_checkers();
+  properties::CheckerOptions checker_options;
+  checker_options.compacted_topics.emplace();
+  for (const auto& t : scenario.topics) {
+    if (t.log.compacts()) checker_options.compacted_topics->insert(t.name);
+  }
+  for (const auto& step : scenario.timeline) {
+    if (step.create && step.create->log.compacts()) checker_options.compacted_topics->insert(step.create->name);
+  }
+  properties::CheckerSet checkers = properties::default_checkers(checker_options);
   if (scenario.quiesce > 0) checkers.add(std::make_unique<properties::UnseenChecker>(scenario.duration));
   checkers.attach(out.history);
 

@@ -125,7 +125,8 @@ struct GroupSpec {
 struct TimelineStep {
   Nanos at = 0;
   std::string action;                 // crash, power-loss, stop, restart, pause, resume,
-                                      // isolate, partition, heal; the topic admin actions
+                                      // isolate, partition, heal, clog, set-network,
+                                      // clock-skew; the topic admin actions
                                       // create-topic, delete-topic, add-partitions, alter-config;
                                       // the group admin actions reset-offsets, delete-group,
                                       // describe-group
@@ -139,6 +140,11 @@ struct TimelineStep {
   // Group admin steps (kafka-consumer-groups), carried out by the "admin" node too.
   std::string group;                  // reset-offsets, delete-group, describe-group
   std::optional<engine::ResetOffsetsRequest> reset;  // reset-offsets
+  // Network and clock steps.
+  Nanos for_duration = 0;             // clog: how long messages to and from the target wait
+  std::optional<sim::LinkOptions> network;  // set-network: the links' new options
+  Nanos clock_offset = 0;             // clock-skew: the target's clock runs this far ahead (or behind)
+  double drift_ppm = 0;               // clock-skew: and drifts this many parts per million
 
   bool is_group_admin() const {
     return action == "reset-offsets" || action == "delete-group" || action == "describe-group";

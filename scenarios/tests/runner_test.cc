@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -111,6 +112,60 @@ TEST(Runner, AConsumerPausedPastTheRunSeesNothingAfterThePause) {
   }
   EXPECT_GT(stat(out.result, "records.processed.c"), 0);
   EXPECT_LT(stat(out.result, "records.processed.c"), 300);
+}
+
+// The network and clock steps change what happens, and only while they should.
+TEST(Runner, AClogHoldsEveryAcknowledgementUntilItEnds) {
+  const RunOutput out = run_scenario(small(R"([{"at": "1s", "action": "clog", "target": "broker-1", "for": "2s"}])"), {3, false});
+  int during = 0, after = 0;
+  for (const auto& e : out.history.events()) {
+    if (e.kind != properties::OpKind::kSendOk) continue;
+    if (e.at > seconds(1) + millis(5) && e.at < seconds(3)) ++during;
+    if (e.at >= seconds(3) && e.at < seconds(3) + millis(50)) ++after;
+  }
+  EXPECT_EQ(during, 0) << "an acknowledgement crossed a clogged link";
+  EXPECT_GT(after, 50) << "the held requests are answered when the clog ends";
+  EXPECT_EQ(stat(out.result, "records.acknowledged"), 300);
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass);
+}
+
+TEST(Runner, SetNetworkSlowsTheLinksOfItsTargetOnly) {
+  const auto mean_ack_delay = [](const RunOutput& out) {
+    std::map<std::uint64_t, Nanos> sent;
+    double total = 0;
+    int n = 0;
+    for (const auto& e : out.history.events()) {
+      if (e.kind == properties::OpKind::kSendInvoke) sent[e.value_id] = e.at;
+      if (e.kind == properties::OpKind::kSendOk && e.at > seconds(2)) {
+        total += static_cast<double>(e.at - sent.at(e.value_id));
+        ++n;
+      }
+    }
+    return total / n / 1e6;
+  };
+  const RunOutput base = run_scenario(small(), {3, false});
+  const RunOutput slow = run_scenario(small(R"([{"at": "1s", "action": "set-network", "target": "broker-1", "network": {"latency_min": "40ms"}}])"), {3, false});
+  const RunOutput other = run_scenario(small(R"([{"at": "1s", "action": "set-network", "target": "c", "network": {"latency_min": "40ms"}}])"), {3, false});
+  EXPECT_GT(mean_ack_delay(slow), mean_ack_delay(base) + 70) << "two 40 ms hops more per produce round trip";
+  EXPECT_LT(mean_ack_delay(other), mean_ack_delay(base) + 5) << "the consumer's links do not slow the producer";
+}
+
+TEST(Runner, AClockThatRunsFastFiresItsTimersSooner) {
+  const auto sent_by = [](const RunOutput& out, Nanos t) {
+    int n = 0;
+    for (const auto& e : out.history.events()) n += e.kind == properties::OpKind::kSendInvoke && e.at < t ? 1 : 0;
+    return n;
+  };
+  const RunOutput base = run_scenario(small(), {3, false});
+  // The producer's clock gains 10%: its 100 records/s, paced by its own timers, come 10% faster.
+  const RunOutput fast = run_scenario(small(R"([{"at": "0s", "action": "clock-skew", "target": "p", "offset": "-2s", "drift_ppm": 100000}])"), {3, false});
+  EXPECT_NEAR(sent_by(base, seconds(2)), 200, 3);
+  EXPECT_NEAR(sent_by(fast, seconds(2)), 220, 3);
+  EXPECT_EQ(stat(fast.result, "records.acknowledged"), 300);
+  EXPECT_EQ(fast.result.verdict.outcome, properties::Outcome::kPass);
+  bool noted = false;
+  for (const auto& e : fast.history.events()) noted = noted || e.note.find("clock-skew p offset -2000ms") != std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 TEST(Runner, ExpectationsCompareVerdictAndAnomalies) {
