@@ -4,33 +4,20 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <optional>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_codes.h"
 #include "cli/fuzz_commands.h"
+#include "cli/run_commands.h"
 #include "engine/client/partitioner.h"
 #include "engine/env/assert.h"
-#include "engine/env/plants.h"
 #include "properties/checker.h"
-#include "reports/atomic_file.h"
 #include "reports/history_jsonl.h"
-#include "reports/html.h"
-#include "reports/junit.h"
-#include "reports/samples_json.h"
-#include "reports/summary.h"
-#include "scenarios/determinism.h"
 #include "scenarios/loader.h"
-#include "scenarios/runner.h"
 
 namespace {
 
@@ -38,196 +25,10 @@ using namespace logsim;
 
 using namespace logsim::cli;
 
-struct RunArgs {
-  std::string file;
-  std::uint64_t seed = 0;
-  bool seed_given = false;
-  bool check_determinism = false;
-  std::string out;
-  bool json = false;
-  bool quiet = false;
-  bool trace = false;
-  std::string history;  // --history FILE
-  std::vector<std::string> plants;  // --plant NAME ...
-  bool list_plants = false;
-};
-
 struct CheckArgs {
   std::string file;
   bool json = false;
 };
-
-// trace.jsonl: one JSON object per trace entry, in run order.
-std::string trace_jsonl(const sim::Trace& trace) {
-  std::string out;
-  for (const auto& e : trace.entries()) {
-    nlohmann::json j{{"index", e.index}, {"at_ns", e.at}, {"kind", sim::trace_kind_name(e.kind)},
-                     {"node", e.node}, {"peer", e.peer}, {"detail", e.detail}, {"text", e.text}};
-    out += j.dump() + "\n";
-  }
-  return out;
-}
-
-int exit_code_for(const scenarios::RunResult& r) {
-  if (r.expectation_met) return kExitPass;
-  switch (r.verdict.outcome) {
-    case properties::Outcome::kLiveness: return kExitLiveness;
-    default: return kExitViolated;  // an unexpected violation, or an expected one not found
-  }
-}
-
-// A progress bar on stderr while a run takes long, on a terminal only: simulated time done, wall
-// time so far and an estimate of what is left. Redrawn at most ten times a second; cleared at
-// the end so the summary starts on a clean line.
-class ProgressBar {
- public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO) != 0) {}
-  ~ProgressBar() { clear(); }
-  ProgressBar(const ProgressBar&) = delete;
-  ProgressBar& operator=(const ProgressBar&) = delete;
-
-  void update(Nanos now, Nanos end) {
-    if (!enabled_) return;
-    const auto t = std::chrono::steady_clock::now();
-    const double wall = std::chrono::duration<double>(t - start_).count();
-    if (wall < 0.5 || t - last_ < std::chrono::milliseconds(100)) return;  // short runs draw nothing
-    last_ = t;
-    const double done = end > 0 ? static_cast<double>(now) / static_cast<double>(end) : 1.0;
-    const int width = 30;
-    const int filled = static_cast<int>(done * width);
-    const double left = done > 0 ? wall / done - wall : 0;
-    std::fprintf(stderr, "\r  [%s%s] %3.0f%%  %.1fs of %.1fs simulated  %.1fs wall  ~%.0fs left ",
-                 std::string(static_cast<std::size_t>(filled), '#').c_str(), std::string(static_cast<std::size_t>(width - filled), '.').c_str(),
-                 done * 100, static_cast<double>(now) / 1e9, static_cast<double>(end) / 1e9, wall, left);
-    drawn_ = true;
-  }
-  void clear() {
-    if (drawn_) std::fprintf(stderr, "\r\033[K");
-    drawn_ = false;
-  }
-
- private:
-  bool enabled_;
-  bool drawn_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_{};
-};
-
-std::optional<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// logsim report DIR: rebuilds report.html from the JSON files a run wrote into DIR.
-int report_command(const std::string& dir) {
-  for (const char* name : {"summary.json", "samples.json", "history.jsonl"}) {
-    if (!read_text_file(dir + "/" + name)) {
-      std::fprintf(stderr, "logsim report: %s/%s cannot be read; expected a directory that logsim run --out DIR wrote\n", dir.c_str(), name);
-      return kExitBadInput;
-    }
-  }
-  nlohmann::json summary;
-  nlohmann::json samples;
-  try {
-    summary = nlohmann::json::parse(*read_text_file(dir + "/summary.json"));
-  } catch (const nlohmann::json::exception& e) {
-    std::fprintf(stderr, "logsim report: %s/summary.json: not JSON (%s); expected the summary a run wrote with --out\n", dir.c_str(), e.what());
-    return kExitBadInput;
-  }
-  try {
-    samples = nlohmann::json::parse(*read_text_file(dir + "/samples.json"));
-  } catch (const nlohmann::json::exception& e) {
-    std::fprintf(stderr, "logsim report: %s/samples.json: not JSON (%s); expected the samples a run wrote with --out\n", dir.c_str(), e.what());
-    return kExitBadInput;
-  }
-  scenarios::Samples s;
-  try {
-    s = reports::samples_from_json(samples);
-  } catch (const std::runtime_error& e) {
-    std::fprintf(stderr, "logsim report: %s/samples.json: %s; expected samples.json version %d as logsim run --out writes it\n", dir.c_str(),
-                 e.what(), reports::kSamplesVersion);
-    return kExitBadInput;
-  }
-  if (!summary.is_object() || summary.value("version", 0) != reports::kSummaryVersion) {
-    std::fprintf(stderr, "logsim report: %s/summary.json: not a summary of version %d; expected the summary logsim run --out writes\n",
-                 dir.c_str(), reports::kSummaryVersion);
-    return kExitBadInput;
-  }
-  const properties::History history = reports::read_history_file(dir + "/history.jsonl");
-  const std::string err = reports::write_file_atomically(dir + "/report.html", reports::report_html(summary, history, s));
-  if (!err.empty()) {
-    std::fprintf(stderr, "logsim report: %s\n", err.c_str());
-    return kExitInternal;
-  }
-  std::cout << dir << "/report.html\n";
-  return kExitPass;
-}
-
-int run_command(const RunArgs& args) {
-  if (args.list_plants) {
-    for (const auto& p : all_plants()) std::cout << fmt::format("{:24} {} (found as {})\n", p.name, p.description, p.anomaly);
-    return kExitPass;
-  }
-  scenarios::Scenario scenario = scenarios::load_scenario_file(args.file);
-  for (const auto& name : args.plants) {
-    auto p = plant_by_name(name);
-    if (!p) {
-      std::string all;
-      for (const auto& info : all_plants()) all += std::string(all.empty() ? "" : ", ") + std::string(info.name);
-      std::fprintf(stderr, "logsim: unknown plant \"%s\"; expected one of %s (logsim run --list-plants)\n", name.c_str(), all.c_str());
-      return kExitBadInput;
-    }
-    scenario.plants.add(*p);
-  }
-  const std::uint64_t seed = args.seed_given ? args.seed : scenario.seed;
-  const auto start = std::chrono::steady_clock::now();
-  ProgressBar bar(!args.quiet && !args.json);
-  scenarios::RunOptions options{seed, args.check_determinism || args.trace};
-  options.progress = [&bar](Nanos now, Nanos end) { bar.update(now, end); };
-  scenarios::RunOutput out = scenarios::run_scenario(scenario, options);
-  bar.clear();
-  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (args.check_determinism) {
-    if (auto d = scenarios::check_determinism(scenario, seed, out)) {
-      std::fprintf(stderr, "logsim: NONDETERMINISM: seed %llu gave trace %s, then %s\n  first divergent event #%llu\n"
-                           "  run 1: %s\n  run 2: %s\n",
-                   static_cast<unsigned long long>(seed), reports::trace_hash_hex(d->first_hash).c_str(),
-                   reports::trace_hash_hex(d->second_hash).c_str(), static_cast<unsigned long long>(d->index),
-                   d->first_event.c_str(), d->second_event.c_str());
-      return kExitNondeterminism;
-    }
-  }
-
-  out.result.cli_plants = args.plants;
-  const scenarios::RunResult& r = out.result;
-  std::string err;
-  if (!args.out.empty()) {
-    err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/history.jsonl", reports::history_jsonl(out.history));
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/junit.xml", reports::junit_xml("logsim run", {{r, wall_ms}}));
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/samples.json", reports::samples_json(out.samples).dump() + "\n");
-    if (err.empty()) {
-      err = reports::write_file_atomically(args.out + "/report.html", reports::report_html(reports::summary_json(r, wall_ms), out.history, out.samples));
-    }
-    if (err.empty() && args.trace) err = reports::write_file_atomically(args.out + "/trace.jsonl", trace_jsonl(out.trace));
-  }
-  if (err.empty() && !args.history.empty()) err = reports::write_file_atomically(args.history, reports::history_jsonl(out.history));
-  if (!err.empty()) {
-    std::fprintf(stderr, "logsim: %s\n", err.c_str());
-    return kExitInternal;
-  }
-  if (args.json) {
-    std::cout << reports::summary_json(r, wall_ms).dump(2) << "\n";
-  } else if (!args.quiet) {
-    std::cout << reports::terminal_summary(r, wall_ms);
-    if (args.check_determinism) std::cout << "  determinism  the same seed ran twice to the same trace hash\n";
-    if (!args.out.empty()) std::cout << "  report     " << args.out << "/report.html (and summary.json, junit.xml, history.jsonl)\n";
-  }
-  return exit_code_for(r);
-}
 
 // logsim check: the default checkers over a recorded history.
 int check_command(const CheckArgs& args) {
@@ -268,7 +69,10 @@ int main(int argc, char** argv) {
 
   RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "Run a scenario file with a seed and check its properties");
-  auto* scenario_opt = run_cmd->add_option("scenario", run.file, "Scenario file (JSON)");
+  auto* scenario_opt = run_cmd->add_option("scenario", run.files, "Scenario files, or directories of them (JSON)");
+  run_cmd->add_option("--seeds", run.seeds, "Seeds per scenario: --seed (or the scenario's seed) and the next ones (default 1)")
+      ->check(CLI::Range(1, 1'000'000));
+  run_cmd->add_option("--jobs,-j", run.jobs, "Runs in parallel when there are several (one simulation per thread)")->check(CLI::Range(1, 256));
   run_cmd->add_option("--plant", run.plants, "Switch the engine into a known-wrong behaviour (a planted bug); repeatable");
   run_cmd->add_flag("--list-plants", run.list_plants, "List the plants and exit");
   auto* seed_opt = run_cmd->add_option("--seed", run.seed, "Master seed (default: the scenario's \"seed\")");
@@ -337,7 +141,7 @@ int main(int argc, char** argv) {
     if (*check_cmd) return check_command(check);
     if (*fuzz_cmd) return cli::fuzz_command(fz);
     if (*replay_cmd) return cli::replay_command(replay_file);
-    if (*report_cmd) return report_command(report_dir);
+    if (*report_cmd) return cli::report_command(report_dir);
     if (*run_cmd && !run.list_plants && scenario_opt->count() == 0) {
       std::fprintf(stderr, "logsim run: the scenario file is required (logsim run SCENARIO.json)\n");
       return kExitBadInput;
@@ -347,7 +151,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "logsim: --trace writes trace.jsonl into the --out directory; give --out DIR too\n");
       return kExitBadInput;
     }
-    return run_command(run);
+    return cli::run_command(run);
   } catch (const scenarios::ScenarioError& e) {
     std::fprintf(stderr, "logsim: %s\n", e.what());
     return kExitBadInput;
@@ -356,7 +160,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const InvariantError& e) {
     std::fprintf(stderr, "logsim: INTERNAL ERROR (an engine invariant broke; this is a finding): %s\n  reproduce: logsim run %s --seed %llu\n",
-                 e.what(), run.file.c_str(), static_cast<unsigned long long>(run.seed));
+                 e.what(), run.files.empty() ? "SCENARIO" : run.files.front().c_str(), static_cast<unsigned long long>(run.seed));
     return kExitInternal;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "logsim: internal error: %s\n", e.what());

@@ -118,5 +118,23 @@ check "there are planted bugs" test "$plants" -ge 7
 check "fuzz --list-plants lists every plant" test "$("$logsim" fuzz --list-plants | grep -vc "find it:")" -eq "$plants"
 check "fuzz --list-plants says how to find each but truncate-to-hw" test "$("$logsim" fuzz --list-plants | grep -c "find it: logsim fuzz")" -eq $((plants - 1))
 
+# Many scenarios and seeds, for CI: a directory and --seeds, in parallel; one line per run in a
+# fixed order, a tally, junit.xml with every run, a report only for the runs not as expected.
+out=$("$logsim" run "$root/scenarios/quickstart.json" "$root/scenarios/retries-reorder-without-idempotence.json" --seed 1 --seeds 2 --jobs 2 --out "$tmp/many"); rc=$?
+check "many runs: exit 1 when one is not as expected" test $rc -eq 1
+check "many runs: one line per run" test "$(grep -cE '^(ok|FAIL) ' <<<"$out")" -eq 4
+check "many runs: lines in order" test "$(grep -oE 'json seed [0-9]+' <<<"$out" | tr '\n' ' ')" = "json seed 1 json seed 2 json seed 1 json seed 2 "
+check "many runs: the failing run says why" grep -q 'FAIL  .*retries-reorder-without-idempotence.json seed 1 .*expected verdict "violated", got "pass"' <<<"$out"
+check "many runs: a tally" grep -q "4 runs (2 scenarios x 2 seeds)" <<<"$out"
+check "many runs: junit.xml has every run" test "$(grep -c '<testcase ' "$tmp/many/junit.xml")" -eq 4
+check "many runs: junit.xml matches the schema" xmllint --noout --schema "$root/reports/junit.xsd" "$tmp/many/junit.xml"
+check "many runs: a report for the failing run" test -s "$tmp/many/retries-reorder-without-idempotence/seed-1/report.html"
+check "many runs: no report for a run as expected" test ! -e "$tmp/many/quickstart"
+"$logsim" run "$root/scenarios" --jobs 2 --quiet; rc=$?
+check "every bundled scenario runs as expected from a directory" test $rc -eq 0
+"$logsim" run "$root/scenarios/quickstart.json" "$tmp/missing.json" --seeds 2 >"$tmp/many-bad.txt" 2>&1; rc=$?
+check "many runs: a bad file exits 2" test $rc -eq 2
+check "many runs: before anything runs" test "$(grep -c '^ok' "$tmp/many-bad.txt")" -eq 0
+
 echo "$pass passed, $failures failed"
 test $failures -eq 0

@@ -1,0 +1,392 @@
+// logsim run and logsim report. One scenario and one seed prints the full summary and writes
+// the report; many (files, directories, --seeds) run in parallel with --jobs and print one line
+// per run, for CI.
+#include "cli/run_commands.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/exit_codes.h"
+#include "engine/env/assert.h"
+#include "engine/env/plants.h"
+#include "reports/atomic_file.h"
+#include "reports/history_jsonl.h"
+#include "reports/html.h"
+#include "reports/junit.h"
+#include "reports/samples_json.h"
+#include "reports/summary.h"
+#include "scenarios/determinism.h"
+#include "scenarios/loader.h"
+#include "scenarios/runner.h"
+
+namespace logsim::cli {
+namespace {
+
+std::string trace_jsonl(const sim::Trace& trace) {
+  std::string out;
+  for (const auto& e : trace.entries()) {
+    nlohmann::json j{{"index", e.index}, {"at_ns", e.at}, {"kind", sim::trace_kind_name(e.kind)},
+                     {"node", e.node}, {"peer", e.peer}, {"detail", e.detail}, {"text", e.text}};
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+int exit_code_for(const scenarios::RunResult& r) {
+  if (r.expectation_met) return kExitPass;
+  switch (r.verdict.outcome) {
+    case properties::Outcome::kLiveness: return kExitLiveness;
+    default: return kExitViolated;  // an unexpected violation, or an expected one not found
+  }
+}
+
+// A progress bar on stderr while a run takes long, on a terminal only: simulated time done, wall
+// time so far and an estimate of what is left. Redrawn at most ten times a second; cleared at
+// the end so the summary starts on a clean line.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO) != 0) {}
+  ~ProgressBar() { clear(); }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  void update(Nanos now, Nanos end) {
+    if (!enabled_) return;
+    const auto t = std::chrono::steady_clock::now();
+    const double wall = std::chrono::duration<double>(t - start_).count();
+    if (wall < 0.5 || t - last_ < std::chrono::milliseconds(100)) return;  // short runs draw nothing
+    last_ = t;
+    const double done = end > 0 ? static_cast<double>(now) / static_cast<double>(end) : 1.0;
+    const int width = 30;
+    const int filled = static_cast<int>(done * width);
+    const double left = done > 0 ? wall / done - wall : 0;
+    std::fprintf(stderr, "\r  [%s%s] %3.0f%%  %.1fs of %.1fs simulated  %.1fs wall  ~%.0fs left ",
+                 std::string(static_cast<std::size_t>(filled), '#').c_str(), std::string(static_cast<std::size_t>(width - filled), '.').c_str(),
+                 done * 100, static_cast<double>(now) / 1e9, static_cast<double>(end) / 1e9, wall, left);
+    drawn_ = true;
+  }
+  void clear() {
+    if (drawn_) std::fprintf(stderr, "\r\033[K");
+    drawn_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+};
+
+std::optional<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// logsim report DIR: rebuilds report.html from the JSON files a run wrote into DIR.
+}  // namespace
+
+int report_command(const std::string& dir) {
+  for (const char* name : {"summary.json", "samples.json", "history.jsonl"}) {
+    if (!read_text_file(dir + "/" + name)) {
+      std::fprintf(stderr, "logsim report: %s/%s cannot be read; expected a directory that logsim run --out DIR wrote\n", dir.c_str(), name);
+      return kExitBadInput;
+    }
+  }
+  nlohmann::json summary;
+  nlohmann::json samples;
+  try {
+    summary = nlohmann::json::parse(*read_text_file(dir + "/summary.json"));
+  } catch (const nlohmann::json::exception& e) {
+    std::fprintf(stderr, "logsim report: %s/summary.json: not JSON (%s); expected the summary a run wrote with --out\n", dir.c_str(), e.what());
+    return kExitBadInput;
+  }
+  try {
+    samples = nlohmann::json::parse(*read_text_file(dir + "/samples.json"));
+  } catch (const nlohmann::json::exception& e) {
+    std::fprintf(stderr, "logsim report: %s/samples.json: not JSON (%s); expected the samples a run wrote with --out\n", dir.c_str(), e.what());
+    return kExitBadInput;
+  }
+  scenarios::Samples s;
+  try {
+    s = reports::samples_from_json(samples);
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "logsim report: %s/samples.json: %s; expected samples.json version %d as logsim run --out writes it\n", dir.c_str(),
+                 e.what(), reports::kSamplesVersion);
+    return kExitBadInput;
+  }
+  if (!summary.is_object() || summary.value("version", 0) != reports::kSummaryVersion) {
+    std::fprintf(stderr, "logsim report: %s/summary.json: not a summary of version %d; expected the summary logsim run --out writes\n",
+                 dir.c_str(), reports::kSummaryVersion);
+    return kExitBadInput;
+  }
+  const properties::History history = reports::read_history_file(dir + "/history.jsonl");
+  const std::string err = reports::write_file_atomically(dir + "/report.html", reports::report_html(summary, history, s));
+  if (!err.empty()) {
+    std::fprintf(stderr, "logsim report: %s\n", err.c_str());
+    return kExitInternal;
+  }
+  std::cout << dir << "/report.html\n";
+  return kExitPass;
+}
+
+namespace {
+
+int run_one(const RunArgs& args, const std::string& file) {
+  scenarios::Scenario scenario = scenarios::load_scenario_file(file);
+  for (const auto& name : args.plants) scenario.plants.add(*plant_by_name(name));
+  const std::uint64_t seed = args.seed_given ? args.seed : scenario.seed;
+  const auto start = std::chrono::steady_clock::now();
+  ProgressBar bar(!args.quiet && !args.json);
+  scenarios::RunOptions options{seed, args.check_determinism || args.trace};
+  options.progress = [&bar](Nanos now, Nanos end) { bar.update(now, end); };
+  scenarios::RunOutput out = scenarios::run_scenario(scenario, options);
+  bar.clear();
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (args.check_determinism) {
+    if (auto d = scenarios::check_determinism(scenario, seed, out)) {
+      std::fprintf(stderr, "logsim: NONDETERMINISM: seed %llu gave trace %s, then %s\n  first divergent event #%llu\n"
+                           "  run 1: %s\n  run 2: %s\n",
+                   static_cast<unsigned long long>(seed), reports::trace_hash_hex(d->first_hash).c_str(),
+                   reports::trace_hash_hex(d->second_hash).c_str(), static_cast<unsigned long long>(d->index),
+                   d->first_event.c_str(), d->second_event.c_str());
+      return kExitNondeterminism;
+    }
+  }
+
+  out.result.cli_plants = args.plants;
+  const scenarios::RunResult& r = out.result;
+  std::string err;
+  if (!args.out.empty()) {
+    err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
+    if (err.empty()) err = reports::write_file_atomically(args.out + "/history.jsonl", reports::history_jsonl(out.history));
+    if (err.empty()) err = reports::write_file_atomically(args.out + "/junit.xml", reports::junit_xml("logsim run", {{r, wall_ms}}));
+    if (err.empty()) err = reports::write_file_atomically(args.out + "/samples.json", reports::samples_json(out.samples).dump() + "\n");
+    if (err.empty()) {
+      err = reports::write_file_atomically(args.out + "/report.html", reports::report_html(reports::summary_json(r, wall_ms), out.history, out.samples));
+    }
+    if (err.empty() && args.trace) err = reports::write_file_atomically(args.out + "/trace.jsonl", trace_jsonl(out.trace));
+  }
+  if (err.empty() && !args.history.empty()) err = reports::write_file_atomically(args.history, reports::history_jsonl(out.history));
+  if (!err.empty()) {
+    std::fprintf(stderr, "logsim: %s\n", err.c_str());
+    return kExitInternal;
+  }
+  if (args.json) {
+    std::cout << reports::summary_json(r, wall_ms).dump(2) << "\n";
+  } else if (!args.quiet) {
+    std::cout << reports::terminal_summary(r, wall_ms);
+    if (args.check_determinism) std::cout << "  determinism  the same seed ran twice to the same trace hash\n";
+    if (!args.out.empty()) std::cout << "  report     " << args.out << "/report.html (and summary.json, junit.xml, history.jsonl)\n";
+  }
+  return exit_code_for(r);
+}
+
+
+// Files named on the command line, directories expanded to their *.json files (sorted; the
+// JSON Schema is skipped), each once.
+std::vector<std::string> expand(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& name : names) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(name, ec)) {
+      std::vector<std::string> in_dir;
+      for (const auto& entry : std::filesystem::directory_iterator(name, ec)) {
+        const auto& p = entry.path();
+        if (entry.is_regular_file() && p.extension() == ".json" && p.filename() != "schema.json") in_dir.push_back(p.string());
+      }
+      std::sort(in_dir.begin(), in_dir.end());
+      out.insert(out.end(), in_dir.begin(), in_dir.end());
+    } else {
+      out.push_back(name);
+    }
+  }
+  std::vector<std::string> unique;
+  for (const auto& f : out) {
+    if (std::find(unique.begin(), unique.end(), f) == unique.end()) unique.push_back(f);
+  }
+  return unique;
+}
+
+struct Job {
+  std::size_t scenario = 0;
+  std::uint64_t seed = 0;
+};
+
+struct Outcome {
+  scenarios::RunResult result;
+  double wall_ms = 0;
+  bool nondeterministic = false;
+  std::string error;  // an engine invariant broke, or a report could not be written
+};
+
+// The exit code of many runs: the worst of them (internal, nondeterminism, violated, liveness).
+int worst_exit(const std::vector<Outcome>& outcomes) {
+  int code = kExitPass;
+  const auto rank = [](int c) {
+    switch (c) {
+      case kExitInternal: return 5;
+      case kExitNondeterminism: return 4;
+      case kExitViolated: return 3;
+      case kExitLiveness: return 2;
+      default: return 0;
+    }
+  };
+  for (const auto& o : outcomes) {
+    int c = o.nondeterministic ? kExitNondeterminism : (!o.error.empty() ? kExitInternal : exit_code_for(o.result));
+    if (rank(c) > rank(code)) code = c;
+  }
+  return code;
+}
+
+// Many scenarios and seeds: loaded first (a bad file stops everything before any run, exit 2),
+// then run on --jobs threads, one simulation per thread; one line per run in a fixed order.
+int run_many(const RunArgs& args, const std::vector<std::string>& files) {
+  if (!args.history.empty() || args.trace) {
+    std::fprintf(stderr, "logsim run: --history and --trace are for one scenario and one seed; with several, use --out DIR\n");
+    return kExitBadInput;
+  }
+  std::vector<scenarios::Scenario> loaded;
+  for (const auto& f : files) {
+    loaded.push_back(scenarios::load_scenario_file(f));
+    for (const auto& name : args.plants) loaded.back().plants.add(*plant_by_name(name));
+  }
+  std::vector<Job> jobs;
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    const std::uint64_t first = args.seed_given ? args.seed : loaded[i].seed;
+    for (std::int64_t k = 0; k < args.seeds; ++k) jobs.push_back({i, first + static_cast<std::uint64_t>(k)});
+  }
+  std::vector<Outcome> outcomes(jobs.size());
+  std::vector<char> done(jobs.size(), 0);
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  std::size_t printed = 0;
+  const auto print_ready = [&] {  // under mu: lines in job order, as soon as each is known
+    while (printed < jobs.size() && done[printed]) {
+      const Outcome& o = outcomes[printed];
+      const scenarios::RunResult& r = o.result;
+      if (!args.quiet && !args.json) {
+        std::string what;
+        if (!o.error.empty()) what = "error: " + o.error;
+        else if (o.nondeterministic) what = "NONDETERMINISTIC";
+        else if (r.expectation_met) what = r.verdict.outcome == properties::Outcome::kPass ? "pass" : "pass (the expected failure was found)";
+        else if (r.verdict.violations.empty()) what = r.expectation_detail;
+        else what = fmt::format("{}: {}", r.verdict.violations.front().anomaly, r.verdict.violations.front().explanation);
+        std::cout << fmt::format("{:5} {} seed {}  {}  {:.0f}ms  {}\n", r.expectation_met && o.error.empty() && !o.nondeterministic ? "ok" : "FAIL",
+                                 files[jobs[printed].scenario], r.seed, reports::trace_hash_hex(r.trace_hash), o.wall_ms, what)
+                  << std::flush;
+      }
+      ++printed;
+    }
+  };
+  const auto worker = [&] {
+    for (std::size_t j = next++; j < jobs.size(); j = next++) {
+      const auto& scenario = loaded[jobs[j].scenario];
+      Outcome o;
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        scenarios::RunOutput out = scenarios::run_scenario(scenario, {jobs[j].seed, args.check_determinism});
+        o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, jobs[j].seed, out).has_value();
+        out.result.cli_plants = args.plants;
+        o.result = out.result;
+        // Reports for the runs a person must look at: those not as expected.
+        if (!args.out.empty() && (!o.result.expectation_met || o.nondeterministic)) {
+          const std::string dir = fmt::format("{}/{}/seed-{}", args.out, scenario.name, jobs[j].seed);
+          const nlohmann::json summary = reports::summary_json(o.result, o.wall_ms);
+          o.error = reports::write_file_atomically(dir + "/summary.json", summary.dump(2) + "\n");
+          if (o.error.empty()) o.error = reports::write_file_atomically(dir + "/history.jsonl", reports::history_jsonl(out.history));
+          if (o.error.empty()) o.error = reports::write_file_atomically(dir + "/samples.json", reports::samples_json(out.samples).dump() + "\n");
+          if (o.error.empty()) o.error = reports::write_file_atomically(dir + "/report.html", reports::report_html(summary, out.history, out.samples));
+        }
+      } catch (const InvariantError& e) {
+        o.result.scenario = scenario.name;
+        o.result.file = scenario.file;
+        o.result.seed = jobs[j].seed;
+        o.error = std::string("an engine invariant broke (a finding): ") + e.what();
+      }
+      std::lock_guard lock(mu);
+      outcomes[j] = std::move(o);
+      done[j] = 1;
+      print_ready();
+    }
+  };
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  const int n = std::max(1, std::min<int>(args.jobs, static_cast<int>(jobs.size())));
+  for (int t = 0; t < n; ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  std::size_t failed = 0;
+  for (const auto& o : outcomes) failed += (!o.result.expectation_met || o.nondeterministic || !o.error.empty()) ? 1U : 0U;
+  if (!args.out.empty()) {
+    std::vector<reports::JUnitCase> cases;
+    for (const auto& o : outcomes) cases.push_back({o.result, o.wall_ms});
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& o : outcomes) {
+      nlohmann::json j = reports::summary_json(o.result, o.wall_ms);
+      j["nondeterministic"] = o.nondeterministic;
+      j["error"] = o.error;
+      runs.push_back(std::move(j));
+    }
+    std::string err = reports::write_file_atomically(args.out + "/junit.xml", reports::junit_xml("logsim run", cases));
+    if (err.empty()) err = reports::write_file_atomically(args.out + "/runs.json", runs.dump(2) + "\n");
+    if (!err.empty()) {
+      std::fprintf(stderr, "logsim: %s\n", err.c_str());
+      return kExitInternal;
+    }
+  }
+  if (args.json) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& o : outcomes) runs.push_back(reports::summary_json(o.result, o.wall_ms));
+    std::cout << runs.dump(2) << "\n";
+  } else if (!args.quiet) {
+    std::cout << fmt::format("logsim: {} runs ({} scenarios x {} seeds) in {:.1f}s on {} jobs: {} as expected, {} not\n", jobs.size(),
+                             files.size(), args.seeds, wall_s, n, jobs.size() - failed, failed);
+    if (!args.out.empty()) std::cout << "  report     " << args.out << "/junit.xml, runs.json" << (failed ? ", and a report.html per failing run" : "") << "\n";
+  }
+  return worst_exit(outcomes);
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  if (args.list_plants) {
+    for (const auto& p : all_plants()) std::cout << fmt::format("{:24} {} (found as {})\n", p.name, p.description, p.anomaly);
+    return kExitPass;
+  }
+  for (const auto& name : args.plants) {
+    if (!plant_by_name(name)) {
+      std::string all;
+      for (const auto& info : all_plants()) all += std::string(all.empty() ? "" : ", ") + std::string(info.name);
+      std::fprintf(stderr, "logsim: unknown plant \"%s\"; expected one of %s (logsim run --list-plants)\n", name.c_str(), all.c_str());
+      return kExitBadInput;
+    }
+  }
+  const std::vector<std::string> files = expand(args.files);
+  if (files.empty()) {
+    std::fprintf(stderr, "logsim run: no scenario files found in %s; expected .json scenario files\n", args.files.front().c_str());
+    return kExitBadInput;
+  }
+  if (files.size() == 1 && args.seeds == 1) return run_one(args, files.front());
+  return run_many(args, files);
+}
+
+}  // namespace logsim::cli

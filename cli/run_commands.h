@@ -1,0 +1,30 @@
+// logsim run (one scenario and seed, or many scenarios and seeds for CI) and logsim report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace logsim::cli {
+
+struct RunArgs {
+  std::vector<std::string> files;   // scenario files, or directories of them
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::int64_t seeds = 1;           // seeds per scenario: seed, seed+1, ...
+  int jobs = 1;                     // runs in parallel (many runs only)
+  bool check_determinism = false;
+  std::string out;
+  bool json = false;
+  bool quiet = false;
+  bool trace = false;
+  std::string history;              // --history FILE
+  std::vector<std::string> plants;  // --plant NAME ...
+  bool list_plants = false;
+};
+
+int run_command(const RunArgs& args);
+// Rebuilds DIR/report.html from the JSON files a run wrote into DIR.
+int report_command(const std::string& dir);
+
+}  // namespace logsim::cli
