@@ -44,6 +44,13 @@ Verdict CheckerSet::finish() {
   return v;
 }
 
+const std::vector<std::string>& anomaly_names() {
+  static const std::vector<std::string> kNames = {
+      "nonmonotonic-poll", "poll-skip", "nonmonotonic-send", "inconsistent-offsets", "lost-write", "duplicate",
+      "unseen", "lost-commit", "group-interference", "double-ownership", "stale-commit-accepted", "liveness"};
+  return kNames;
+}
+
 CheckerSet default_checkers(const CheckerOptions& options) {
   CheckerSet set;
   set.add(std::make_unique<OrderChecker>());

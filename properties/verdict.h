@@ -38,4 +38,7 @@ struct Verdict {
 
 std::string_view outcome_name(Outcome o);
 
+// Every anomaly a checker can report, by its name (DESIGN.md), in a fixed order.
+const std::vector<std::string>& anomaly_names();
+
 }  // namespace logsim::properties

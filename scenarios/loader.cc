@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/controller/topic_config.h"
+#include "properties/verdict.h"
 #include "scenarios/json_reader.h"
 
 namespace logsim::scenarios {
@@ -698,6 +699,17 @@ void read_timeline(const JsonReader& r, Scenario& s) {
   check_admin_steps(s);
 }
 
+// An anomaly's name, as the checkers report it (did-you-mean for a misspelling).
+std::string check_anomaly(const JsonReader& r) {
+  const std::string name = r.string();
+  const auto& names = properties::anomaly_names();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return name;
+  if (auto guess = did_you_mean(name, names)) r.fail("unknown anomaly \"" + name + "\"", "did you mean \"" + *guess + "\"?");
+  std::string all;
+  for (const auto& n : names) all += " " + n;
+  r.fail("unknown anomaly \"" + name + "\"", "one of:" + all);
+}
+
 Found read_found(const JsonReader& r) {
   r.expect_object({"verdict", "anomalies", "trace_hash", "by"});
   Found f;
@@ -706,7 +718,7 @@ Found read_found(const JsonReader& r) {
     r.at("verdict").fail("found \"" + f.verdict + "\"", "\"violated\", \"liveness\" or \"internal-error\" (the failure logsim fuzz saw)");
   }
   if (auto v = r.get("anomalies")) {
-    for (const auto& a : v->items()) f.anomalies.push_back(a.string());
+    for (const auto& a : v->items()) f.anomalies.push_back(check_anomaly(a));
   }
   if (auto v = r.get("trace_hash")) {
     f.trace_hash = v->string();
@@ -727,7 +739,7 @@ void read_expect(const JsonReader& r, Scenario& s) {
     }
   }
   if (auto v = r.get("anomalies")) {
-    for (const auto& a : v->items()) s.expect.anomalies.push_back(a.string());
+    for (const auto& a : v->items()) s.expect.anomalies.push_back(check_anomaly(a));
   }
 }
 

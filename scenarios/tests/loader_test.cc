@@ -249,6 +249,16 @@ TEST(Loader, UnknownTopLevelKeySuggestsTopics) {
   EXPECT_EQ(e.expected(), "did you mean \"topics\"?");
 }
 
+TEST(Loader, AMisspelledExpectedAnomalyIsRefusedWithTheRightName) {
+  auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}], "expect": {"verdict": "violated", "anomalies": ["lost-writes"]}})");
+  EXPECT_EQ(e.pointer(), "/expect/anomalies/0");
+  EXPECT_EQ(e.problem(), "unknown anomaly \"lost-writes\"");
+  EXPECT_EQ(e.expected(), "did you mean \"lost-write\"?");
+  e = error_of(R"({"name": "m", "topics": [{"name": "t"}], "expect": {"verdict": "violated", "anomalies": ["gremlins"]}})");
+  EXPECT_EQ(e.problem(), "unknown anomaly \"gremlins\"");
+  EXPECT_NE(e.expected().find("one of: nonmonotonic-poll poll-skip"), std::string::npos) << e.expected();
+}
+
 TEST(Loader, UnknownTopLevelKeySuggestsDuration) {
   const auto e = error_of(R"({"name": "m", "topics": [{"name": "t"}], "duraton": "5s"})");
   EXPECT_EQ(e.pointer(), "/duraton");
