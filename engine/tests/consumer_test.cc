@@ -334,10 +334,24 @@ TEST_F(ConsumerTest, OffsetOutOfRangeResetsByPolicyEarliest) {
   EXPECT_EQ(lists.back().timestamp_ms, kListOffsetsEarliest);
   EXPECT_EQ(fetches(kP0).size(), 2u) << "no fetch until the new position is known";
   EXPECT_EQ(consumer->partition_error(kP0), std::nullopt);
+  EXPECT_TRUE(consumer->take_resets().empty()) << "not reset until the new position is known";
   answer_list_offsets(lists.back(), 30);
   EXPECT_EQ(consumer->position(kP0), Offset(30));
   ASSERT_EQ(fetches(kP0).size(), 3u);
   EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(30));
+  // The application learns of the reset once (to record it as a seek), with where it came from.
+  const auto resets = consumer->take_resets();
+  ASSERT_EQ(resets.size(), 1u);
+  EXPECT_EQ(resets[0].tp, kP0);
+  EXPECT_EQ(resets[0].from, Offset(22));
+  EXPECT_EQ(resets[0].to, Offset(30));
+  EXPECT_TRUE(consumer->take_resets().empty()) << "each reset is told once";
+}
+
+TEST_F(ConsumerTest, TheFirstPositionFromAutoOffsetResetIsNotAReset) {
+  assign_at({kP0}, 20);
+  answer_fetch(fetches(kP0).back(), range(20, 22));
+  EXPECT_TRUE(consumer->take_resets().empty()) << "a partition without a position starts by policy: not a move";
 }
 
 TEST_F(ConsumerTest, OffsetOutOfRangeWithResetNoneStopsThePartition) {
