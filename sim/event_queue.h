@@ -8,7 +8,12 @@
 //
 // Layout: the binary heap holds small trivially-copyable keys (time, seq, slot); payloads live
 // in a slab of slots reused through a free list, so sifting never moves a payload and a
-// cancel is O(1) (the stale key is skipped when it surfaces). Single-threaded.
+// cancel is O(1) amortized: the stale key is skipped when it surfaces, and when stale keys
+// outnumber live events the heap is rebuilt from the live keys alone. Without that rebuild a
+// workload that arms and cancels long timers over and over (Kafka's request and session
+// timeouts are tens of seconds) keeps every cancelled key until its time comes, and the heap
+// grows with the run. The rebuild cannot change the order of pops: (time, seq) is a total order.
+// Single-threaded.
 #pragma once
 
 #include <algorithm>
@@ -58,6 +63,7 @@ class EventQueue {
   bool cancel(Handle h) {
     if (h.seq == 0 || h.slot >= slots_.size() || slots_[h.slot].seq != h.seq) return false;
     release(h.slot);
+    if (heap_.size() > 2 * live_ + kCompactSlack) compact();
     return true;
   }
 
@@ -107,6 +113,13 @@ class EventQueue {
     --live_;
   }
 
+  // Drops every stale key and restores the heap: O(heap), run when at least half the keys are
+  // stale, so O(1) amortized per cancel.
+  void compact() {
+    std::erase_if(heap_, [&](const Key& k) { return slots_[k.slot].seq != k.seq; });
+    std::make_heap(heap_.begin(), heap_.end(), Later{});
+  }
+
   // Pops keys whose slot no longer holds their event (cancelled, maybe reused).
   void drop_stale() {
     while (!heap_.empty() && slots_[heap_.front().slot].seq != heap_.front().seq) {
@@ -114,6 +127,9 @@ class EventQueue {
       heap_.pop_back();
     }
   }
+
+  // Stale keys tolerated beyond the live count before a rebuild (keeps tiny queues cheap).
+  static constexpr std::size_t kCompactSlack = 64;
 
   std::vector<Key> heap_;
   std::vector<Slot> slots_;

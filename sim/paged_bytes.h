@@ -5,12 +5,16 @@
 // Why not a std::string: a growing string doubles its capacity, so an appended-to file would
 // hold up to twice its size (and copy itself at every doubling). Here every page but the last
 // holds exactly kPageBytes; the last page's capacity is reserved exactly: it grows by doubling
-// while the file is small (so small files cost little), and a new page is allocated whole.
+// while the file is small (up to kGrowWholeAbove, so small files cost little), then it is
+// allocated whole, and so is every later page. (Doubling on to 2 MiB cost a fresh mapping, its
+// page faults, a copy and an munmap at each step: a quarter of a produce-heavy run.)
 //
-// Whole pages are 2 MiB, aligned to 2 MiB and marked for transparent huge pages (Linux
-// madvise), so that writing a large simulated log faults in one huge page per 2 MiB instead
-// of 512 small ones: first-touch page faults were the largest cost of a write-heavy run.
-// Memory layout has no effect on results.
+// Whole pages are 2 MiB, aligned to 2 MiB. Second and later pages are marked for transparent
+// huge pages (Linux madvise), so that writing a large simulated log faults in one huge page per
+// 2 MiB instead of 512 small ones: first-touch page faults were the largest cost of a
+// write-heavy run. A first page is not: a file that stays small then holds in memory only the
+// small pages it touched, as an operating system's page cache would. Memory layout has no
+// effect on results.
 //
 // Invariants:
 // 1. Every page but the last holds kPageBytes bytes; the last holds 1..kPageBytes; no page
@@ -37,39 +41,87 @@
 
 namespace logsim::sim {
 
-// Allocates a whole page (exactly `kBytes`) as huge-page-backed memory; anything else from the
-// ordinary heap. Stateless: all instances are equal.
-template <typename T, std::size_t kBytes>
-struct PageAllocator {
-  using value_type = T;
-  PageAllocator() = default;
-  template <typename U>
-  PageAllocator(const PageAllocator<U, kBytes>&) noexcept {}  // NOLINT: rebinding is implicit
-  template <typename U>
-  struct rebind {
-    using other = PageAllocator<U, kBytes>;
-  };
-  T* allocate(std::size_t n) {
-    if (n * sizeof(T) == kBytes) return static_cast<T*>(allocate_huge(kBytes));
-    return std::allocator<T>().allocate(n);
-  }
-  void deallocate(T* p, std::size_t n) noexcept {
-    if (n * sizeof(T) == kBytes) {
-      ::operator delete(p, std::align_val_t{kBytes});
-      return;
-    }
-    std::allocator<T>().deallocate(p, n);
-  }
-  friend bool operator==(const PageAllocator&, const PageAllocator&) { return true; }
-
- private:
-  static void* allocate_huge(std::size_t bytes);
-};
-
 class PagedBytes {
  public:
   static constexpr std::uint64_t kPageBytes = std::uint64_t{1} << 21;  // 2 MiB: one huge page
-  using Page = std::vector<char, PageAllocator<char, static_cast<std::size_t>(kPageBytes)>>;
+  // A first page's capacity doubles up to this; past it the page is allocated whole.
+  static constexpr std::size_t kGrowWholeAbove = std::size_t{64} << 10;
+
+  // One page's bytes: raw storage (so appends are a memcpy and fresh storage is not zeroed), a
+  // size and a capacity. A whole page (capacity kPageBytes) is 2 MiB-aligned (huge-page-backed
+  // but for a first page); a smaller one (a small file's only page) comes from the ordinary heap.
+  class Page {
+   public:
+    Page() = default;
+    Page(const Page& other) : Page() {
+      if (other.size_ == 0) return;
+      bytes_ = allocate(other.size_, /*huge=*/true);
+      capacity_ = other.size_;
+      size_ = other.size_;
+      std::memcpy(bytes_, other.bytes_, size_);
+    }
+    Page(Page&& other) noexcept
+        : bytes_(std::exchange(other.bytes_, nullptr)),
+          size_(std::exchange(other.size_, 0)),
+          capacity_(std::exchange(other.capacity_, 0)) {}
+    Page& operator=(Page other) noexcept {
+      std::swap(bytes_, other.bytes_);
+      std::swap(size_, other.size_);
+      std::swap(capacity_, other.capacity_);
+      return *this;
+    }
+    ~Page() { deallocate(bytes_, capacity_); }
+
+    char* data() { return bytes_; }
+    const char* data() const { return bytes_; }
+    std::size_t size() const { return size_; }
+    std::size_t capacity() const { return capacity_; }
+    char& operator[](std::size_t i) { return bytes_[i]; }
+
+    // Grows the capacity to at least `n` (never shrinks), keeping the bytes; `huge` asks for
+    // transparent huge pages when n is a whole page.
+    void reserve(std::size_t n, bool huge) {
+      if (n <= capacity_) return;
+      char* grown = allocate(n, huge);
+      if (size_ > 0) std::memcpy(grown, bytes_, size_);
+      deallocate(bytes_, capacity_);
+      bytes_ = grown;
+      capacity_ = n;
+    }
+    // Appends n bytes. Precondition: size() + n <= capacity().
+    void append(const char* p, std::size_t n) {
+      std::memcpy(bytes_ + size_, p, n);
+      size_ += n;
+    }
+    // Cuts to n bytes (n <= size()); the capacity stays.
+    void shrink_to(std::size_t n) { size_ = n; }
+
+   private:
+    static char* allocate(std::size_t n, bool huge) {
+      if (n == kPageBytes) {
+        void* p = ::operator new(n, std::align_val_t{kPageBytes});  // (aligned new: heap accounting sees it)
+#ifdef MADV_HUGEPAGE
+        if (huge) ::madvise(p, n, MADV_HUGEPAGE);  // a hint; failure only costs speed
+#else
+        static_cast<void>(huge);
+#endif
+        return static_cast<char*>(p);
+      }
+      return static_cast<char*>(::operator new(n));
+    }
+    static void deallocate(char* p, std::size_t n) noexcept {
+      if (p == nullptr) return;
+      if (n == kPageBytes) {
+        ::operator delete(p, std::align_val_t{kPageBytes});
+        return;
+      }
+      ::operator delete(p);
+    }
+
+    char* bytes_ = nullptr;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+  };
 
   PagedBytes() = default;
   PagedBytes(const PagedBytes&) = default;
@@ -94,11 +146,13 @@ class PagedBytes {
       Page& page = pages_.back();
       const std::size_t n = std::min<std::size_t>(bytes.size(), kPageBytes - page.size());
       if (page.size() + n > page.capacity()) {
-        // A first page grows by doubling up to a page; later pages are allocated whole.
-        const std::size_t grown = pages_.size() == 1 ? std::max(page.size() + n, 2 * page.capacity()) : kPageBytes;
-        page.reserve(std::min<std::size_t>(grown, kPageBytes));
+        // A first page grows by doubling while small, then whole; later pages are allocated whole.
+        const bool first = pages_.size() == 1;
+        std::size_t grown = first ? std::max(page.size() + n, 2 * page.capacity()) : kPageBytes;
+        if (grown > kGrowWholeAbove) grown = kPageBytes;
+        page.reserve(grown, /*huge=*/!first);
       }
-      page.insert(page.end(), bytes.data(), bytes.data() + n);
+      page.append(bytes.data(), n);
       size_ += n;
       bytes.remove_prefix(n);
     }
@@ -108,7 +162,7 @@ class PagedBytes {
   void truncate(std::uint64_t n) {
     if (n >= size_) return;
     pages_.resize(static_cast<std::size_t>((n + kPageBytes - 1) / kPageBytes));
-    if (!pages_.empty()) pages_.back().resize(static_cast<std::size_t>(n - (pages_.size() - 1) * kPageBytes));
+    if (!pages_.empty()) pages_.back().shrink_to(static_cast<std::size_t>(n - (pages_.size() - 1) * kPageBytes));
     size_ = n;
   }
 
@@ -177,14 +231,5 @@ class PagedBytes {
   std::vector<Page> pages_;
   std::uint64_t size_ = 0;
 };
-
-template <typename T, std::size_t kBytes>
-void* PageAllocator<T, kBytes>::allocate_huge(std::size_t bytes) {
-  void* p = ::operator new(bytes, std::align_val_t{kBytes});  // (aligned new: heap accounting sees it)
-#ifdef MADV_HUGEPAGE
-  ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint; failure only costs speed
-#endif
-  return p;
-}
 
 }  // namespace logsim::sim

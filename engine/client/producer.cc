@@ -16,6 +16,7 @@ constexpr std::uint64_t kSendTimerTag = 2;
 constexpr std::uint64_t kDrainTag = 3;
 constexpr std::uint64_t kInitTag = 4;
 constexpr std::uint64_t kMetadataMaxAgeTag = 5;
+constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 }  // namespace
 
 Producer::Producer(Env& env, ProducerConfig config) : env_(env), config_(std::move(config)) {
@@ -65,6 +66,7 @@ void Producer::request_epoch_bump() {
   LOGSIM_ASSERT(config_.enable_idempotence && producer_id_.value() >= 0, "an epoch bump needs a producer id");
   if (epoch_bump_pending_) return;
   epoch_bump_pending_ = true;
+  mark_all_dirty();  // may_number reads it
   env_.cancel_timer(init_timer_);
   request_producer_id();
 }
@@ -144,13 +146,25 @@ PartitionId Producer::choose_partition(const PendingSend& s) {
 void Producer::place(std::uint64_t send_id) {
   PendingSend& s = sends_.at(send_id);
   if (!metadata_.knows(s.topic)) {
+    if (unplaced_.empty()) {
+      unplaced_sorted_ = true;
+    } else if (s.deadline < sends_.at(unplaced_.back()).deadline) {
+      unplaced_sorted_ = false;
+    }
     unplaced_.push_back(send_id);
     request_metadata();
     return;
   }
   if (!s.partition) s.partition = choose_partition(s);
   const PartitionKey key{s.topic, s.partition->value()};
-  auto& batches = batches_[key];
+  const auto [entry, added] = batches_.try_emplace(key);
+  if (added) {
+    auto order = std::make_shared<std::vector<Partitions::value_type*>>();
+    for (auto& e : batches_) order->push_back(&e);
+    partition_order_ = std::move(order);
+  }
+  entry->second.clean_generation = 0;
+  auto& batches = entry->second.batches;
   const auto size = static_cast<std::int64_t>(s.record.value ? s.record.value->size() : 0);
   if (batches.empty() || batches.back().closed ||
       (!batches.back().sends.empty() && batches.back().bytes + size > config_.batch_size)) {
@@ -168,6 +182,7 @@ void Producer::place(std::uint64_t send_id) {
 }
 
 void Producer::arm_drain(Nanos at) {
+  walk_wake_ = std::min(walk_wake_, at);
   if (drain_timer_ != 0 && drain_at_ <= at) return;
   env_.cancel_timer(drain_timer_);
   drain_at_ = at;
@@ -175,8 +190,18 @@ void Producer::arm_drain(Nanos at) {
 }
 
 void Producer::drain() {
-  // Sends that never found their topic expire with their delivery timeout.
-  for (auto it = unplaced_.begin(); it != unplaced_.end();) {
+  // Sends that never found their topic expire with their delivery timeout. While their
+  // deadlines are in send order and the first is still ahead, none expires and only the first
+  // arm can take effect (each later deadline is no earlier): arm that one alone, in O(1).
+  bool unplaced_done = false;
+  if (!unplaced_.empty() && unplaced_sorted_) {
+    const Nanos first = sends_.at(unplaced_.front()).deadline;
+    if (env_.now() < first) {
+      arm_drain(first);
+      unplaced_done = true;
+    }
+  }
+  for (auto it = unplaced_.begin(); !unplaced_done && it != unplaced_.end();) {
     PendingSend& s = sends_.at(*it);
     if (env_.now() < s.deadline) {
       arm_drain(s.deadline);
@@ -188,18 +213,43 @@ void Producer::drain() {
     node.mapped().done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION});
   }
   if (!ready()) return;
-  // A partition's pass may complete batches (expiry) and so run callbacks that send again:
-  // iterate over a copy of the keys.
-  std::vector<PartitionKey> keys;
-  for (const auto& [key, _] : batches_) keys.push_back(key);
-  for (const auto& key : keys) {
-    for (auto it = batches_.find(key); it != batches_.end() && drain_partition(key, it->second); it = batches_.find(key)) {
+  // A partition's pass may complete batches (expiry) and so run callbacks that send again (and
+  // add partitions): walk the partitions there were when this drain began. Partitions are never
+  // removed, so their entries stay valid.
+  const auto order = partition_order_;
+  for (Partitions::value_type* entry : *order) {
+    while (!may_skip(entry->second) && drain_partition(entry->first, entry->second)) {
     }
   }
 }
 
-// Sends what may go now for one partition; arms the drain timer for what must wait.
-bool Producer::drain_partition(const PartitionKey& key, std::deque<Batch>& batches) {
+// Whether a pass over the partition now would change nothing and arm nothing (see Partition).
+bool Producer::may_skip(const Partition& partition) const {
+  const Nanos now = env_.now();  // (a node's clock can be set back: hence walked_at)
+  if (partition.clean_generation != drain_generation_ || now < partition.walked_at || now >= partition.wake) return false;
+  return partition.wake == kNever || (drain_timer_ != 0 && drain_at_ <= partition.wake);
+}
+
+// One pass over a partition (drain_batches), remembering when it may be skipped.
+bool Producer::drain_partition(const PartitionKey& key, Partition& partition) {
+  const std::uint64_t generation = drain_generation_;
+  const Nanos outer_wake = std::exchange(walk_wake_, kNever);
+  const bool outer_memo = std::exchange(walk_memo_, true);
+  partition.clean_generation = 0;
+  const bool changed = drain_batches(key, partition.batches);
+  if (!changed && walk_memo_ && generation == drain_generation_) {
+    partition.clean_generation = generation;
+    partition.walked_at = env_.now();
+    partition.wake = walk_wake_;
+  }
+  walk_wake_ = std::min(outer_wake, walk_wake_);
+  walk_memo_ = outer_memo;
+  return changed;
+}
+
+// Sends what may go now for one partition; arms the drain timer for what must wait. True when
+// the deque changed (a batch completed) and the partition must be drained again.
+bool Producer::drain_batches(const PartitionKey& key, std::deque<Batch>& batches) {
   const auto leader = metadata_.leader(key.first, PartitionId(key.second));
   if (config_.enable_idempotence) renumber_behind_refused(batches);
   for (std::size_t i = 0; i < batches.size(); ++i) {
@@ -237,6 +287,7 @@ bool Producer::drain_partition(const PartitionKey& key, std::deque<Batch>& batch
       return false;
     }
     if (!leader) {
+      walk_memo_ = false;  // asks for metadata and arms by the clock: not a pass to skip
       request_metadata();
       arm_drain(env_.now() + millis(config_.retry_backoff_ms));
       return false;
@@ -288,15 +339,17 @@ void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
 Producer::Batch* Producer::find_batch(const PartitionKey& key, std::uint64_t batch_id) {
   auto it = batches_.find(key);
   if (it == batches_.end()) return nullptr;
-  for (Batch& b : it->second) {
+  for (Batch& b : it->second.batches) {
     if (b.id == batch_id) return &b;
   }
   return nullptr;
 }
 
 // The attempt in flight ends (answer, timeout or disconnect): free its slot and timer.
+// A freed slot may let any partition of that broker send: every partition is drained again.
 static void end_attempt(Env& env, std::map<NodeId, std::int32_t>& in_flight, auto& by_correlation, auto& by_timer,
-                        auto& batch) {
+                        auto& batch, std::uint64_t& drain_generation) {
+  ++drain_generation;
   by_correlation.erase(batch.correlation);
   batch.correlation = 0;
   env.cancel_timer(batch.timer);
@@ -311,8 +364,10 @@ bool Producer::on_message(NodeId, const Message& msg) {
     metadata_correlation_ = 0;
     env_.cancel_timer(metadata_timer_);
     metadata_.update(*meta);
+    mark_all_dirty();  // leaders may have moved
     std::vector<std::uint64_t> waiting = std::move(unplaced_);
     unplaced_.clear();
+    unplaced_sorted_ = true;
     for (std::uint64_t id : waiting) place(id);
     drain();
     return true;
@@ -321,6 +376,7 @@ bool Producer::on_message(NodeId, const Message& msg) {
     if (init->correlation_id != init_correlation_) return false;
     env_.cancel_timer(init_timer_);
     init_correlation_ = 0;
+    mark_all_dirty();  // a new id or epoch changes which batches may be numbered
     if (init->error != ErrorCode::NONE) {
       init_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kInitTag);
       return true;
@@ -342,7 +398,7 @@ bool Producer::on_message(NodeId, const Message& msg) {
 void Producer::on_produce_response(const ProduceResponse& resp) {
   const auto [key, batch_id] = by_correlation_.at(resp.correlation_id);
   Batch& b = *find_batch(key, batch_id);
-  end_attempt(env_, in_flight_, by_correlation_, by_timer_, b);
+  end_attempt(env_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
   if (resp.error == ErrorCode::NONE || resp.error == ErrorCode::DUPLICATE_SEQUENCE_NUMBER) {
     complete(key, batch_id, SendOutcome::kAcknowledged, resp.base_offset, ErrorCode::NONE);
   } else {
@@ -359,6 +415,7 @@ void Producer::on_produce_response(const ProduceResponse& resp) {
 
 void Producer::retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous) {
   Batch& b = *find_batch(key, batch_id);
+  batches_.at(key).clean_generation = 0;
   if (ambiguous) b.maybe_written = true;
   const Nanos backoff = millis(config_.retry_backoff_ms);
   bool retriable = is_retriable(error);
@@ -367,7 +424,7 @@ void Producer::retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, Er
     // With none, the broker lacks numbers before this batch's: a hole that only a new epoch
     // closes (KIP-360). The batch was refused, so it is numbered again under the new epoch.
     retriable = true;
-    if (batches_.at(key).front().id == batch_id) {
+    if (batches_.at(key).batches.front().id == batch_id) {
       if (is_current(b)) request_epoch_bump();
       b.drop_numbers();
     }
@@ -383,7 +440,7 @@ void Producer::retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, Er
     // Kafka re-enqueues a retried batch at the head of its partition's queue (addFirst): of
     // several batches that time out together, the last to fail goes first. This is how retries
     // reorder a non-idempotent producer's records.
-    auto& batches = batches_.at(key);
+    auto& batches = batches_.at(key).batches;
     auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& x) { return x.id == batch_id; });
     if (it != batches.begin()) {
       Batch moved = std::move(*it);
@@ -394,11 +451,13 @@ void Producer::retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, Er
 }
 
 void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error) {
-  auto& batches = batches_.at(key);
+  Partition& partition = batches_.at(key);
+  partition.clean_generation = 0;
+  auto& batches = partition.batches;
   auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) { return b.id == batch_id; });
   Batch done = std::move(*it);
   batches.erase(it);
-  if (done.correlation != 0) end_attempt(env_, in_flight_, by_correlation_, by_timer_, done);
+  if (done.correlation != 0) end_attempt(env_, in_flight_, by_correlation_, by_timer_, done, drain_generation_);
   if (outcome != SendOutcome::kAcknowledged) release_sequences(key, done);
   std::vector<std::pair<SendResult, SendCallback>> results;
   for (std::size_t i = 0; i < done.sends.size(); ++i) {
@@ -435,7 +494,7 @@ bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
   const auto [key, batch_id] = it->second;
   Batch& b = *find_batch(key, batch_id);
   // The attempt timed out: it may have been written. A retry may duplicate it.
-  end_attempt(env_, in_flight_, by_correlation_, by_timer_, b);
+  end_attempt(env_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
   retry_or_fail(key, batch_id, ErrorCode::REQUEST_TIMED_OUT, true);
   drain();
   return true;
@@ -455,13 +514,13 @@ void Producer::on_disconnect(NodeId peer) {
     init_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kInitTag);
   }
   std::vector<std::pair<PartitionKey, std::uint64_t>> broken;
-  for (auto& [key, batches] : batches_) {
-    for (Batch& b : batches) {
+  for (auto& [key, partition] : batches_) {
+    for (Batch& b : partition.batches) {
       if (b.correlation != 0 && b.target == peer) broken.emplace_back(key, b.id);
     }
   }
   for (const auto& [key, batch_id] : broken) {
-    end_attempt(env_, in_flight_, by_correlation_, by_timer_, *find_batch(key, batch_id));
+    end_attempt(env_, in_flight_, by_correlation_, by_timer_, *find_batch(key, batch_id), drain_generation_);
     request_metadata();
     // Kafka's NetworkException: the request may have been processed before the reset.
     retry_or_fail(key, batch_id, ErrorCode::NETWORK_EXCEPTION, true);

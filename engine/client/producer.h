@@ -32,7 +32,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -119,6 +121,25 @@ class Producer {
     bool closed = false;               // no more records join it
   };
   using PartitionKey = std::pair<std::string, std::int32_t>;
+  // One partition's batches, in send order, and what the last drain pass over them found.
+  //
+  // A pass that completes no batch (and finds a leader) leaves the partition so that another
+  // pass, until something it reads changes, would send nothing and only re-arm the drain timer
+  // at times no earlier than the earliest it armed (`wake`): each comparison with the clock it
+  // made flips exactly at a time it armed. So drain() skips the partition while it is clean
+  // (clean_generation == drain_generation_), the clock is in [walked_at, wake), and the drain
+  // timer is armed no later than `wake` (the skipped re-arms would have been no-ops). A change
+  // to its batches marks the partition dirty; a metadata update, a freed in-flight slot, a new
+  // epoch or a bump asked for marks every partition (++drain_generation_). A send then costs a
+  // pass over its own partition, not over every partition's batches, with the same requests,
+  // timers and callbacks in the same order.
+  struct Partition {
+    std::deque<Batch> batches;
+    std::uint64_t clean_generation = 0;  // 0: dirty
+    Nanos walked_at = 0;                 // the clean pass's clock
+    Nanos wake = 0;                      // the earliest drain time it armed
+  };
+  using Partitions = std::map<PartitionKey, Partition>;
   // The run of sequence numbers a partition's batches take, and the id and epoch it counts
   // under. A run under an older epoch than the producer's is stale: it restarts from 0.
   struct SequenceRun {
@@ -137,7 +158,10 @@ class Producer {
   void place(std::uint64_t send_id);
   PartitionId choose_partition(const PendingSend& s);
   void drain();
-  bool drain_partition(const PartitionKey& key, std::deque<Batch>& batches);
+  bool drain_partition(const PartitionKey& key, Partition& partition);
+  bool drain_batches(const PartitionKey& key, std::deque<Batch>& batches);
+  bool may_skip(const Partition& partition) const;
+  void mark_all_dirty() { ++drain_generation_; }
   void send_batch(const PartitionKey& key, Batch& b, NodeId leader);
   void on_produce_response(const ProduceResponse& resp);
   void retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous);
@@ -167,7 +191,17 @@ class Producer {
   std::uint64_t next_batch_ = 0;
   std::map<std::uint64_t, PendingSend> sends_;       // by send id
   std::vector<std::uint64_t> unplaced_;              // waiting for metadata, in order
-  std::map<PartitionKey, std::deque<Batch>> batches_;
+  // Whether unplaced_'s deadlines are nondecreasing (always, unless the clock was set back).
+  // Removing sends keeps them so; it is set again when unplaced_ starts anew.
+  bool unplaced_sorted_ = true;
+  Partitions batches_;
+  // batches_'s entries in key order; replaced (never changed in place) when a partition is
+  // added, so a drain pass can walk the entries that existed when it began, as a snapshot.
+  std::shared_ptr<const std::vector<Partitions::value_type*>> partition_order_ =
+      std::make_shared<const std::vector<Partitions::value_type*>>();
+  std::uint64_t drain_generation_ = 1;
+  Nanos walk_wake_ = 0;    // the earliest drain time armed by the pass in progress
+  bool walk_memo_ = false;  // whether the pass in progress may be remembered as clean
   std::map<CorrelationId, std::pair<PartitionKey, std::uint64_t>> by_correlation_;
   std::map<TimerId, std::pair<PartitionKey, std::uint64_t>> by_timer_;
   std::map<NodeId, std::int32_t> in_flight_;          // requests in flight per broker

@@ -345,6 +345,57 @@ TEST_F(ProducerTest, AtMostMaxInFlightRequestsPerBroker) {
   EXPECT_EQ(with[3].to, kB1);
 }
 
+// Each send() drains every partition; a partition with nothing to do (here one backing off)
+// is skipped without a pass over its batches, and must still go at the end of its backoff, no
+// sooner, while another partition keeps sending.
+TEST_F(ProducerTest, APartitionBackingOffGoesOnTimeWhileAnotherKeepsSending) {
+  ProducerConfig c = base_config();
+  start_ready(c, {kB1, kB2});
+  send("a", PartitionId(0));
+  ASSERT_TRUE(respond(produces()[0], ErrorCode::NOT_ENOUGH_REPLICAS));  // backs off 100 ms
+  for (int i = 1; i <= 9; ++i) {
+    advance_to(millis(10 * i));
+    send("b" + std::to_string(i), PartitionId(1));
+  }
+  const auto before = sent_with<ProduceRequest>();
+  ASSERT_EQ(before.size(), 6u) << "a, then b1..b5 (broker 2's five slots); b6..b9 wait in a batch";
+  for (std::size_t i = 1; i < before.size(); ++i) {
+    EXPECT_EQ(std::get<ProduceRequest>(before[i].msg).partition, PartitionId(1));
+  }
+  advance_to(millis(100));
+  const auto with = sent_with<ProduceRequest>();
+  ASSERT_EQ(with.size(), 7u);
+  EXPECT_EQ(values(std::get<ProduceRequest>(with[6].msg)), Strings{"a"});
+  EXPECT_EQ(with[6].at, millis(100)) << "the retry goes when retry.backoff.ms ends";
+  ASSERT_TRUE(respond(std::get<ProduceRequest>(with[1].msg), ErrorCode::NONE, 0, kB2));
+  ASSERT_EQ(produces().size(), 8u) << "a freed slot on broker 2 sends the waiting batch";
+  EXPECT_EQ(values(produces()[7]), (Strings{"b6", "b7", "b8", "b9"}));
+}
+
+// Sends whose topic metadata never names fail at their own delivery.timeout.ms, in order.
+TEST_F(ProducerTest, SendsThatNeverFindTheirTopicFailEachAtItsDeliveryTimeout) {
+  ProducerConfig c = base_config();
+  c.delivery_timeout_ms = 1000;
+  make(c);
+  producer->start();  // its Metadata request is never answered
+  send("a", PartitionId(0));
+  advance_to(millis(100));
+  send("b", PartitionId(0));
+  advance_to(millis(250));
+  send("c", PartitionId(0));
+  advance_to(seconds(2));
+  ASSERT_EQ(results.size(), 3u);
+  const std::vector<std::pair<std::string, Nanos>> expected = {
+      {"a", millis(1000)}, {"b", millis(1100)}, {"c", millis(1250)}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(results[i].value, expected[i].first);
+    EXPECT_EQ(results[i].result.outcome, SendOutcome::kFailed);
+    EXPECT_EQ(results[i].result.error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+    EXPECT_EQ(results[i].at, expected[i].second);
+  }
+  EXPECT_TRUE(produces().empty());
+}
+
 // ---- Retries, errors and timeouts.
 
 TEST_F(ProducerTest, NotLeaderRefreshesMetadataAndRetriesSameSequenceToNewLeader) {

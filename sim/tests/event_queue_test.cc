@@ -1,5 +1,6 @@
 // Tests of the simulator's event queue: (time, sequence) order with FIFO ties, O(1) cancel by
-// handle, and that a handle never names an event other than the one it was returned for.
+// handle (amortized, with the heap rebuilt when stale keys pile up), and that a handle never
+// names an event other than the one it was returned for.
 //
 // The properties drive the queue with random sequences of push/cancel/pop and compare it with
 // a plain model (a list of pending events, popped by the smallest (time, push index)), so any
@@ -16,7 +17,9 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace logsim::sim {
@@ -181,6 +184,57 @@ RC_GTEST_PROP(EventQueueProperty, EverySurvivorPopsExactlyOnce,
     RC_ASSERT(q.size() == --live);
   }
   for (std::size_t i = 0; i < handles.size(); ++i) RC_ASSERT(pops[i] == (cancelled[i] ? 0 : 1));
+}
+
+// The simulator's worst case for lazy cancellation: a deadline of tens of seconds re-armed on
+// every step (a request or session timeout) while short events come and go. Stale keys then
+// outnumber live events many times over and the heap is rebuilt again and again; the pops must
+// still follow (time, push order) exactly, as a plain ordered model says.
+TEST(EventQueue, ReArmingALongDeadlineOverAndOverKeepsTheOrder) {
+  Queue q;
+  std::set<std::pair<Nanos, std::size_t>> model;  // pending events by (time, push index)
+  std::vector<Queue::Handle> handles;
+  std::vector<Nanos> times;
+  std::uint64_t x = 88172645463325252ULL;  // xorshift64: the test's own fixed stream
+  const auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  const auto push = [&](Nanos at) {
+    const std::size_t index = handles.size();
+    handles.push_back(q.push(at, index));
+    times.push_back(at);
+    model.emplace(at, index);
+    return index;
+  };
+  Nanos now = 0;
+  std::optional<std::size_t> deadline;
+  for (int step = 0; step < 20000; ++step) {
+    if (deadline) {
+      ASSERT_TRUE(q.cancel(handles[*deadline]));
+      model.erase({times[*deadline], *deadline});
+    }
+    deadline = push(now + 30'000 + static_cast<Nanos>(next() % 3));
+    for (std::uint64_t k = next() % 3; k > 0; --k) push(now + static_cast<Nanos>(next() % 50));
+    if (next() % 4 != 0 && !model.empty()) {
+      auto got = q.pop();
+      ASSERT_TRUE(got.has_value());
+      ASSERT_EQ(got->payload, model.begin()->second) << "step " << step;
+      ASSERT_EQ(got->at, model.begin()->first);
+      if (deadline == got->payload) deadline.reset();
+      model.erase(model.begin());
+      now = got->at;
+    }
+    ASSERT_EQ(q.size(), model.size());
+  }
+  while (auto got = q.pop()) {
+    ASSERT_FALSE(model.empty());
+    ASSERT_EQ(got->payload, model.begin()->second);
+    model.erase(model.begin());
+  }
+  EXPECT_TRUE(model.empty());
 }
 
 TEST(EventQueue, EmptyQueuePopsNothing) {
