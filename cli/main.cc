@@ -70,8 +70,7 @@ int main(int argc, char** argv) {
   RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "Run a scenario file with a seed and check its properties");
   auto* scenario_opt = run_cmd->add_option("scenario", run.files, "Scenario files, or directories of them (JSON)");
-  run_cmd->add_option("--seeds", run.seeds, "Seeds per scenario: --seed (or the scenario's seed) and the next ones (default 1)")
-      ->check(CLI::Range(1, 1'000'000));
+  run_cmd->add_option("--seeds", run.seeds, "Seeds per scenario: N (--seed, or the scenario's seed, and the next N-1) or A..B");
   run_cmd->add_option("--jobs,-j", run.jobs, "Runs in parallel when there are several (one simulation per thread)")->check(CLI::Range(1, 256));
   run_cmd->add_option("--plant", run.plants, "Switch the engine into a known-wrong behaviour (a planted bug); repeatable");
   run_cmd->add_flag("--list-plants", run.list_plants, "List the plants and exit");

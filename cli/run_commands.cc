@@ -257,7 +257,7 @@ int worst_exit(const std::vector<Outcome>& outcomes) {
 
 // Many scenarios and seeds: loaded first (a bad file stops everything before any run, exit 2),
 // then run on --jobs threads, one simulation per thread; one line per run in a fixed order.
-int run_many(const RunArgs& args, const std::vector<std::string>& files) {
+int run_many(const RunArgs& args, const std::vector<std::string>& files, std::int64_t seeds) {
   if (!args.history.empty() || args.trace) {
     std::fprintf(stderr, "logsim run: --history and --trace are for one scenario and one seed; with several, use --out DIR\n");
     return kExitBadInput;
@@ -270,7 +270,7 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files) {
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < loaded.size(); ++i) {
     const std::uint64_t first = args.seed_given ? args.seed : loaded[i].seed;
-    for (std::int64_t k = 0; k < args.seeds; ++k) jobs.push_back({i, first + static_cast<std::uint64_t>(k)});
+    for (std::int64_t k = 0; k < seeds; ++k) jobs.push_back({i, first + static_cast<std::uint64_t>(k)});
   }
   std::vector<Outcome> outcomes(jobs.size());
   std::vector<char> done(jobs.size(), 0);
@@ -359,7 +359,7 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files) {
     std::cout << runs.dump(2) << "\n";
   } else if (!args.quiet) {
     std::cout << fmt::format("logsim: {} runs ({} scenarios x {} seeds) in {:.1f}s on {} jobs: {} as expected, {} not\n", jobs.size(),
-                             files.size(), args.seeds, wall_s, n, jobs.size() - failed, failed);
+                             files.size(), seeds, wall_s, n, jobs.size() - failed, failed);
     if (!args.out.empty()) std::cout << "  report     " << args.out << "/junit.xml, runs.json" << (failed ? ", and a report.html per failing run" : "") << "\n";
   }
   return worst_exit(outcomes);
@@ -385,8 +385,39 @@ int run_command(const RunArgs& args) {
     std::fprintf(stderr, "logsim run: no scenario files found in %s; expected .json scenario files\n", args.files.front().c_str());
     return kExitBadInput;
   }
-  if (files.size() == 1 && args.seeds == 1) return run_one(args, files.front());
-  return run_many(args, files);
+  // --seeds N: N seeds from --seed (or each scenario's own); --seeds A..B: seeds A to B.
+  RunArgs a = args;
+  std::int64_t seeds = 1;
+  if (!args.seeds.empty()) {
+    const auto dots = args.seeds.find("..");
+    std::uint64_t lo = 0, hi = 0;
+    const auto parse = [](const std::string& t, std::uint64_t& v) {
+      if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos || t.size() > 18) return false;
+      v = std::stoull(t);
+      return true;
+    };
+    const bool ok = dots == std::string::npos ? parse(args.seeds, hi) && hi >= 1 && hi <= 1'000'000
+                                               : parse(args.seeds.substr(0, dots), lo) && parse(args.seeds.substr(dots + 2), hi) &&
+                                                     lo <= hi && hi - lo < 1'000'000;
+    if (!ok) {
+      std::fprintf(stderr, "logsim run: --seeds \"%s\" is not a count or a range; expected N (1 to 1000000) or A..B (A <= B, at most a million seeds)\n",
+                   args.seeds.c_str());
+      return kExitBadInput;
+    }
+    if (dots == std::string::npos) {
+      seeds = static_cast<std::int64_t>(hi);
+    } else {
+      if (args.seed_given) {
+        std::fprintf(stderr, "logsim run: give --seed N with --seeds COUNT, or --seeds A..B alone\n");
+        return kExitBadInput;
+      }
+      a.seed = lo;
+      a.seed_given = true;
+      seeds = static_cast<std::int64_t>(hi - lo + 1);
+    }
+  }
+  if (files.size() == 1 && seeds == 1) return run_one(a, files.front());
+  return run_many(a, files, seeds);
 }
 
 }  // namespace logsim::cli

@@ -11,7 +11,7 @@ struct RunArgs {
   std::vector<std::string> files;   // scenario files, or directories of them
   std::uint64_t seed = 0;
   bool seed_given = false;
-  std::int64_t seeds = 1;           // seeds per scenario: seed, seed+1, ...
+  std::string seeds;                // "N" (seeds per scenario: seed, seed+1, ...) or "A..B"
   int jobs = 1;                     // runs in parallel (many runs only)
   bool check_determinism = false;
   std::string out;

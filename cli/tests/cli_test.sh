@@ -130,6 +130,11 @@ check "many runs: junit.xml has every run" test "$(grep -c '<testcase ' "$tmp/ma
 check "many runs: junit.xml matches the schema" xmllint --noout --schema "$root/reports/junit.xsd" "$tmp/many/junit.xml"
 check "many runs: a report for the failing run" test -s "$tmp/many/retries-reorder-without-idempotence/seed-1/report.html"
 check "many runs: no report for a run as expected" test ! -e "$tmp/many/quickstart"
+out=$("$logsim" run "$root/scenarios/quickstart.json" --seeds 5..7)
+check "--seeds A..B runs seeds A to B" test "$(grep -oE 'seed [0-9]+' <<<"$out" | tr '\n' ' ')" = "seed 5 seed 6 seed 7 "
+"$logsim" run "$root/scenarios/quickstart.json" --seeds 7..5 2>"$tmp/seeds-err.txt"; rc=$?
+check "--seeds with a backward range exits 2" test $rc -eq 2
+check "and says what it expected" grep -q "expected N (1 to 1000000) or A..B" "$tmp/seeds-err.txt"
 "$logsim" run "$root/scenarios" --jobs 2 --quiet; rc=$?
 check "every bundled scenario runs as expected from a directory" test $rc -eq 0
 "$logsim" run "$root/scenarios/quickstart.json" "$tmp/missing.json" --seeds 2 >"$tmp/many-bad.txt" 2>&1; rc=$?
