@@ -624,7 +624,11 @@ std::string report_html(const nlohmann::json& summary, const properties::History
     h += ")<br>" + esc(str(first, "explanation"));
     if (first.contains("members") && first["members"].is_array() && !first["members"].empty()) {
       std::string members;
-      for (const auto& m : first["members"]) members += (members.empty() ? "" : ", ") + (m.is_string() ? m.get<std::string>() : m.dump());
+      std::set<std::string> seen;
+      for (const auto& m : first["members"]) {
+        const std::string name = m.is_string() ? m.get<std::string>() : m.dump();
+        if (seen.insert(name).second) members += (members.empty() ? "" : ", ") + name;
+      }
       h += "<br>members: " + esc(members);
     }
     const auto index = first.value("first_event", std::uint64_t{0});
@@ -638,17 +642,6 @@ std::string report_html(const nlohmann::json& summary, const properties::History
       h += "</table>";
     }
     h += "</div>\n";
-    if (violations.size() > 1) {
-      constexpr std::size_t kMaxRows = 50;
-      h += fmt::format("<h2>All violations ({})</h2><table class=\"events violations\" id=\"violations\">", violations.size());
-      for (std::size_t i = 0; i < violations.size() && i < kMaxRows; ++i) {
-        const auto& v = violations[i];
-        h += fmt::format("<tr><td>{}</td><td>{}</td><td>#{}</td><td>{}</td></tr>", esc(str(v, "anomaly")), seconds(v.value("at_ms", 0.0)),
-                         esc(str(v, "first_event")), esc(str(v, "explanation")));
-      }
-      if (violations.size() > kMaxRows) h += fmt::format("<tr><td colspan=\"4\">... and {} more (summary.json lists them all)</td></tr>", violations.size() - kMaxRows);
-      h += "</table>\n";
-    }
   }
 
   h += "<h2>Timeline</h2>\n<p class=\"legend\">"
@@ -659,6 +652,19 @@ std::string report_html(const nlohmann::json& summary, const properties::History
        "<span>- - committed (group colour)</span><span><i style=\"background:#ef6c00;width:3px\"></i>rebalance</span>"
        "<span><i style=\"background:#c62828;width:3px\"></i>first violation</span> Hover any mark for its event.</p>\n";
   h += tl.finish() + "\n";
+  // Every violation, after the timeline (a cascade must not push it off the first screen).
+  if (violations.size() > 1) {
+    constexpr std::size_t kMaxRows = 50;
+    h += fmt::format("<details id=\"all-violations\"><summary><b>All violations ({})</b></summary><table class=\"events violations\" id=\"violations\">",
+                     violations.size());
+    for (std::size_t i = 0; i < violations.size() && i < kMaxRows; ++i) {
+      const auto& v = violations[i];
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td>#{}</td><td>{}</td></tr>", esc(str(v, "anomaly")), seconds(v.value("at_ms", 0.0)),
+                       esc(str(v, "first_event")), esc(str(v, "explanation")));
+    }
+    if (violations.size() > kMaxRows) h += fmt::format("<tr><td colspan=\"4\">... and {} more (summary.json lists them all)</td></tr>", violations.size() - kMaxRows);
+    h += "</table></details>\n";
+  }
 
   h += "<h2>Counts</h2><table class=\"stats\">";
   if (summary.contains("stats") && summary["stats"].is_object()) {
