@@ -4,8 +4,6 @@
 // when counted. samples.json reads back to what was written.
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include "reports/html.h"
 #include "reports/samples_json.h"
 
@@ -134,8 +132,7 @@ TEST(ReportHtml, MarksAndExplainsTheFirstViolationWithTheEventsAroundIt) {
   EXPECT_NE(html.find("email-2 went back from 360 to 120"), std::string::npos);
   EXPECT_NE(html.find("class=\"verdict violated\""), std::string::npos);
   // The first event's row is highlighted; the rows around it are there.
-  const std::regex first(R"(<tr class="first"><td>#6 7\.000s process email-2)");
-  EXPECT_TRUE(std::regex_search(html, first)) << html;
+  EXPECT_NE(html.find(R"(<tr class="first"><td>#6 7.000s process email-2)"), std::string::npos) << html;
   EXPECT_NE(html.find("#3 4.000s fault broker-1"), std::string::npos);
   EXPECT_NE(html.find("logsim run s.json --seed 7"), std::string::npos);
 }
