@@ -93,7 +93,7 @@ int exit_for_anomaly(const std::string& anomaly) {
 int fuzz_command(const FuzzArgs& args) {
   if (args.list_plants) {
     for (const auto& p : all_plants()) {
-      std::cout << fmt::format("{:30} {} (found as {})\n", p.name, p.description, p.anomaly);
+      std::cout << fmt::format("{:30} {} (found as {}{}{})\n", p.name, p.description, p.anomaly, p.also.empty() ? "" : " or ", p.also);
       if (const auto* c = fuzz::campaign_for(p.plant)) std::cout << fmt::format("{:30} find it: {}\n", "", fuzz::campaign_command(*c));
     }
     return kExitPass;

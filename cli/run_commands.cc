@@ -369,7 +369,7 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
 
 int run_command(const RunArgs& args) {
   if (args.list_plants) {
-    for (const auto& p : all_plants()) std::cout << fmt::format("{:24} {} (found as {})\n", p.name, p.description, p.anomaly);
+    for (const auto& p : all_plants()) std::cout << fmt::format("{:24} {} (found as {}{}{})\n", p.name, p.description, p.anomaly, p.also.empty() ? "" : " or ", p.also);
     return kExitPass;
   }
   for (const auto& name : args.plants) {

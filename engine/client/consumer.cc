@@ -17,12 +17,8 @@ constexpr std::uint64_t kPartitionTag = 2;
 Consumer::Consumer(Env& env, ConsumerConfig config) : env_(env), config_(std::move(config)) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "consumer needs bootstrap.servers");
   LOGSIM_ASSERT(config_.max_poll_records > 0, "max.poll.records must be positive");
-  // Kafka matches a response to its request on one connection, and a restarted client opens
-  // new connections, so it never sees what a broker answers its previous incarnation. Here a
-  // broker answers a node id: a restarted client (same node id) starts its correlation ids at
-  // a fresh random base, so an answer meant for its previous incarnation (a static member's
-  // held JoinGroup fenced by its own rejoin) matches nothing it has in flight.
-  next_correlation_ = static_cast<CorrelationId>(env_.rng().uniform_u64(CorrelationId{1} << 30));
+  // A static member's held JoinGroup, fenced by its own rejoin, must not match the new one.
+  next_correlation_ = fresh_correlation_base(env_.rng());
 }
 
 void Consumer::assign(const std::vector<TopicPartition>& partitions) {

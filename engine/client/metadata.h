@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/env/messages.h"
+#include "engine/env/rng.h"
 
 namespace logsim::engine {
 
@@ -25,5 +26,12 @@ class MetadataCache {
   std::map<std::pair<std::string, std::int32_t>, NodeId> leaders_;
   std::map<std::string, std::int32_t> counts_;
 };
+
+// Where a client incarnation starts its correlation ids. Kafka matches a response to its
+// request on one connection, and a restarted client opens new connections, so it never sees
+// what a broker answers its previous incarnation. Here a broker answers a node id, so a
+// restarted client (same node id) starts at a fresh random base: an answer meant for its
+// previous incarnation matches nothing it has in flight.
+inline CorrelationId fresh_correlation_base(Rng& rng) { return static_cast<CorrelationId>(rng.uniform_u64(CorrelationId{1} << 30)); }
 
 }  // namespace logsim::engine

@@ -22,6 +22,8 @@ constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 Producer::Producer(Env& env, ProducerConfig config) : env_(env), config_(std::move(config)) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "producer needs bootstrap.servers");
   LOGSIM_ASSERT(config_.max_in_flight >= 1, "max.in.flight.requests.per.connection must be at least 1");
+  // A produce answer meant for the previous incarnation must not complete this one's batch.
+  next_correlation_ = fresh_correlation_base(env_.rng());
 }
 
 void Producer::start() {

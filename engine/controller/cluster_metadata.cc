@@ -331,7 +331,7 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-constexpr std::int64_t kMagic = 0x6c6f6773696d4d45;  // "logsimME": format 2, with topic ids
+constexpr std::int64_t kMagic = 0x6c6f6773696d4d46;  // "logsimMF": format 3, with initial_topics_created
 
 }  // namespace
 
@@ -347,6 +347,7 @@ std::string ClusterMetadata::encode() const {
     w.i64(e);
   }
   w.i64(next_topic_id);
+  w.i64(initial_topics_created ? 1 : 0);
   w.i64(static_cast<std::int64_t>(topics.size()));
   for (const auto& [topic, info] : topics) {
     w.str(topic);
@@ -389,7 +390,9 @@ std::optional<ClusterMetadata> ClusterMetadata::decode(std::string_view bytes) {
     if (!r.i64(b) || !r.i64(e)) return std::nullopt;
     m.broker_epochs[NodeId(static_cast<std::int32_t>(b))] = e;
   }
-  if (!r.i64(m.next_topic_id) || !r.i64(n)) return std::nullopt;
+  std::int64_t created = 0;
+  if (!r.i64(m.next_topic_id) || !r.i64(created) || !r.i64(n)) return std::nullopt;
+  m.initial_topics_created = created != 0;
   for (std::int64_t i = 0; i < n; ++i) {
     std::string topic;
     TopicInfo info;

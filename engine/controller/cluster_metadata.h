@@ -64,6 +64,9 @@ class ClusterMetadata {
   std::int64_t next_topic_id = 1;
   std::map<Key, PartitionState> partitions;
   std::map<std::string, TopicInfo> topics;
+  // Whether the topics the cluster was configured with exist yet (they are created once every
+  // configured broker has registered, so that replicas and leaders spread as in Kafka).
+  bool initial_topics_created = false;
 
   bool is_live(NodeId b) const { return broker_epochs.contains(b); }
   std::vector<NodeId> live_brokers() const;

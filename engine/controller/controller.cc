@@ -9,6 +9,7 @@ namespace logsim::engine {
 namespace {
 constexpr std::uint64_t kSessionTag = 1;
 constexpr std::uint64_t kRebalanceTag = 2;
+constexpr std::uint64_t kInitialTopicsTag = 3;
 constexpr const char* kFile = "metadata";
 constexpr const char* kTempFile = "metadata.tmp";
 }  // namespace
@@ -25,11 +26,10 @@ void Controller::on_start() {
     md_ = std::move(*recovered);
     ++md_.controller_epoch;
     ++md_.version;
-  } else {
-    for (const TopicCreation& t : config_.topics) {
-      const AdminOutcome created = md_.create_topic(t, config_.brokers, env_.rng());
-      LOGSIM_ASSERT(created.ok(), "cannot create topic " + t.name + ": " + created.message);
-    }
+  }
+  if (!md_.initial_topics_created) {
+    // Wait for the brokers, but not for ever: one that never comes leaves its replicas offline.
+    env_.set_timer(millis(config_.broker_session_timeout_ms), kInitialTopicsTag);
   }
   // Every broker registered before gets a full session from now.
   for (const auto& [b, _] : md_.broker_epochs) last_heartbeat_[b] = env_.now();
@@ -69,6 +69,9 @@ void Controller::on_message(NodeId from, const Message& msg) {
   if (const auto* reg = std::get_if<BrokerRegistrationRequest>(&msg)) {
     const std::int64_t epoch = md_.register_broker(reg->broker_id);
     last_heartbeat_[reg->broker_id] = env_.now();
+    if (std::all_of(config_.brokers.begin(), config_.brokers.end(), [&](NodeId b) { return md_.is_live(b); })) {
+      create_initial_topics();
+    }
     changed();
     pending_.emplace(md_.version, std::make_pair(from, Message(BrokerRegistrationResponse{reg->correlation_id, ErrorCode::NONE, epoch})));
   } else if (const auto* hb = std::get_if<BrokerHeartbeatRequest>(&msg)) {
@@ -169,8 +172,25 @@ void Controller::check_sessions() {
   if (!expired.empty()) changed();
 }
 
+// Creates the configured topics over the configured brokers, once: as Kafka creates a topic
+// once its brokers have registered, each partition is led by its first (preferred) replica at
+// leader epoch 0, and leadership spreads over the cluster.
+void Controller::create_initial_topics() {
+  if (md_.initial_topics_created) return;
+  md_.initial_topics_created = true;
+  for (const TopicCreation& t : config_.topics) {
+    const AdminOutcome created = md_.create_topic(t, config_.brokers, env_.rng());
+    LOGSIM_ASSERT(created.ok(), "cannot create topic " + t.name + ": " + created.message);
+  }
+}
+
 void Controller::on_timer(TimerId, std::uint64_t tag) {
-  if (tag == kSessionTag) {
+  if (tag == kInitialTopicsTag) {
+    if (!md_.initial_topics_created) {
+      create_initial_topics();
+      changed();
+    }
+  } else if (tag == kSessionTag) {
     check_sessions();
     env_.set_timer(millis(config_.broker_session_timeout_ms) / 4, kSessionTag);
   } else if (tag == kRebalanceTag) {

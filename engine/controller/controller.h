@@ -1,6 +1,9 @@
 // The controller node: owns the cluster metadata (ClusterMetadata), persists it to its disk
 // before anyone hears of a change, and tells the brokers.
 //
+// - The configured topics are created once every configured broker has registered (or, if one
+//   never does, broker.session.timeout.ms after the first start), so that replicas and
+//   preferred leaders spread over the cluster as in Kafka.
 // - Brokers register at start (getting a broker epoch) and heartbeat every
 //   broker.heartbeat.interval.ms; one silent for broker.session.timeout.ms is fenced: its
 //   partitions get new leaders from their ISR (or, with unclean.leader.election.enable, from
@@ -29,7 +32,7 @@ namespace logsim::engine {
 
 struct ControllerConfig {
   std::vector<NodeId> brokers;                       // the cluster's brokers
-  std::vector<TopicCreation> topics;                 // created at the first start
+  std::vector<TopicCreation> topics;                 // created once every broker has registered
   std::int32_t broker_session_timeout_ms = 9000;     // broker.session.timeout.ms
   bool auto_leader_rebalance_enable = true;          // auto.leader.rebalance.enable
   std::int32_t leader_imbalance_check_interval_ms = 300000;  // leader.imbalance.check.interval.seconds
@@ -52,6 +55,7 @@ class Controller final : public Node {
 
  private:
   void changed();
+  void create_initial_topics();
   void broadcast();
   void check_sessions();
   void handle_admin(NodeId from, const Message& msg);

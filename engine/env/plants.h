@@ -22,7 +22,8 @@ enum class Plant : std::uint8_t {
   kAutoCommitFetchedOnRebalance = 1,
   // The partition leader advances the high watermark to its own log end without waiting for
   // the in-sync replicas, so acks=all is acknowledged before the write is replicated; the
-  // leader's death then loses it. Found as lost-write.
+  // leader's death then loses it. Found as lost-write, or as inconsistent-offsets when a
+  // consumer read the unreplicated records before the failover replaced them.
   kAdvanceHwWithoutIsr = 2,
   // KAFKA-1211 (before KIP-101): a replica that becomes a follower truncates its log to its
   // own, possibly stale, high watermark instead of asking the leader for the epoch's end
@@ -51,6 +52,10 @@ struct PlantInfo {
   std::string_view name;         // as on the command line
   std::string_view description;  // one line
   std::string_view anomaly;      // what the checkers should report
+  std::string_view also = {};    // another anomaly the same bug shows first on some runs, if any
+
+  // Whether `found` is how this bug shows itself.
+  bool found_as(std::string_view found) const { return found == anomaly || (!also.empty() && found == also); }
 };
 
 // Every plant, in declaration order.

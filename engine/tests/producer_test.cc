@@ -981,5 +981,28 @@ TEST_F(ProducerTest, DisconnectThenGivingUpIsUnknown) {
   EXPECT_EQ(results[0].result.error, ErrorCode::NETWORK_EXCEPTION);
 }
 
+// ---- Incarnations.
+
+// A restarted producer (same node id, new object) must not take the answer to its previous
+// incarnation's request for its own: Kafka's new connection would never see it.
+TEST_F(ProducerTest, ARestartedProducerIgnoresAnswersMeantForItsPreviousIncarnation) {
+  start_ready(base_config());
+  send("old", PartitionId(0));
+  const auto before = produces();
+  ASSERT_EQ(before.size(), 1u);
+
+  results.clear();
+  start_ready(base_config());  // the restart: a new producer on the same node
+  send("new", PartitionId(0));
+  const auto after = produces();
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_NE(after[0].correlation_id, before[0].correlation_id) << "the new incarnation reused a correlation id";
+  EXPECT_FALSE(respond(before[0], ErrorCode::NONE, 0)) << "the answer to the old request completed a new batch";
+  EXPECT_EQ(result_of("new"), nullptr);
+  EXPECT_TRUE(respond(after[0], ErrorCode::NONE, 1));
+  ASSERT_NE(result_of("new"), nullptr);
+  EXPECT_EQ(result_of("new")->result.offset, Offset(1));
+}
+
 }  // namespace
 }  // namespace logsim::engine

@@ -23,7 +23,7 @@ FuzzOptions options_for(const PlantCampaign& c) {
   o.template_doc = nlohmann::json::parse(s.str());
   o.shape.kinds = fault_kinds(c.faults);
   o.seeds = c.max_seeds;
-  o.shrink_max_runs = 40;
+  o.shrink_max_runs = 80;
   o.confirm_every = 0;
   return o;
 }
@@ -42,7 +42,7 @@ TEST_P(PlantCampaigns, FuzzFindsThePlantedBugAndShrinksIt) {
   const FuzzReport r = fuzz(o);
   ASSERT_TRUE(r.failure.has_value()) << campaign_command(c) << " found nothing in " << c.max_seeds << " seeds";
   const FuzzFailure& f = *r.failure;
-  EXPECT_EQ(f.anomaly, info->anomaly) << "seed " << f.seed;
+  EXPECT_TRUE(info->found_as(f.anomaly)) << "seed " << f.seed << " showed " << f.anomaly << ", not " << info->anomaly;
   EXPECT_LE(f.shrunk_size.timeline_steps, f.original_size.timeline_steps);
   EXPECT_LE(f.shrunk_size.records, f.original_size.records);
   EXPECT_GT(f.shrink_steps, 0) << "nothing could be taken away";

@@ -107,5 +107,31 @@ TEST(Replication, ReplicatedRunsAreDeterministic) {
   EXPECT_EQ(a.history.size(), b.history.size());
 }
 
+// The configured topics are created once every broker has registered, so each partition is led
+// by its preferred (first) replica at leader epoch 0 and leadership spreads evenly, as in
+// Kafka; not every partition by whichever broker registered first.
+TEST(Replication, InitialLeadershipIsSpreadOverTheBrokersAtEpochZero) {
+  const Scenario s = parse_scenario(R"({
+    "name": "spread", "duration": "5s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3}},
+    "topics": [{"name": "t", "partitions": 6}],
+    "producers": [{"name": "p", "topic": "t", "rate_per_sec": 100, "count": 100}]
+  })", "spread.json");
+  for (std::uint64_t seed : {1U, 2U, 3U}) {
+    const RunOutput out = run_scenario(s, {seed, false});
+    ASSERT_FALSE(out.samples.samples.empty());
+    const Sample& last = out.samples.samples.back();
+    ASSERT_EQ(last.partitions.size(), 6u);
+    std::map<std::string, int> led;
+    for (const PartitionSample& p : last.partitions) {
+      ASSERT_GE(p.leader, 0);
+      ++led[out.samples.nodes[static_cast<std::size_t>(p.leader)]];
+      EXPECT_EQ(p.leader_epoch, 0) << "seed " << seed << ": leadership moved without a fault";
+      EXPECT_EQ(p.isr, 3);
+    }
+    EXPECT_EQ(led, (std::map<std::string, int>{{"broker-1", 2}, {"broker-2", 2}, {"broker-3", 2}})) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace logsim::scenarios
