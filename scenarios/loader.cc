@@ -699,6 +699,63 @@ void read_timeline(const JsonReader& r, Scenario& s) {
   check_admin_steps(s);
 }
 
+// The "faults" section: a random fault schedule the runner draws from the seed.
+FaultSchedule read_faults(const JsonReader& r, const Scenario& s) {
+  r.expect_object({"kinds", "every", "for", "from", "until", "concurrency"});
+  FaultSchedule f;
+  std::int32_t members = 0;
+  for (const auto& g : s.groups) members += g.members;
+  auto usable = [&](FaultKind k) -> std::string {  // why a kind cannot be used here, or ""
+    if ((k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause || k == FaultKind::kMemberStop) && members == 0) {
+      return "the scenario has no group members to aim it at";
+    }
+    if (k == FaultKind::kPartition && s.cluster.brokers < 2) return "a partition needs two brokers or more";
+    return "";
+  };
+  if (auto v = r.get("kinds")) {
+    const auto items = v->items();
+    if (items.empty()) v->fail("found no kinds", "one or more of: " + [] {
+      std::string all;
+      for (const auto& n : fault_kind_names()) all += (all.empty() ? "" : ", ") + n;
+      return all;
+    }());
+    for (const auto& item : items) {
+      const std::string name = item.string();
+      FaultKind k{};
+      if (!fault_kind_by_name(name, k)) {
+        auto guess = did_you_mean(name, fault_kind_names());
+        std::string all;
+        for (const auto& n : fault_kind_names()) all += (all.empty() ? "" : ", ") + n;
+        item.fail("unknown fault kind \"" + name + "\"", guess ? "did you mean \"" + *guess + "\"?" : "one of " + all);
+      }
+      if (auto why = usable(k); !why.empty()) item.fail("cannot use " + name + ": " + why, "kinds this scenario has targets for");
+      if (std::find(f.kinds.begin(), f.kinds.end(), k) == f.kinds.end()) f.kinds.push_back(k);
+    }
+  } else {
+    for (FaultKind k : safe_fault_kinds()) {
+      if (usable(k).empty()) f.kinds.push_back(k);
+    }
+  }
+  auto positive = [](const JsonReader& v, const char* what) {
+    const Nanos d = v.duration();
+    if (d <= 0) v.fail("found a zero " + std::string(what), "a duration above zero, e.g. \"5s\"");
+    return d;
+  };
+  if (auto v = r.get("every")) f.every = positive(*v, "interval");
+  if (auto v = r.get("for")) f.length = positive(*v, "fault length");
+  if (auto v = r.get("from")) {
+    f.from = v->duration();
+    if (f.from >= s.duration) v->fail("faults would start after the end of the run", "a time before the scenario's duration");
+  }
+  if (auto v = r.get("until")) {
+    f.until = v->duration();
+    if (f.until > s.duration) v->fail("found a time after the end of the run", "a time no later than the scenario's duration");
+    if (f.until <= f.from) v->fail("found a time not after \"from\"", "a time after \"from\"");
+  }
+  if (auto v = r.get("concurrency")) f.concurrency = static_cast<std::int32_t>(v->integer(1, 100));
+  return f;
+}
+
 // An anomaly's name, as the checkers report it (did-you-mean for a misspelling).
 std::string check_anomaly(const JsonReader& r) {
   const std::string name = r.string();
@@ -841,7 +898,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   }
   const JsonReader root(j, "", file);
   root.expect_object({"$schema", "name", "description", "duration", "quiesce", "seed", "cluster", "topics",
-                      "producers", "consumers", "groups", "timeline", "expect", "plant", "found"});
+                      "producers", "consumers", "groups", "timeline", "faults", "expect", "plant", "found"});
   Scenario s;
   s.file = file;
   s.name = root.at("name").string();
@@ -858,6 +915,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   if (root.has("groups")) read_groups(root, s);
   check_unique_names(root, s);
   if (auto v = root.get("timeline")) read_timeline(*v, s);
+  if (auto v = root.get("faults")) s.faults = read_faults(*v, s);
   if (auto v = root.get("expect")) read_expect(*v, s);
   if (auto v = root.get("found")) s.found = read_found(*v);
   if (auto v = root.get("plant")) {

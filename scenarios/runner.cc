@@ -351,6 +351,16 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
     world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),
                    [&world, &ctx, &step] { apply_step(world, ctx, step); });
   }
+  // The random fault schedule, drawn from its own stream of the seed.
+  std::vector<TimelineStep> drawn;
+  if (scenario.faults) {
+    Rng rng = world.stream("faults");
+    drawn = draw_faults(*scenario.faults, scenario, rng);
+  }
+  for (const auto& step : drawn) {
+    world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),
+                   [&world, &ctx, &step] { apply_step(world, ctx, step); });
+  }
   if (scenario.quiesce > 0) {
     world.schedule(scenario.duration, "quiesce", [&world, &ctx, &scenario, &bootstrap] { begin_quiet_period(world, ctx, scenario, bootstrap); });
   }

@@ -14,6 +14,7 @@
 #include "engine/client/producer.h"
 #include "engine/env/plants.h"
 #include "engine/env/types.h"
+#include "scenarios/faults.h"
 #include "sim/network.h"
 
 namespace logsim::scenarios {
@@ -187,6 +188,7 @@ struct Scenario {
   std::vector<ConsumerSpec> consumers;
   std::vector<GroupSpec> groups;
   std::vector<TimelineStep> timeline;
+  std::optional<FaultSchedule> faults;  // a random fault schedule, drawn from the run's seed
   Expectation expect;
   Plants plants;                      // planted bugs ("plant", or --plant): none by default
   std::optional<Found> found;         // a saved failure (written by logsim fuzz)

@@ -1,0 +1,153 @@
+// Drawing a fault schedule (see faults.h).
+#include "scenarios/faults.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "scenarios/scenario.h"
+
+namespace logsim::scenarios {
+namespace {
+
+constexpr std::array<std::string_view, 10> kNames = {"crash", "power-loss", "isolate", "partition", "pause",
+                                                     "clog", "controller-crash", "member-crash", "member-pause",
+                                                     "member-stop"};
+
+bool is_member_kind(FaultKind k) {
+  return k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause || k == FaultKind::kMemberStop;
+}
+bool is_network_kind(FaultKind k) { return k == FaultKind::kIsolate || k == FaultKind::kPartition; }
+
+struct Active {
+  Nanos end;
+  std::string target;
+  bool network;
+};
+
+TimelineStep step_at(Nanos at, std::string action, std::vector<std::string> targets) {
+  TimelineStep s;
+  s.at = at;
+  s.action = std::move(action);
+  s.targets = std::move(targets);
+  s.pointer = "/faults";
+  return s;
+}
+
+}  // namespace
+
+std::string_view fault_kind_name(FaultKind k) { return kNames[static_cast<std::size_t>(k)]; }
+
+const std::vector<std::string>& fault_kind_names() {
+  static const std::vector<std::string> names(kNames.begin(), kNames.end());
+  return names;
+}
+
+bool fault_kind_by_name(std::string_view name, FaultKind& out) {
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    if (kNames[i] == name) {
+      out = static_cast<FaultKind>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<FaultKind> safe_fault_kinds() {
+  return {FaultKind::kCrash,           FaultKind::kIsolate,     FaultKind::kPartition,    FaultKind::kPause,
+          FaultKind::kControllerCrash, FaultKind::kMemberCrash, FaultKind::kMemberPause, FaultKind::kMemberStop};
+}
+
+std::vector<TimelineStep> draw_faults(const FaultSchedule& schedule, const Scenario& scenario, Rng& rng) {
+  std::vector<std::string> brokers, members;
+  for (std::int32_t b = 1; b <= scenario.cluster.brokers; ++b) brokers.push_back("broker-" + std::to_string(b));
+  for (const auto& g : scenario.groups) {
+    for (std::int32_t i = 1; i <= g.members; ++i) members.push_back(g.member_name(i));
+  }
+  const Nanos until = schedule.until < 0 ? scenario.duration : schedule.until;
+  std::vector<TimelineStep> steps;
+  std::vector<Active> active;
+  Nanos t = schedule.from;
+  while (true) {
+    // Whole milliseconds: the drawn schedule reads like a hand-written one in the history.
+    t += std::max<Nanos>(kNanosPerMilli, static_cast<Nanos>(rng.exponential(static_cast<double>(schedule.every))) /
+                                             kNanosPerMilli * kNanosPerMilli);
+    if (t >= until) break;
+    std::erase_if(active, [&](const Active& a) { return a.end <= t; });
+    if (static_cast<std::int32_t>(active.size()) >= schedule.concurrency) {
+      // Every slot is taken: this fault waits for the first repair instead of being dropped,
+      // so faults come about once per `every` unless they last longer than that.
+      t = std::min_element(active.begin(), active.end(), [](const Active& a, const Active& b) { return a.end < b.end; })->end;
+      if (t >= until) break;
+      std::erase_if(active, [&](const Active& a) { return a.end <= t; });
+    }
+    const bool network_busy = std::any_of(active.begin(), active.end(), [](const Active& a) { return a.network; });
+    auto free = [&](const std::vector<std::string>& names) {
+      std::vector<std::string> out;
+      for (const auto& n : names) {
+        if (std::none_of(active.begin(), active.end(), [&](const Active& a) { return a.target == n; })) out.push_back(n);
+      }
+      return out;
+    };
+    // The kinds that have a free target now, then one of them and one of its targets.
+    std::vector<std::pair<FaultKind, std::vector<std::string>>> options;
+    for (FaultKind k : schedule.kinds) {
+      std::vector<std::string> targets;
+      if (is_member_kind(k)) targets = free(members);
+      else if (k == FaultKind::kControllerCrash) targets = free({"controller"});
+      else if (is_network_kind(k) && network_busy) targets = {};
+      else if (k == FaultKind::kPartition && brokers.size() < 2) targets = {};
+      else targets = free(brokers);
+      if (!targets.empty()) options.emplace_back(k, std::move(targets));
+    }
+    if (options.empty()) continue;
+    const auto& [kind, targets] = options[rng.uniform_u64(options.size())];
+    const std::string target = targets[rng.uniform_u64(targets.size())];
+    const auto len = static_cast<Nanos>(rng.uniform_real(0.5, 1.5) * static_cast<double>(schedule.length)) /
+                     kNanosPerMilli * kNanosPerMilli;
+    const Nanos end = std::min(t + std::max<Nanos>(len, kNanosPerMilli), until);
+    if (end <= t) continue;
+    active.push_back(Active{end, target, is_network_kind(kind)});
+    switch (kind) {
+      case FaultKind::kCrash:
+      case FaultKind::kPowerLoss:
+      case FaultKind::kControllerCrash:
+      case FaultKind::kMemberCrash:
+        steps.push_back(step_at(t, kind == FaultKind::kPowerLoss ? "power-loss" : "crash", {target}));
+        steps.push_back(step_at(end, "restart", {target}));
+        break;
+      case FaultKind::kMemberStop:
+        steps.push_back(step_at(t, "stop", {target}));
+        steps.push_back(step_at(end, "restart", {target}));
+        break;
+      case FaultKind::kPause:
+      case FaultKind::kMemberPause:
+        steps.push_back(step_at(t, "pause", {target}));
+        steps.push_back(step_at(end, "resume", {target}));
+        break;
+      case FaultKind::kIsolate:
+        steps.push_back(step_at(t, "isolate", {target}));
+        steps.push_back(step_at(end, "heal", {}));
+        break;
+      case FaultKind::kPartition: {
+        std::string rest;
+        for (const auto& b : brokers) {
+          if (b != target) rest += b + ",";
+        }
+        steps.push_back(step_at(t, "partition", {target, rest + "controller"}));
+        steps.push_back(step_at(end, "heal", {}));
+        break;
+      }
+      case FaultKind::kClog: {
+        TimelineStep s = step_at(t, "clog", {target});
+        s.for_duration = end - t;
+        steps.push_back(std::move(s));
+        break;
+      }
+    }
+  }
+  std::stable_sort(steps.begin(), steps.end(), [](const TimelineStep& a, const TimelineStep& b) { return a.at < b.at; });
+  return steps;
+}
+
+}  // namespace logsim::scenarios

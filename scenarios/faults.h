@@ -1,0 +1,56 @@
+// A scenario's random fault schedule (the "faults" section): which kinds of fault, how often,
+// how long, and between which times. The loader checks it; the runner draws the concrete steps
+// from the run's seed (its own "faults" stream, so nothing else in the run moves when the
+// schedule changes) and applies them like timeline steps. The same seed draws the same
+// schedule; another seed, another one — FoundationDB's and Jepsen's nemesis, in a scenario file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/env/rng.h"
+#include "engine/env/types.h"
+
+namespace logsim::scenarios {
+
+struct Scenario;
+struct TimelineStep;
+
+// The kinds, as named in "kinds" (and in `logsim fuzz --faults`).
+enum class FaultKind : std::uint8_t {
+  kCrash,            // a broker crashes; restarted when the fault ends
+  kPowerLoss,        // a broker loses power (unflushed writes are lost); restarted when it ends
+  kIsolate,          // every link to and from a broker is cut; healed when it ends
+  kPartition,        // a broker is cut from the other brokers and the controller; healed
+  kPause,            // a broker stops (a long GC pause); resumed
+  kClog,             // messages to and from a broker wait until the fault ends
+  kControllerCrash,  // the controller crashes; restarted
+  kMemberCrash,      // a group member crashes; restarted
+  kMemberPause,      // a group member stops (maybe past its session); resumed
+  kMemberStop,       // a group member shuts down cleanly (leaves its group); started again
+};
+
+std::string_view fault_kind_name(FaultKind k);
+const std::vector<std::string>& fault_kind_names();  // every kind, in declaration order
+bool fault_kind_by_name(std::string_view name, FaultKind& out);
+// The kinds under which Kafka promises safety (every kind but power-loss, KIP-966).
+std::vector<FaultKind> safe_fault_kinds();
+
+struct FaultSchedule {
+  std::vector<FaultKind> kinds;  // what may happen (chosen uniformly per fault)
+  Nanos every = seconds(10);     // mean time between the starts of two faults (exponential; one
+                                 // that finds `concurrency` faults running waits for a repair)
+  Nanos length = seconds(3);     // "for": mean length of a fault (uniform in [0.5, 1.5] of it)
+  Nanos from = 0;                // no fault starts before this
+  Nanos until = -1;              // every fault has ended by this (-1: the scenario's duration)
+  std::int32_t concurrency = 1;  // at most this many faults at once
+};
+
+// The steps a schedule comes to for one seed: each fault a start step and (except clog, which
+// carries its length) an end step, sorted by time. A node is never the target of two faults at
+// once, and one network fault (isolate, partition) runs at a time, since heal ends them all.
+std::vector<TimelineStep> draw_faults(const FaultSchedule& schedule, const Scenario& scenario, Rng& rng);
+
+}  // namespace logsim::scenarios

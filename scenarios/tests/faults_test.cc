@@ -1,0 +1,181 @@
+// The "faults" section: loading it strictly, drawing a schedule from the seed that keeps its
+// promises (times, kinds, one fault per target, concurrency, every fault repaired), and
+// running it: the same seed draws the same faults, and the drawing moves nothing else.
+#include "scenarios/faults.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "scenarios/loader.h"
+#include "scenarios/runner.h"
+
+namespace logsim::scenarios {
+namespace {
+
+std::string doc(const std::string& faults, const std::string& groups = R"(, "groups": [{"name": "g", "topics": ["t"], "members": 3}])") {
+  return R"({"name": "f", "duration": "60s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "min.insync.replicas": 2}},
+    "topics": [{"name": "t", "partitions": 3}],
+    "producers": [{"name": "p", "topic": "t", "rate_per_sec": 50, "count": 500, "config": {"acks": "all"}}])" +
+         groups + (faults.empty() ? "" : R"(, "faults": )" + faults) + "}";
+}
+
+ScenarioError error_of(const std::string& text) {
+  try {
+    parse_scenario(text, "f.json");
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error for: " << text;
+  return ScenarioError("", "", "", "");
+}
+
+std::vector<TimelineStep> draw(const Scenario& s, std::uint64_t seed) {
+  Rng rng = Rng::for_stream(seed, "faults");
+  return draw_faults(*s.faults, s, rng);
+}
+
+std::string text(const std::vector<TimelineStep>& steps) {
+  std::string out;
+  for (const auto& s : steps) {
+    out += std::to_string(to_millis(s.at)) + " " + s.action;
+    for (const auto& t : s.targets) out += " " + t;
+    out += "\n";
+  }
+  return out;
+}
+
+TEST(Faults, TheSameSeedDrawsTheSameScheduleAnotherSeedAnother) {
+  const Scenario s = parse_scenario(doc(R"({"every": "5s", "for": "2s"})"), "f.json");
+  EXPECT_EQ(text(draw(s, 1)), text(draw(s, 1)));
+  EXPECT_NE(text(draw(s, 1)), text(draw(s, 2)));
+  EXPECT_GT(draw(s, 1).size(), 4u) << "60 s at one fault per 5 s draws several";
+}
+
+// Walks a schedule and checks what faults.h promises.
+void check_schedule(const std::vector<TimelineStep>& steps, const FaultSchedule& f, Nanos until) {
+  std::map<std::string, Nanos> busy;  // target -> since
+  bool network = false;
+  std::int32_t at_once = 0;
+  std::set<std::string> actions;
+  Nanos last = 0;
+  for (const auto& s : steps) {
+    EXPECT_GE(s.at, last) << "sorted";
+    last = s.at;
+    EXPECT_GE(s.at, f.from);
+    EXPECT_LE(s.at, until);
+    actions.insert(s.action);
+    const std::string target = s.targets.empty() ? "" : s.targets.front();
+    if (s.action == "restart" || s.action == "resume") {
+      ASSERT_TRUE(busy.contains(target)) << s.action << " of " << target << " with no fault on it";
+      busy.erase(target);
+      --at_once;
+    } else if (s.action == "heal") {
+      ASSERT_TRUE(network);
+      network = false;
+      --at_once;
+    } else if (s.action == "clog") {
+      EXPECT_LE(s.at + s.for_duration, until);
+      EXPECT_LE(at_once + 1, f.concurrency);
+    } else {
+      EXPECT_FALSE(busy.contains(target)) << "two faults on " << target << " at " << to_millis(s.at) << " ms";
+      if (s.action == "isolate" || s.action == "partition") {
+        EXPECT_FALSE(network) << "two network faults at once";
+        network = true;
+      } else {
+        busy[target] = s.at;
+      }
+      ++at_once;
+      EXPECT_LE(at_once, f.concurrency);
+    }
+  }
+  EXPECT_TRUE(busy.empty()) << "a fault was never repaired: " << busy.begin()->first;
+  EXPECT_FALSE(network) << "a network fault was never healed";
+}
+
+TEST(Faults, DrawnSchedulesKeepTheirPromises) {
+  for (const char* spec : {R"({"every": "2s", "for": "3s"})", R"({"every": "1s", "for": "5s", "concurrency": 3})",
+                           R"({"every": "1s", "for": "4s", "from": "10s", "until": "30s", "concurrency": 2,
+                               "kinds": ["crash", "power-loss", "isolate", "partition", "pause", "controller-crash",
+                                         "member-crash", "member-pause", "member-stop"]})"}) {
+    const Scenario s = parse_scenario(doc(spec), "f.json");
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+      SCOPED_TRACE(std::string(spec) + " seed " + std::to_string(seed));
+      check_schedule(draw(s, seed), *s.faults, s.faults->until < 0 ? s.duration : s.faults->until);
+    }
+  }
+}
+
+TEST(Faults, OnlyTheNamedKindsAndByDefaultOnlyTheSafeOnes) {
+  const Scenario crash_only = parse_scenario(doc(R"({"kinds": ["crash"], "every": "2s"})"), "f.json");
+  std::set<std::string> actions;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    for (const auto& st : draw(crash_only, seed)) {
+      actions.insert(st.action);
+      EXPECT_EQ(st.targets.front().rfind("broker-", 0), 0u) << st.targets.front();
+    }
+  }
+  EXPECT_EQ(actions, (std::set<std::string>{"crash", "restart"}));
+
+  const Scenario defaults = parse_scenario(doc(R"({"every": "1s"})"), "f.json");
+  actions.clear();
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    for (const auto& st : draw(defaults, seed)) actions.insert(st.action);
+  }
+  EXPECT_FALSE(actions.contains("power-loss")) << "power loss is unsafe under Kafka's rules (KIP-966): only when named";
+  EXPECT_TRUE(actions.contains("stop")) << "member faults are drawn when the scenario has members";
+  EXPECT_TRUE(actions.contains("partition"));
+
+  const Scenario no_members = parse_scenario(doc(R"({"every": "1s"})", ""), "f.json");
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    for (const auto& st : draw(no_members, seed)) EXPECT_NE(st.action, "stop") << "no members to stop";
+  }
+}
+
+TEST(Faults, LoadingIsStrict) {
+  auto e = error_of(doc(R"({"kinds": ["crsh"]})"));
+  EXPECT_EQ(e.pointer(), "/faults/kinds/0");
+  EXPECT_NE(e.expected().find("did you mean \"crash\""), std::string::npos) << e.what();
+
+  e = error_of(doc(R"({"kinds": ["member-crash"]})", ""));
+  EXPECT_EQ(e.pointer(), "/faults/kinds/0");
+  EXPECT_NE(e.problem().find("no group members"), std::string::npos) << e.what();
+
+  EXPECT_EQ(error_of(doc(R"({"until": "90s"})")).pointer(), "/faults/until");
+  EXPECT_EQ(error_of(doc(R"({"from": "20s", "until": "10s"})")).pointer(), "/faults/until");
+  EXPECT_EQ(error_of(doc(R"({"every": "0s"})")).pointer(), "/faults/every");
+  EXPECT_EQ(error_of(doc(R"({"concurrency": 0})")).pointer(), "/faults/concurrency");
+  EXPECT_EQ(error_of(doc(R"({"kinds": []})")).pointer(), "/faults/kinds");
+  e = error_of(doc(R"({"evry": "5s"})"));
+  EXPECT_NE(e.expected().find("every"), std::string::npos) << e.what();
+}
+
+TEST(Faults, ARunAppliesTheDrawnFaultsAndMovesNothingElse) {
+  const Scenario with = parse_scenario(doc(R"({"kinds": ["crash", "member-crash"], "every": "8s", "for": "3s"})"), "f.json");
+  const RunOutput a = run_scenario(with, {5, false});
+  const RunOutput again = run_scenario(with, {5, false});
+  EXPECT_EQ(a.result.trace_hash, again.result.trace_hash);
+  // The faults in the history are the drawn ones, in order.
+  std::vector<std::string> applied;
+  for (const auto& e : a.history.events()) {
+    if (e.kind == properties::OpKind::kFault) applied.push_back(std::to_string(to_millis(e.at)) + " " + e.note);
+  }
+  const auto drawn = draw(with, 5);
+  ASSERT_EQ(applied.size(), drawn.size());
+  for (std::size_t i = 0; i < drawn.size(); ++i) {
+    EXPECT_EQ(applied[i], std::to_string(to_millis(drawn[i].at)) + " " + drawn[i].action + " " + drawn[i].targets.front());
+  }
+  EXPECT_EQ(a.result.verdict.outcome, properties::Outcome::kPass) << "acks=all, min.insync.replicas=2 under crashes";
+
+  // A schedule that draws nothing leaves the run exactly as without the section.
+  const Scenario none = parse_scenario(doc(R"({"every": "1h"})"), "f.json");
+  const Scenario without = parse_scenario(doc(""), "f.json");
+  EXPECT_TRUE(draw(none, 5).empty());
+  EXPECT_EQ(run_scenario(none, {5, false}).result.trace_hash, run_scenario(without, {5, false}).result.trace_hash);
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
