@@ -495,8 +495,11 @@ bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
   if (it == by_timer_.end()) return false;
   const auto [key, batch_id] = it->second;
   Batch& b = *find_batch(key, batch_id);
-  // The attempt timed out: it may have been written. A retry may duplicate it.
+  // The attempt timed out: it may have been written. A retry may duplicate it. As Kafka's
+  // NetworkClient does for a timed-out request, ask for metadata too: a leader that went
+  // silent (cut off, paused, powered off) may have been replaced meanwhile.
   end_attempt(env_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
+  request_metadata();
   retry_or_fail(key, batch_id, ErrorCode::REQUEST_TIMED_OUT, true);
   drain();
   return true;

@@ -1004,5 +1004,24 @@ TEST_F(ProducerTest, ARestartedProducerIgnoresAnswersMeantForItsPreviousIncarnat
   EXPECT_EQ(result_of("new")->result.offset, Offset(1));
 }
 
+// A request that times out asks for metadata, as Kafka's NetworkClient does: the leader that
+// went silent may have been replaced, and the retry should go to the new one.
+TEST_F(ProducerTest, ATimedOutRequestRefreshesMetadataAndTheRetryGoesToTheNewLeader) {
+  ProducerConfig c = base_config();
+  c.request_timeout_ms = 1000;
+  start_ready(c);
+  send("a", PartitionId(0));
+  ASSERT_EQ(produces().size(), 1u);
+  EXPECT_EQ(env.sent.back().to, kB1);
+  env.sent.clear();
+  advance_to(millis(1001));
+  ASSERT_EQ(sent_of<MetadataRequest>().size(), 1u) << "no metadata refresh after the timeout";
+  answer_metadata({kB2});
+  advance_to(millis(1001 + c.retry_backoff_ms + 1));
+  const auto retried = sent_with<ProduceRequest>();
+  ASSERT_EQ(retried.size(), 1u);
+  EXPECT_EQ(retried[0].to, kB2) << "the retry went to the old leader";
+}
+
 }  // namespace
 }  // namespace logsim::engine
