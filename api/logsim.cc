@@ -1,0 +1,102 @@
+// The API's functions: each calls the layer that already does the work (the loader, the
+// runner, the report writers), so a run here is the run `logsim run` makes.
+#include "api/logsim.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include "reports/atomic_file.h"
+#include "reports/history_jsonl.h"
+#include "reports/html.h"
+#include "reports/junit.h"
+#include "reports/samples_json.h"
+#include "reports/summary.h"
+
+namespace logsim {
+
+namespace {
+
+// A scenario built in code is named "<...>": there is no file to give `logsim run`.
+bool built_in_code(const RunResult& r) { return r.file.empty() || r.file.front() == '<'; }
+
+std::string in_code_replay(const RunResult& r) {
+  return "run the same scenario again with seed " + std::to_string(r.seed) + " (it was built in code, so there is no file to replay)";
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path) { return scenarios::load_scenario_file(path); }
+
+Scenario parse_scenario(std::string_view json_text, const std::string& name) { return scenarios::parse_scenario(json_text, name); }
+
+Scenario scenario_from_json(const nlohmann::json& scenario, const std::string& name) {
+  return scenarios::parse_scenario(scenario.dump(), name);
+}
+
+RunOutput run(const Scenario& scenario, const RunOptions& options) {
+  scenarios::RunOptions o;
+  o.seed = options.seed.value_or(scenario.seed);
+  o.record_trace = options.record_trace;
+  return scenarios::run_scenario(scenario, o);
+}
+
+bool passed(const RunOutput& out) { return out.result.verdict.outcome == Outcome::kPass; }
+
+bool as_expected(const RunOutput& out) { return out.result.expectation_met; }
+
+std::vector<std::string> anomalies(const RunOutput& out) {
+  std::set<std::string> names;
+  for (const auto& v : out.result.verdict.violations) names.insert(v.anomaly);
+  return {names.begin(), names.end()};
+}
+
+bool found(const RunOutput& out, std::string_view anomaly) {
+  const auto& vs = out.result.verdict.violations;
+  return std::any_of(vs.begin(), vs.end(), [&](const Violation& v) { return v.anomaly == anomaly; });
+}
+
+const Violation* first_violation(const RunOutput& out) {
+  const auto& vs = out.result.verdict.violations;
+  const auto it = std::min_element(vs.begin(), vs.end(), [](const Violation& a, const Violation& b) { return a.first_event < b.first_event; });
+  return it == vs.end() ? nullptr : &*it;
+}
+
+std::int64_t stat(const RunOutput& out, std::string_view name) {
+  const auto it = out.result.stats.find(std::string(name));
+  return it == out.result.stats.end() ? 0 : it->second;
+}
+
+std::string replay_command(const RunOutput& out) {
+  return built_in_code(out.result) ? in_code_replay(out.result) : reports::replay_command(out.result);
+}
+
+std::string describe(const RunOutput& out) {
+  std::string text = reports::terminal_summary(out.result, 0);
+  if (!built_in_code(out.result)) return text;
+  // The summary's replay line names the file; a scenario built in code has none.
+  const std::string label = "  replay     ";
+  const auto at = text.rfind(label);
+  if (at == std::string::npos) return text;
+  const auto end = text.find('\n', at);
+  return text.replace(at + label.size(), end == std::string::npos ? std::string::npos : end - at - label.size(),
+                      in_code_replay(out.result));
+}
+
+std::string write_report(const RunOutput& out, const std::string& dir) {
+  const RunResult& r = out.result;
+  nlohmann::json summary = reports::summary_json(r, 0);
+  if (built_in_code(r)) summary["replay"] = in_code_replay(r);  // report.html shows it
+  const auto write = [&](const std::string& name, std::string_view contents) {
+    const std::string err = reports::write_file_atomically(dir + "/" + name, contents);
+    if (!err.empty()) throw std::runtime_error("logsim: " + err);
+  };
+  write("summary.json", summary.dump(2) + "\n");
+  write("history.jsonl", reports::history_jsonl(out.history));
+  write("junit.xml", reports::junit_xml("logsim", {{r, 0}}));
+  write("samples.json", reports::samples_json(out.samples).dump() + "\n");
+  write("report.html", reports::report_html(summary, out.history, out.samples));
+  return dir + "/report.html";
+}
+
+}  // namespace logsim
