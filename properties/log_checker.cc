@@ -29,6 +29,15 @@ void LogChecker::note(const Where& where, const HistoryEvent& e) {
 }
 
 void LogChecker::observe(const HistoryEvent& e) {
+  if (e.kind == OpKind::kAssign) {
+    read_from_.erase(e.process);
+    return;
+  }
+  if (e.kind == OpKind::kSeek) {
+    if (e.offset >= 0) read_from_[e.process][{e.topic, e.partition}] = e.offset;
+    else read_from_[e.process].erase({e.topic, e.partition});
+    return;
+  }
   if (e.kind == OpKind::kCommitOk && e.offset >= 0) {
     auto& c = group_committed_[{e.topic, e.partition}];
     c = std::max(c, e.offset);
@@ -41,7 +50,8 @@ void LogChecker::observe(const HistoryEvent& e) {
     note(where, e);
   } else if (e.kind == OpKind::kProcess) {
     processed_.insert(e.value_id);
-    processings_[{e.topic, e.partition}].push_back(Processing{e.offset, e.index, e.at, e.process});
+    const std::int64_t from = read_from_[e.process].emplace(std::make_pair(e.topic, e.partition), e.offset).first->second;
+    processings_[{e.topic, e.partition}].push_back(Processing{e.offset, from, e.index, e.at, e.process});
     processed_at_.insert(where);
     note(where, e);
   }
@@ -60,12 +70,12 @@ void LogChecker::finish() {
     // The first processing at or past the offset, after the acknowledgement, shows the loss.
     const Processing* shown = nullptr;
     for (const Processing& p : it->second) {
-      if (p.event > ack.event && p.offset >= offset) {
+      if (p.event > ack.event && p.offset >= offset && p.read_from <= offset) {
         shown = &p;
         break;
       }
     }
-    if (shown == nullptr) continue;  // not read that far: unseen, not lost
+    if (shown == nullptr) continue;  // not read through that far: unseen, not lost
     Violation v;
     v.anomaly = "lost-write";
     v.first_event = shown->event;
@@ -79,7 +89,8 @@ void LogChecker::finish() {
     v.explanation = "value " + std::to_string(value) + " was acknowledged to " + ack.process + " at " + topic + "/" +
                     std::to_string(partition) + " offset " + std::to_string(offset) + " (event #" +
                     std::to_string(ack.event) + "), but no consumer ever processed it, although " + shown->process +
-                    " read that partition at offset " + std::to_string(shown->offset) + " after the acknowledgement";
+                    " read that partition from offset " + std::to_string(shown->read_from) + " to offset " +
+                    std::to_string(shown->offset) + " after the acknowledgement";
     report(std::move(v));
   }
 }

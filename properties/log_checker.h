@@ -2,8 +2,10 @@
 // - `inconsistent-offsets`: one (topic, partition, offset) holds two different values, as seen
 //   by acknowledgements and by consumers together. Found online, at the second value.
 // - `lost-write`: an acknowledged value that no consumer ever processed, although a consumer
-//   processed its partition at or past its offset (so it was not merely not read yet). Found
-//   at the end; the first event is the first processing at or past the offset after the ack.
+//   read its partition through its offset after the acknowledgement: in one continuous read
+//   (no new assignment, no seek or reset in between) it started at or below the offset and
+//   processed at or past it. A reader that started above it (auto.offset.reset=latest, a
+//   seek) says nothing about it. Found at the end; the first event is that processing.
 // Records are told apart by their value ids (each send's value is unique in a run).
 //
 // State: per partition, the value at each offset seen, and the acknowledged offsets; per value,
@@ -42,6 +44,7 @@ class LogChecker final : public Checker {
   };
   struct Processing {
     std::int64_t offset;
+    std::int64_t read_from;  // where this process's continuous read of the partition began
     std::uint64_t event;
     Nanos at;
     std::string process;
@@ -57,6 +60,9 @@ class LogChecker final : public Checker {
   std::set<std::uint64_t> processed_;             // values some consumer processed
   // Per partition, every processing in history order (for naming a lost write's first event).
   std::map<std::pair<std::string, std::int32_t>, std::vector<Processing>> processings_;
+  // Per process, per partition, where its current continuous read began (a seek's position,
+  // else its first processed offset); a new assignment ends every read of the process.
+  std::map<std::string, std::map<std::pair<std::string, std::int32_t>, std::int64_t>> read_from_;
 };
 
 }  // namespace logsim::properties

@@ -77,6 +77,42 @@ TEST_F(LogCheckerTest, AnAcknowledgedValueNeverReadPastItsOffsetIsLost) {
   EXPECT_NE(v[0].explanation.find("value 2"), std::string::npos);
 }
 
+// A reader that began above the offset (auto.offset.reset=latest, a seek past it) never read
+// through it: the record is unread, not lost. One that began at or below it and went past is.
+TEST_F(LogCheckerTest, OnlyAReadThroughTheOffsetShowsALoss) {
+  ack(1, 0, 0);
+  ack(2, 0, 1);
+  ack(3, 0, 2);
+  add(OpKind::kAssign, "late", 0, -1, -1);
+  process("late", 3, 0, 2);  // started at the end (latest): 0 and 1 are unread, not lost
+  add(OpKind::kSeek, "seeker", 0, 0, 2);
+  process("seeker", 3, 0, 2);  // seeked to 2: the same
+  EXPECT_TRUE(finish().empty());
+}
+
+TEST_F(LogCheckerTest, ASeekBelowTheOffsetThenPastItShowsTheLoss) {
+  ack(1, 0, 0);
+  ack(2, 0, 1);
+  ack(3, 0, 2);
+  add(OpKind::kAssign, "c", 0, -1, -1);
+  add(OpKind::kSeek, "c", 0, 0, 1);  // positioned at 1, then the next record it gets is 2
+  process("c", 3, 0, 2);
+  const auto v = finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "lost-write");
+  EXPECT_EQ(v[0].offset, 1);
+}
+
+TEST_F(LogCheckerTest, ANewAssignmentEndsAContinuousRead) {
+  ack(1, 0, 0);
+  ack(2, 0, 1);
+  ack(3, 0, 2);
+  process("c", 1, 0, 0);
+  add(OpKind::kAssign, "c", 0, -1, -1);  // resumes wherever its group committed (past 1)
+  process("c", 3, 0, 2);
+  EXPECT_TRUE(finish().empty());
+}
+
 TEST_F(LogCheckerTest, AnAcknowledgedValueNotYetReachedIsNotLost) {
   ack(1, 0, 0);
   ack(2, 0, 1);
