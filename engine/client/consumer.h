@@ -214,6 +214,11 @@ class Consumer {
     JoinGroupResponse leader_join;      // kAssigning: what the leader assigns from
     std::optional<std::vector<TopicPartition>> pending_assignment;  // from SyncGroup, applied at poll
     std::vector<TopicPartition> owned;  // what the application was given
+    // EAGER revokes everything before it joins, so the sticky assignor carries the last
+    // assignment and its generation in its userData instead (Kafka's AbstractStickyAssignor
+    // memberAssignment): kept through the revocation, replaced by the next assignment.
+    std::vector<TopicPartition> last_assignment;
+    std::int32_t last_assignment_generation = -1;
     CorrelationId heartbeat_in_flight = 0;
     Nanos last_heartbeat_ok = 0;
     TimerId heartbeat_timer = 0;

@@ -176,7 +176,11 @@ void Consumer::send_join() {
   req.member_id = group_.member_id;
   req.group_instance_id = config_.group_instance_id;
   req.client_id = config_.client_id;
-  ConsumerSubscription sub{group_.topics, group_.owned, group_.generation};
+  // COOPERATIVE reports what it still owns; EAGER owns nothing by now and reports its last
+  // assignment, which only the sticky assignor reads (its userData).
+  ConsumerSubscription sub = group_.protocol == RebalanceProtocol::kCooperative
+                                 ? ConsumerSubscription{group_.topics, group_.owned, group_.generation}
+                                 : ConsumerSubscription{group_.topics, group_.last_assignment, group_.last_assignment_generation};
   const std::string metadata = encode_subscription(sub);
   for (const auto& a : group_.assignors) req.protocols.push_back({std::string(a.name), metadata});
   group_.join_in_flight = req.correlation_id;
@@ -251,6 +255,8 @@ void Consumer::apply_assignment() {
   const std::vector<TopicPartition> revoked = minus(group_.owned, assigned);
   const std::vector<TopicPartition> added = minus(assigned, group_.owned);
   group_.owned = assigned;
+  group_.last_assignment = assigned;
+  group_.last_assignment_generation = group_.generation;
   set_assignment(assigned, true);
   if (group_.listener != nullptr && !revoked.empty()) group_.listener->on_partitions_revoked(revoked);
   if (!revoked.empty() && group_.protocol == RebalanceProtocol::kCooperative) request_rejoin();

@@ -683,5 +683,47 @@ TEST(GroupsRunPlants, KafkaBug14196AutoCommitOfFetchedRecordsIsFoundAsLostCommit
   EXPECT_FALSE(anomalies.count("lost-write")) << "the log lost nothing";
 }
 
+// The eager sticky assignor is sticky: members revoke everything before they rejoin, yet the
+// assignor still sees what each had (its userData) and moves only the crashed member's
+// partition, to an idle member; range shifts the survivors' partitions instead.
+std::map<std::string, std::vector<std::int32_t>> assignments_in(const properties::History& h, std::int32_t generation) {
+  std::map<std::string, std::vector<std::int32_t>> out;
+  for (const auto& e : h.events()) {
+    // An eager revocation is an empty assignment in the old generation: skip it.
+    if (e.kind != OpKind::kAssign || e.generation != generation || e.assignment.empty()) continue;
+    auto& parts = out[e.process];
+    parts.clear();
+    for (const auto& tp : e.assignment) parts.push_back(tp.partition);
+  }
+  return out;
+}
+
+std::string five_workers(const std::string& strategy) {
+  return R"({"name": "five", "duration": "40s", "seed": 4,
+    "cluster": {"brokers": 1, "config": {"offsets.topic.num.partitions": 1, "offsets.topic.replication.factor": 1}},
+    "topics": [{"name": "invoices", "partitions": 3}],
+    "producers": [{"name": "invoicing", "topic": "invoices", "rate_per_sec": 100, "count": 3000, "keys": {"uniform": 200}}],
+    "groups": [{"name": "billing", "topics": ["invoices"], "members": 5, "commit": "after-each-batch",
+                "config": {"auto.offset.reset": "earliest", "partition.assignment.strategy": ")" + strategy + R"(",
+                           "session.timeout.ms": 10000, "heartbeat.interval.ms": 2000}}],
+    "timeline": [{"at": "15s", "action": "crash", "target": "billing-1"}]})";
+}
+
+TEST(GroupsRunSticky, EagerStickyMovesOnlyTheCrashedMembersPartition) {
+  const RunOutput out = run(five_workers("sticky"));
+  const auto before = assignments_in(out.history, last_generation(out.history, "billing") - 1);
+  const auto after = assignments_in(out.history, last_generation(out.history, "billing"));
+  ASSERT_FALSE(before.empty());
+  ASSERT_FALSE(after.empty());
+  std::size_t kept = 0;
+  for (const auto& [member, parts] : before) {
+    if (member == "billing-1" || parts.empty()) continue;
+    ASSERT_TRUE(after.contains(member)) << member;
+    EXPECT_EQ(after.at(member), parts) << member << " lost its partition in a sticky rebalance";
+    ++kept;
+  }
+  EXPECT_EQ(kept, 2u) << "two surviving owners keep their partitions";
+}
+
 }  // namespace
 }  // namespace logsim::scenarios
