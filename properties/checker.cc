@@ -27,7 +27,8 @@ void CheckerSet::attach(History& history) {
 }
 
 void CheckerSet::observe(const HistoryEvent& e) {
-  for (auto& c : checkers_) c->observe(e);
+  const EventIds ids = symbols_->ids_of(e);
+  for (auto& c : checkers_) c->on_event(e, ids);
 }
 
 Verdict CheckerSet::finish() {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "properties/history.h"
+#include "properties/symbols.h"
 #include "properties/verdict.h"
 
 namespace logsim::properties {
@@ -19,13 +20,19 @@ class Checker {
  public:
   virtual ~Checker() = default;
   virtual std::string_view name() const = 0;
-  virtual void observe(const HistoryEvent& e) = 0;
+  // Shows the checker one event (a checker on its own interns the event's strings itself).
+  void observe(const HistoryEvent& e) { on_event(e, symbols_->ids_of(e)); }
+  // The same, with the event's ids from the symbols the checker shares (see share_symbols).
+  virtual void on_event(const HistoryEvent& e, const EventIds& ids) = 0;
   // Called once after the last event (end-of-run properties).
   virtual void finish() {}
   const std::vector<Violation>& violations() const { return violations_; }
+  // Makes the checker read ids from `symbols`, which its caller fills (before the first event).
+  void share_symbols(std::shared_ptr<Symbols> symbols) { symbols_ = std::move(symbols); }
 
  protected:
   void report(Violation v) { violations_.push_back(std::move(v)); }
+  const Symbols& symbols() const { return *symbols_; }
   // A violation of `anomaly` first shown by `e`: its index, time, process, partition, offset and
   // key, with e's process as the one member. The caller adds members and the explanation.
   static Violation violation_at(std::string anomaly, const HistoryEvent& e) {
@@ -44,12 +51,16 @@ class Checker {
 
  private:
   std::vector<Violation> violations_;
+  std::shared_ptr<Symbols> symbols_ = std::make_shared<Symbols>();
 };
 
 // Runs checkers over a history, online or offline, and gathers the verdict.
 class CheckerSet {
  public:
-  void add(std::unique_ptr<Checker> c) { checkers_.push_back(std::move(c)); }
+  void add(std::unique_ptr<Checker> c) {
+    c->share_symbols(symbols_);
+    checkers_.push_back(std::move(c));
+  }
   // Feeds every future event of `history` to the checkers as it is appended.
   void attach(History& history);
   void observe(const HistoryEvent& e);
@@ -58,6 +69,7 @@ class CheckerSet {
 
  private:
   std::vector<std::unique_ptr<Checker>> checkers_;
+  std::shared_ptr<Symbols> symbols_ = std::make_shared<Symbols>();  // interned once per event, for all
 };
 
 // What a run knows that a history alone does not.

@@ -3,7 +3,7 @@
 
 namespace logsim::properties {
 
-void DuplicateChecker::observe(const HistoryEvent& e) {
+void DuplicateChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
   if (e.value_id == 0) return;
   if (e.kind == OpKind::kSendInvoke) {
     if (e.idempotent) idempotent_.emplace(e.value_id, e.process);

@@ -22,7 +22,7 @@ namespace logsim::properties {
 class DuplicateChecker final : public Checker {
  public:
   std::string_view name() const override { return "duplicates"; }
-  void observe(const HistoryEvent& e) override;
+  void on_event(const HistoryEvent& e, const EventIds& ids) override;
 
  private:
   using Where = std::tuple<std::string, std::int32_t, std::int64_t>;  // topic, partition, offset

@@ -12,7 +12,7 @@ std::string event_no(std::uint64_t index) { return "event #" + std::to_string(in
 
 }  // namespace
 
-void DoubleOwnershipChecker::observe(const HistoryEvent& e) {
+void DoubleOwnershipChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
   // Generation -1: the member had no generation (it was between generations or fenced); such
   // records are not attributed to any generation's assignment.
   if (e.kind != OpKind::kProcess || e.group.empty() || e.generation < 0) return;
@@ -31,7 +31,7 @@ void DoubleOwnershipChecker::observe(const HistoryEvent& e) {
   report(std::move(v));
 }
 
-void StaleCommitChecker::observe(const HistoryEvent& e) {
+void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
   if (e.group.empty()) return;
   switch (e.kind) {
     case OpKind::kAssign: {

@@ -37,7 +37,7 @@ namespace logsim::properties {
 class DoubleOwnershipChecker final : public Checker {
  public:
   std::string_view name() const override { return "single-owner"; }
-  void observe(const HistoryEvent& e) override;
+  void on_event(const HistoryEvent& e, const EventIds& ids) override;
 
  private:
   using Key = std::tuple<std::string, std::int32_t, std::string, std::int32_t>;  // group, generation, topic, partition
@@ -53,7 +53,7 @@ class DoubleOwnershipChecker final : public Checker {
 class StaleCommitChecker final : public Checker {
  public:
   std::string_view name() const override { return "stale-commits"; }
-  void observe(const HistoryEvent& e) override;
+  void on_event(const HistoryEvent& e, const EventIds& ids) override;
 
  private:
   struct Newest {
@@ -128,7 +128,7 @@ class GroupProgress {
 class LostCommitChecker final : public Checker {
  public:
   std::string_view name() const override { return "lost-commits"; }
-  void observe(const HistoryEvent& e) override { progress_.observe(e); }
+  void on_event(const HistoryEvent& e, const EventIds& /*ids*/) override { progress_.observe(e); }
   void finish() override;
 
  private:
@@ -143,7 +143,7 @@ class UnseenChecker final : public Checker {
   // Records acknowledged at or after `required_before` are not owed.
   explicit UnseenChecker(Nanos required_before) : required_before_(required_before) {}
   std::string_view name() const override { return "unseen"; }
-  void observe(const HistoryEvent& e) override { progress_.observe(e); }
+  void on_event(const HistoryEvent& e, const EventIds& /*ids*/) override { progress_.observe(e); }
   void finish() override;
 
  private:

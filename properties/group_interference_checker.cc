@@ -9,7 +9,7 @@ std::string where(const std::string& topic, std::int32_t partition) { return top
 
 }  // namespace
 
-void GroupInterferenceChecker::observe(const HistoryEvent& e) {
+void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
   switch (e.kind) {
     case OpKind::kAssign: {
       if (e.group.empty()) return;

@@ -40,7 +40,7 @@ namespace logsim::properties {
 class GroupInterferenceChecker final : public Checker {
  public:
   std::string_view name() const override { return "group-independence"; }
-  void observe(const HistoryEvent& e) override;
+  void on_event(const HistoryEvent& e, const EventIds& ids) override;
 
  private:
   using GroupPartition = std::tuple<std::string, std::string, std::int32_t>;  // group, topic, partition

@@ -28,7 +28,7 @@ void LogChecker::note(const Where& where, const HistoryEvent& e) {
   report(std::move(v));
 }
 
-void LogChecker::observe(const HistoryEvent& e) {
+void LogChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
   if (e.kind == OpKind::kAssign) {
     read_from_.erase(e.process);
     return;

@@ -26,7 +26,7 @@ namespace logsim::properties {
 class LogChecker final : public Checker {
  public:
   std::string_view name() const override { return "log-integrity"; }
-  void observe(const HistoryEvent& e) override;
+  void on_event(const HistoryEvent& e, const EventIds& ids) override;
   void finish() override;
 
  private:

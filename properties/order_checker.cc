@@ -3,7 +3,7 @@
 
 namespace logsim::properties {
 
-void OrderChecker::observe(const HistoryEvent& e) {
+void OrderChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
   switch (e.kind) {
     case OpKind::kAssign: {
       // A new assignment starts a new run of offsets for every partition of the process.

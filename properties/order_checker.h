@@ -17,7 +17,7 @@ namespace logsim::properties {
 class OrderChecker final : public Checker {
  public:
   std::string_view name() const override { return "per-partition-order"; }
-  void observe(const HistoryEvent& e) override;
+  void on_event(const HistoryEvent& e, const EventIds& ids) override;
 
  private:
   struct Last {

@@ -22,7 +22,7 @@ void PollSkipChecker::note_uncertain(const std::string& topic, const std::option
   if (!fresh) it->second = std::min(it->second, invoked);
 }
 
-void PollSkipChecker::observe(const HistoryEvent& e) {
+void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
   switch (e.kind) {
     case OpKind::kAssign: {
       auto it = last_.lower_bound(RunKey{e.process, "", INT32_MIN});

@@ -63,7 +63,7 @@ class PollSkipChecker final : public Checker {
   explicit PollSkipChecker(Options options) : options_(std::move(options)) {}
 
   std::string_view name() const override { return "no-skips"; }
-  void observe(const HistoryEvent& e) override;
+  void on_event(const HistoryEvent& e, const EventIds& ids) override;
   void finish() override;
 
  private:

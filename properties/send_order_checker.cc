@@ -5,7 +5,7 @@
 
 namespace logsim::properties {
 
-void SendOrderChecker::observe(const HistoryEvent& e) {
+void SendOrderChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
   if (e.value_id == 0) return;
   const std::pair<std::string, std::uint64_t> send{e.process, e.value_id};
   switch (e.kind) {

@@ -27,7 +27,7 @@ namespace logsim::properties {
 class SendOrderChecker final : public Checker {
  public:
   std::string_view name() const override { return "send-order"; }
-  void observe(const HistoryEvent& e) override;
+  void on_event(const HistoryEvent& e, const EventIds& ids) override;
 
  private:
   struct Acked {

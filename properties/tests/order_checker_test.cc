@@ -190,7 +190,7 @@ class FixedChecker final : public Checker {
  public:
   FixedChecker(std::string anomaly, std::uint64_t first_event) : anomaly_(std::move(anomaly)), first_(first_event) {}
   std::string_view name() const override { return "fixed"; }
-  void observe(const HistoryEvent&) override {}
+  void on_event(const HistoryEvent&, const EventIds&) override {}
   void finish() override {
     Violation v;
     v.anomaly = anomaly_;

@@ -1,0 +1,127 @@
+// Per-partition state indexed by offset, for the checkers: a map from offset to T kept in pages
+// of 1,024 consecutive offsets. Offsets within a partition are dense (the log hands them out in
+// order), so this costs a few bytes of bookkeeping per offset instead of a tree node, and finds
+// an offset in O(log pages) with the last page cached. Any offsets work (a history from
+// elsewhere may be sparse or start high): a page exists only where an offset is present.
+// Iteration is in offset order.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+
+namespace logsim::properties {
+
+template <class T>
+class OffsetTable {
+  static constexpr int kBits = 10;
+  static constexpr std::int64_t kPage = std::int64_t{1} << kBits;
+  struct Page {
+    std::bitset<kPage> present;
+    std::array<T, kPage> slots{};
+  };
+
+ public:
+  // The entry at `offset`, or nullptr.
+  const T* find(std::int64_t offset) const {
+    const Page* p = page(offset >> kBits);
+    const auto i = slot(offset);
+    return p != nullptr && p->present[i] ? &p->slots[i] : nullptr;
+  }
+  T* find(std::int64_t offset) { return const_cast<T*>(std::as_const(*this).find(offset)); }
+  bool contains(std::int64_t offset) const { return find(offset) != nullptr; }
+
+  // Inserts `value` at `offset` unless an entry is there; returns the entry and whether it is new.
+  std::pair<T*, bool> emplace(std::int64_t offset, T value) {
+    Page& p = page_for(offset >> kBits);
+    const auto i = slot(offset);
+    if (p.present[i]) return {&p.slots[i], false};
+    p.present[i] = true;
+    p.slots[i] = std::move(value);
+    ++size_;
+    return {&p.slots[i], true};
+  }
+  // The entry at `offset`, default-constructed if absent.
+  T& operator[](std::int64_t offset) { return *emplace(offset, T{}).first; }
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  // The first present offset at or above `offset`.
+  std::optional<std::int64_t> next_at_or_after(std::int64_t offset) const {
+    for (auto it = pages_.lower_bound(offset >> kBits); it != pages_.end(); ++it) {
+      const std::int64_t base = it->first << kBits;
+      for (std::int64_t o = std::max(offset, base); o < base + kPage; ++o) {
+        if (it->second->present[slot(o)]) return o;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Calls f(offset, entry) for every present offset in [from, to), in offset order; stops early
+  // when f returns false.
+  template <class F>
+  void for_each_in(std::int64_t from, std::int64_t to, F&& f) const {
+    if (from >= to) return;
+    for (auto it = pages_.lower_bound(from >> kBits); it != pages_.end() && (it->first << kBits) < to; ++it) {
+      const std::int64_t base = it->first << kBits;
+      const Page& p = *it->second;
+      for (std::int64_t o = std::max(from, base); o < std::min(to, base + kPage); ++o) {
+        if (p.present[slot(o)] && !f(o, p.slots[slot(o)])) return;
+      }
+    }
+  }
+  // The same from `from` to the end.
+  template <class F>
+  void for_each_from(std::int64_t from, F&& f) const {
+    for_each_in(from, INT64_MAX, std::forward<F>(f));
+  }
+
+ private:
+  static std::size_t slot(std::int64_t offset) { return static_cast<std::size_t>(offset & (kPage - 1)); }
+
+  const Page* page(std::int64_t number) const {
+    if (cached_ != nullptr && cached_number_ == number) return cached_;
+    const auto it = pages_.find(number);
+    if (it == pages_.end()) return nullptr;
+    cached_number_ = number;
+    cached_ = it->second.get();
+    return cached_;
+  }
+  Page& page_for(std::int64_t number) {
+    if (cached_ != nullptr && cached_number_ == number) return *cached_;
+    auto& p = pages_[number];
+    if (!p) p = std::make_unique<Page>();
+    cached_number_ = number;
+    cached_ = p.get();
+    return *p;
+  }
+
+  std::map<std::int64_t, std::unique_ptr<Page>> pages_;
+  std::size_t size_ = 0;
+  mutable std::int64_t cached_number_ = 0;
+  mutable Page* cached_ = nullptr;
+};
+
+// A set of offsets, as an OffsetTable without values.
+class OffsetSet {
+ public:
+  bool insert(std::int64_t offset) { return table_.emplace(offset, Unit{}).second; }
+  bool contains(std::int64_t offset) const { return table_.contains(offset); }
+  std::size_t size() const { return table_.size(); }
+  // The first offset in the set above `offset`.
+  std::optional<std::int64_t> next_above(std::int64_t offset) const {
+    return offset == INT64_MAX ? std::nullopt : table_.next_at_or_after(offset + 1);
+  }
+
+ private:
+  struct Unit {};
+  OffsetTable<Unit> table_;
+};
+
+}  // namespace logsim::properties

@@ -1,0 +1,85 @@
+// Small integer ids for the strings a history repeats (processes, groups, topics, keys) and for
+// topic-partitions, so that checkers key their state on integers instead of strings.
+//
+// Ids are handed out in order of first appearance, per `Symbols` (one per checker set, never
+// global: DESIGN.md's rule 1), so the same history gives the same ids on every run. Ids are
+// dense from 0 within each kind, so a checker can index a vector by them. Iteration in id order
+// is first-appearance order, which is deterministic; it is not alphabetical.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "properties/history.h"
+
+namespace logsim::properties {
+
+using Id = std::uint32_t;
+inline constexpr Id kNoId = UINT32_MAX;  // no group (manual assignment), no key (a null key)
+
+// Strings of one kind to dense ids.
+class Interner {
+ public:
+  Id intern(std::string_view name);
+  const std::string& name(Id id) const { return names_[id]; }
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, Id, Hash, std::equal_to<>> ids_;
+  std::vector<std::string> names_;
+  Id last_ = kNoId;  // consecutive events often repeat a name: checked before hashing
+};
+
+// The ids of one event's strings. `assignment` (kAssign) lists the topic-partition ids of the
+// new assignment, in the event's order; it is valid until the next call to `Symbols::ids_of`.
+struct EventIds {
+  Id process = kNoId;
+  Id group = kNoId;  // kNoId when the event's group is empty
+  Id topic = kNoId;
+  Id key = kNoId;    // kNoId when the event has no key
+  Id tp = kNoId;     // the (topic, partition) pair
+  std::span<const Id> assignment;
+};
+
+class Symbols {
+ public:
+  EventIds ids_of(const HistoryEvent& e);
+  Id tp(Id topic, std::int32_t partition);
+
+  const std::string& process(Id id) const { return processes_.name(id); }
+  const std::string& group(Id id) const { return groups_.name(id); }
+  const std::string& topic(Id id) const { return topics_.name(id); }
+  const std::string& key(Id id) const { return keys_.name(id); }
+  std::optional<std::string> key_or_null(Id id) const {
+    return id == kNoId ? std::nullopt : std::optional<std::string>(keys_.name(id));
+  }
+  Id topic_of(Id tp) const { return tps_[tp].first; }
+  std::int32_t partition_of(Id tp) const { return tps_[tp].second; }
+  const std::string& topic_of_tp(Id tp) const { return topics_.name(tps_[tp].first); }
+  // "topic/partition"
+  std::string where(Id tp) const { return topic_of_tp(tp) + "/" + std::to_string(partition_of(tp)); }
+
+  std::size_t processes() const { return processes_.size(); }
+  std::size_t groups() const { return groups_.size(); }
+  std::size_t tps() const { return tps_.size(); }
+
+ private:
+  Interner processes_, groups_, topics_, keys_;
+  std::unordered_map<std::uint64_t, Id> tp_ids_;  // (topic << 32 | partition) -> id
+  std::vector<std::pair<Id, std::int32_t>> tps_;
+  std::vector<Id> assignment_;
+};
+
+// Packs two ids into one integer key (for hash maps keyed on pairs).
+inline std::uint64_t pack(Id a, Id b) { return (std::uint64_t{a} << 32) | b; }
+
+}  // namespace logsim::properties
