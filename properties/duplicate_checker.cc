@@ -3,26 +3,32 @@
 
 namespace logsim::properties {
 
-void DuplicateChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
+void DuplicateChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   if (e.value_id == 0) return;
   if (e.kind == OpKind::kSendInvoke) {
-    if (e.idempotent) idempotent_.emplace(e.value_id, e.process);
+    if (e.idempotent) values_.try_emplace(e.value_id, Value{.producer = ids.process});
     return;
   }
   if (e.kind != OpKind::kProcess || e.offset < 0) return;
-  const auto producer = idempotent_.find(e.value_id);
-  if (producer == idempotent_.end()) return;
-  const Where where{e.topic, e.partition, e.offset};
-  const auto [it, fresh] = first_.emplace(e.value_id, First{where, e.index, e.process});
-  if (fresh || it->second.where == where || reported_.contains(e.value_id)) return;
-  reported_.insert(e.value_id);
-  const auto& [topic, partition, offset] = it->second.where;
+  const auto it = values_.find(e.value_id);
+  if (it == values_.end()) return;
+  Value& value = it->second;
+  if (value.first_tp == kNoId) {
+    value.first_tp = ids.tp;
+    value.first_offset = e.offset;
+    value.first_event = e.index;
+    value.first_process = ids.process;
+    return;
+  }
+  if ((value.first_tp == ids.tp && value.first_offset == e.offset) || value.reported) return;
+  value.reported = true;
+  const Symbols& s = symbols();
   Violation v = violation_at("duplicate", e);
-  v.members = {producer->second, it->second.process};
-  if (e.process != it->second.process) v.members.push_back(e.process);
-  v.explanation = "value " + std::to_string(e.value_id) + ", sent by the idempotent producer " + producer->second +
-                  ", was processed at " + topic + "/" + std::to_string(partition) + " offset " + std::to_string(offset) +
-                  " (event #" + std::to_string(it->second.event) + ") and again at " + e.topic + "/" +
+  v.members = {s.process(value.producer), s.process(value.first_process)};
+  if (ids.process != value.first_process) v.members.push_back(e.process);
+  v.explanation = "value " + std::to_string(e.value_id) + ", sent by the idempotent producer " + s.process(value.producer) +
+                  ", was processed at " + s.where(value.first_tp) + " offset " + std::to_string(value.first_offset) +
+                  " (event #" + std::to_string(value.first_event) + ") and again at " + e.topic + "/" +
                   std::to_string(e.partition) + " offset " + std::to_string(e.offset) +
                   ": it was written twice, which idempotence exists to prevent";
   report(std::move(v));

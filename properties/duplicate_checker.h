@@ -5,15 +5,12 @@
 // promises nothing there (a retry after a lost response writes the record again). Found online,
 // at the first processing of a value at a second offset; one report per value.
 //
-// State: the values sent idempotently and who sent them; per such value, where it was first
-// processed. Linear in the history.
+// State: per value sent idempotently (a hash map on the value id), who sent it and where it was
+// first processed. O(1) per event, linear memory.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <set>
-#include <string>
-#include <tuple>
+#include <unordered_map>
 
 #include "properties/checker.h"
 
@@ -25,16 +22,15 @@ class DuplicateChecker final : public Checker {
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
 
  private:
-  using Where = std::tuple<std::string, std::int32_t, std::int64_t>;  // topic, partition, offset
-  struct First {
-    Where where;
-    std::uint64_t event;
-    std::string process;
+  struct Value {
+    Id producer;
+    Id first_tp = kNoId;  // kNoId: not processed yet
+    Id first_process = kNoId;
+    bool reported = false;
+    std::int64_t first_offset = -1;
+    std::uint64_t first_event = 0;
   };
-
-  std::map<std::uint64_t, std::string> idempotent_;  // value -> the producer that sent it
-  std::map<std::uint64_t, First> first_;             // value -> its first processing
-  std::set<std::uint64_t> reported_;
+  std::unordered_map<std::uint64_t, Value> values_;  // value id -> what is known of it
 };
 
 }  // namespace logsim::properties

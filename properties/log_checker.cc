@@ -5,92 +5,117 @@
 
 namespace logsim::properties {
 
-void LogChecker::note(const Where& where, const HistoryEvent& e) {
-  auto [it, fresh] = at_.emplace(where, Seen{e.value_id, e.index, e.process});
-  if (fresh || it->second.value == e.value_id || conflicted_.contains(where)) return;
-  conflicted_.insert(where);
-  const auto& [topic, partition, offset] = where;
+LogChecker::Partition& LogChecker::partition(Id tp) {
+  if (tp >= partitions_.size()) partitions_.resize(tp + std::size_t{1});
+  return partitions_[tp];
+}
+
+void LogChecker::note(Partition& p, const HistoryEvent& e, const EventIds& ids, bool processed) {
+  auto [seen, fresh] = p.at.emplace(e.offset, Seen{e.value_id, e.index, ids.process, false, processed});
+  if (fresh) return;
+  if (processed) seen->processed = true;
+  if (seen->value == e.value_id || seen->conflicted) return;
+  seen->conflicted = true;
   Violation v;
   v.anomaly = "inconsistent-offsets";
   v.first_event = e.index;
   v.at = e.at;
   v.process = e.process;
-  v.topic = topic;
-  v.partition = partition;
-  v.offset = offset;
+  v.topic = e.topic;
+  v.partition = e.partition;
+  v.offset = e.offset;
   v.key = e.key;
-  v.members = {it->second.process, e.process};
-  v.explanation = topic + "/" + std::to_string(partition) + " offset " + std::to_string(offset) + " held value " +
-                  std::to_string(it->second.value) + " (event #" + std::to_string(it->second.event) +
+  v.members = {symbols().process(seen->process), e.process};
+  v.explanation = e.topic + "/" + std::to_string(e.partition) + " offset " + std::to_string(e.offset) + " held value " +
+                  std::to_string(seen->value) + " (event #" + std::to_string(seen->event) +
                   ") and then value " + std::to_string(e.value_id) +
                   ": one offset was given to two records, as when a new leader lacked records the old one "
                   "had acknowledged";
   report(std::move(v));
 }
 
-void LogChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
-  if (e.kind == OpKind::kAssign) {
-    read_from_.erase(e.process);
-    return;
-  }
-  if (e.kind == OpKind::kSeek) {
-    if (e.offset >= 0) read_from_[e.process][{e.topic, e.partition}] = e.offset;
-    else read_from_[e.process].erase({e.topic, e.partition});
-    return;
-  }
-  if (e.kind == OpKind::kCommitOk && e.offset >= 0) {
-    auto& c = group_committed_[{e.topic, e.partition}];
-    c = std::max(c, e.offset);
-    return;
+void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
+  switch (e.kind) {
+    case OpKind::kAssign:
+      if (ids.process < read_from_.size()) read_from_[ids.process].clear();
+      return;
+    case OpKind::kSeek:
+      if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
+      if (e.offset >= 0) read_from_[ids.process][ids.tp] = e.offset;
+      else read_from_[ids.process].erase(ids.tp);
+      return;
+    case OpKind::kCommitOk:
+      if (e.offset >= 0) {
+        Partition& p = partition(ids.tp);
+        p.committed = std::max(p.committed, e.offset);
+      }
+      return;
+    case OpKind::kSendOk:
+    case OpKind::kProcess:
+      break;
+    default:
+      return;
   }
   if (e.value_id == 0 || e.offset < 0) return;
-  const Where where{e.topic, e.partition, e.offset};
+  Partition& p = partition(ids.tp);
   if (e.kind == OpKind::kSendOk) {
-    acked_[e.value_id] = Ack{where, e.index, e.key, e.process};
-    note(where, e);
-  } else if (e.kind == OpKind::kProcess) {
-    processed_.insert(e.value_id);
-    const std::int64_t from = read_from_[e.process].emplace(std::make_pair(e.topic, e.partition), e.offset).first->second;
-    processings_[{e.topic, e.partition}].push_back(Processing{e.offset, from, e.index, e.at, e.process});
-    processed_at_.insert(where);
-    note(where, e);
+    const Ack ack{e.value_id, ids.tp, ids.key, ids.process, e.offset, e.index};
+    const auto [it, fresh] = ack_of_.try_emplace(e.value_id, acked_.size());
+    if (fresh) acked_.push_back(ack);
+    else acked_[it->second] = ack;
+    note(p, e, ids, false);
+    return;
   }
+  processed_.insert(e.value_id);
+  if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
+  const std::int64_t from = read_from_[ids.process].try_emplace(ids.tp, e.offset).first->second;
+  p.processings.push_back(Processing{e.offset, from, e.index, e.at, ids.process});
+  note(p, e, ids, true);
 }
 
 void LogChecker::finish() {
-  for (const auto& [value, ack] : acked_) {
-    if (processed_.contains(value)) continue;
-    const auto& [topic, partition, offset] = ack.where;
-    auto it = processings_.find({topic, partition});
-    if (it == processings_.end()) continue;
+  const Symbols& s = symbols();
+  // In value order, as the reports have always come.
+  std::vector<const Ack*> order;
+  order.reserve(acked_.size());
+  for (const Ack& a : acked_) {
+    if (!processed_.contains(a.value)) order.push_back(&a);
+  }
+  std::sort(order.begin(), order.end(), [](const Ack* a, const Ack* b) { return a->value < b->value; });
+  for (const Ack* ack : order) {
+    const Partition& p = partitions_[ack->tp];
+    if (p.processings.empty()) continue;
+    const std::int64_t offset = ack->offset;
     // Nobody processed anything at that offset, and a group committed past it: the group
     // skipped the record (lost-commit explains it), which says nothing about the log.
-    auto committed = group_committed_.find({topic, partition});
-    if (!processed_at_.contains(ack.where) && committed != group_committed_.end() && committed->second > offset) continue;
+    const Seen* seen = p.at.find(offset);
+    if ((seen == nullptr || !seen->processed) && p.committed > offset) continue;
     // The first processing at or past the offset, after the acknowledgement, shows the loss.
     const Processing* shown = nullptr;
-    for (const Processing& p : it->second) {
-      if (p.event > ack.event && p.offset >= offset && p.read_from <= offset) {
-        shown = &p;
+    for (const Processing& q : p.processings) {
+      if (q.event > ack->event && q.offset >= offset && q.read_from <= offset) {
+        shown = &q;
         break;
       }
     }
     if (shown == nullptr) continue;  // not read through that far: unseen, not lost
+    const std::string& acker = s.process(ack->process);
+    const std::string& reader = s.process(shown->process);
     Violation v;
     v.anomaly = "lost-write";
     v.first_event = shown->event;
     v.at = shown->at;
-    v.process = shown->process;
-    v.topic = topic;
-    v.partition = partition;
+    v.process = reader;
+    v.topic = s.topic_of_tp(ack->tp);
+    v.partition = s.partition_of(ack->tp);
     v.offset = offset;
-    v.key = ack.key;
-    v.members = {ack.process, shown->process};
-    v.explanation = "value " + std::to_string(value) + " was acknowledged to " + ack.process + " at " + topic + "/" +
-                    std::to_string(partition) + " offset " + std::to_string(offset) + " (event #" +
-                    std::to_string(ack.event) + "), but no consumer ever processed it, although " + shown->process +
-                    " read that partition from offset " + std::to_string(shown->read_from) + " to offset " +
-                    std::to_string(shown->offset) + " after the acknowledgement";
+    v.key = s.key_or_null(ack->key);
+    v.members = {acker, reader};
+    v.explanation = "value " + std::to_string(ack->value) + " was acknowledged to " + acker + " at " + s.where(ack->tp) +
+                    " offset " + std::to_string(offset) + " (event #" + std::to_string(ack->event) +
+                    "), but no consumer ever processed it, although " + reader + " read that partition from offset " +
+                    std::to_string(shown->read_from) + " to offset " + std::to_string(shown->offset) +
+                    " after the acknowledgement";
     report(std::move(v));
   }
 }

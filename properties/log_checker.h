@@ -8,18 +8,18 @@
 //   seek) says nothing about it. Found at the end; the first event is that processing.
 // Records are told apart by their value ids (each send's value is unique in a run).
 //
-// State: per partition, the value at each offset seen, and the acknowledged offsets; per value,
-// whether it was processed. Linear in the history.
+// State: per topic-partition (indexed by its id), the value first seen at each offset
+// (OffsetTable) and every processing; per value, where it was acknowledged and whether it was
+// processed (hash maps). O(1) per event (amortized), linear memory.
 #pragma once
 
-#include <map>
-#include <optional>
-#include <set>
-#include <string>
-#include <tuple>
-#include <utility>
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "properties/checker.h"
+#include "properties/offset_table.h"
 
 namespace logsim::properties {
 
@@ -30,39 +30,44 @@ class LogChecker final : public Checker {
   void finish() override;
 
  private:
-  using Where = std::tuple<std::string, std::int32_t, std::int64_t>;  // topic, partition, offset
   struct Seen {
-    std::uint64_t value;
-    std::uint64_t event;
-    std::string process;
+    std::uint64_t value = 0;
+    std::uint64_t event = 0;
+    Id process = kNoId;
+    bool conflicted = false;  // reported once per offset
+    bool processed = false;   // some consumer processed this offset (any value)
   };
   struct Ack {
-    Where where;
+    std::uint64_t value;
+    Id tp;
+    Id key;
+    Id process;
+    std::int64_t offset;
     std::uint64_t event;
-    std::optional<std::string> key;
-    std::string process;
   };
   struct Processing {
     std::int64_t offset;
     std::int64_t read_from;  // where this process's continuous read of the partition began
     std::uint64_t event;
     Nanos at;
-    std::string process;
+    Id process;
+  };
+  struct Partition {
+    OffsetTable<Seen> at;                // the first value seen at each offset
+    std::vector<Processing> processings; // in history order (for naming a lost write's first event)
+    std::int64_t committed = -1;         // highest offset some group's commit was accepted at
   };
 
-  void note(const Where& where, const HistoryEvent& e);
+  Partition& partition(Id tp);
+  void note(Partition& p, const HistoryEvent& e, const EventIds& ids, bool processed);
 
-  std::map<Where, Seen> at_;                      // first value seen at each offset
-  std::set<Where> conflicted_;                    // reported once each
-  std::map<std::uint64_t, Ack> acked_;            // value -> where it was acknowledged
-  std::set<Where> processed_at_;                  // offsets some consumer processed (any value)
-  std::map<std::pair<std::string, std::int32_t>, std::int64_t> group_committed_;  // highest accepted commit
-  std::set<std::uint64_t> processed_;             // values some consumer processed
-  // Per partition, every processing in history order (for naming a lost write's first event).
-  std::map<std::pair<std::string, std::int32_t>, std::vector<Processing>> processings_;
+  std::vector<Partition> partitions_;                 // by topic-partition id
+  std::vector<Ack> acked_;                            // in acknowledgement order
+  std::unordered_map<std::uint64_t, std::size_t> ack_of_;  // value -> its entry in acked_ (the last ack wins)
+  std::unordered_set<std::uint64_t> processed_;        // values some consumer processed
   // Per process, per partition, where its current continuous read began (a seek's position,
   // else its first processed offset); a new assignment ends every read of the process.
-  std::map<std::string, std::map<std::pair<std::string, std::int32_t>, std::int64_t>> read_from_;
+  std::vector<std::unordered_map<Id, std::int64_t>> read_from_;
 };
 
 }  // namespace logsim::properties

@@ -3,25 +3,23 @@
 
 namespace logsim::properties {
 
-void OrderChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
+void OrderChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
+  if (e.kind != OpKind::kAssign && e.kind != OpKind::kSeek && e.kind != OpKind::kProcess) return;
+  if (ids.process >= last_.size()) last_.resize(ids.process + std::size_t{1});
+  auto& runs = last_[ids.process];
   switch (e.kind) {
-    case OpKind::kAssign: {
-      // A new assignment starts a new run of offsets for every partition of the process.
-      auto it = last_.lower_bound(Key{e.process, "", INT32_MIN});
-      while (it != last_.end() && std::get<0>(it->first) == e.process) it = last_.erase(it);
+    case OpKind::kAssign:
+      runs.clear();  // a new assignment starts a new run of offsets for every partition of the process
       return;
-    }
     case OpKind::kSeek:
-      last_.erase(Key{e.process, e.topic, e.partition});
+      runs.erase(ids.tp);
       return;
-    case OpKind::kProcess:
-      break;
     default:
-      return;
+      break;
   }
-  const Key key{e.process, e.topic, e.partition};
-  auto it = last_.find(key);
-  if (it != last_.end() && e.offset <= it->second.offset) {
+  const auto [it, fresh] = runs.try_emplace(ids.tp, Last{e.offset, e.index});
+  if (fresh) return;
+  if (e.offset <= it->second.offset) {
     Violation v = violation_at("nonmonotonic-poll", e);
     v.explanation = e.process + " processed " + e.topic + "/" + std::to_string(e.partition) +
                     " offset " + std::to_string(e.offset) + " after offset " +
@@ -29,7 +27,7 @@ void OrderChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
                     ") within one assignment, with no seek in between";
     report(std::move(v));
   }
-  last_[key] = Last{e.offset, e.index};
+  it->second = Last{e.offset, e.index};
 }
 
 }  // namespace logsim::properties

@@ -2,13 +2,13 @@
 // one consumer processes from one partition only go up. A record processed at or below an
 // offset the same consumer already processed is `nonmonotonic-poll` (Jepsen's name).
 //
-// State: the last offset per (process, topic, partition), cleared for a process when its
-// assignment changes and for a partition when the process seeks. O(1) per event.
+// State: per process (indexed by its id), the last offset per topic-partition, cleared for a
+// process when its assignment changes and for a partition when the process seeks. O(1) per
+// event.
 #pragma once
 
-#include <map>
-#include <string>
-#include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #include "properties/checker.h"
 
@@ -24,8 +24,7 @@ class OrderChecker final : public Checker {
     std::int64_t offset;
     std::uint64_t event;
   };
-  using Key = std::tuple<std::string, std::string, std::int32_t>;  // process, topic, partition
-  std::map<Key, Last> last_;
+  std::vector<std::unordered_map<Id, Last>> last_;  // process -> tp -> last processed
 };
 
 }  // namespace logsim::properties

@@ -6,19 +6,17 @@
 // key form a group of their own per partition. Equal offsets are `inconsistent-offsets`, not
 // this. Found online, at the acknowledgement that completes the out-of-order pair.
 //
-// State: per (process, value), the index of its invoke until it completes; per (process, topic,
-// partition, key), the acknowledged sends ordered by invoke. While a group holds no violation
-// its offsets increase with invoke order, so a new acknowledgement is compared only with its
-// neighbours in invoke order: O(log n) per event. After a violation every further report still
-// names a real out-of-order pair, though not necessarily every one.
+// State: per (process, value), the index of its invoke until it completes; per (process,
+// topic-partition, key), the acknowledged sends ordered by invoke, in a vector (acknowledgements
+// mostly arrive in invoke order, so an insertion is usually an append). While a group holds no
+// violation its offsets increase with invoke order, so a new acknowledgement is compared only
+// with its neighbours in invoke order. After a violation every further report still names a
+// real out-of-order pair, though not necessarily every one.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <tuple>
-#include <utility>
+#include <unordered_map>
+#include <vector>
 
 #include "properties/checker.h"
 
@@ -31,19 +29,38 @@ class SendOrderChecker final : public Checker {
 
  private:
   struct Acked {
+    std::uint64_t invoke;
     std::int64_t offset;
     std::uint64_t value;
     std::uint64_t event;  // the acknowledgement
   };
-  // process, topic, partition, key
-  using Group = std::tuple<std::string, std::string, std::int32_t, std::optional<std::string>>;
+  struct Send {  // one producer's send
+    Id process;
+    std::uint64_t value;
+    bool operator==(const Send&) const = default;
+  };
+  struct Group {  // one producer's sends of one key to one partition
+    Id process;
+    Id tp;
+    Id key;
+    bool operator==(const Group&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Send& s) const noexcept { return mix(s.value ^ (std::uint64_t{s.process} << 48)); }
+    std::size_t operator()(const Group& g) const noexcept { return mix(pack(g.process, g.tp) ^ (std::uint64_t{g.key} * 0x9e3779b97f4a7c15ULL)); }
+    static std::size_t mix(std::uint64_t x) noexcept {
+      x ^= x >> 33;
+      x *= 0xff51afd7ed558ccdULL;
+      x ^= x >> 33;
+      return static_cast<std::size_t>(x);
+    }
+  };
 
-  void on_ack(const HistoryEvent& e, std::uint64_t invoke);
-  void report_pair(const HistoryEvent& e, std::uint64_t earlier_invoke, const Acked& earlier,
-                   std::uint64_t later_invoke, const Acked& later);
+  void on_ack(const HistoryEvent& e, const EventIds& ids, std::uint64_t invoke);
+  void report_pair(const HistoryEvent& e, const Acked& earlier, const Acked& later);
 
-  std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> invoked_;  // (process, value) -> invoke
-  std::map<Group, std::map<std::uint64_t, Acked>> acked_;                   // by invoke index
+  std::unordered_map<Send, std::uint64_t, Hash> invoked_;          // -> the invoke's index
+  std::unordered_map<Group, std::vector<Acked>, Hash> acked_;      // sorted by invoke
 };
 
 }  // namespace logsim::properties
