@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -69,12 +70,15 @@ class History {
   // Appends an event (assigning its index) and shows it to every observer, in order.
   const HistoryEvent& append(HistoryEvent event);
   void observe(Observer observer) { observers_.push_back(std::move(observer)); }
+  // Stops showing events to anyone (an observer must not outlive what it captured).
+  void clear_observers() { observers_.clear(); }
 
-  const std::vector<HistoryEvent>& events() const { return events_; }
+  // A deque: appending never moves the events already kept, and needs no spare capacity.
+  const std::deque<HistoryEvent>& events() const { return events_; }
   std::size_t size() const { return events_.size(); }
 
  private:
-  std::vector<HistoryEvent> events_;
+  std::deque<HistoryEvent> events_;
   std::vector<Observer> observers_;
 };
 

@@ -386,6 +386,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   r.trace_events = world.trace().size();
   r.simulated_ns = world.now();
   r.verdict = checkers.finish();
+  out.history.clear_observers();  // the checkers die with this scope; the history goes on to the caller
   r.stats["sim.events"] = static_cast<std::int64_t>(world.events_run());
   count_history(out.history, r.stats);
   r.expectation_met = meets_expectation(scenario.expect, r.verdict, r.expectation_detail);

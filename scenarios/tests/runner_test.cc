@@ -46,6 +46,22 @@ TEST(Runner, QuickstartPassesAndEveryAcknowledgedRecordIsProcessed) {
   EXPECT_EQ(stat(out.result, "faults"), 4);
 }
 
+// The checkers that watched the run are gone when it returns: the history the caller gets must
+// not call them (under AddressSanitizer, a dangling observer is a stack-use-after-return).
+TEST(Runner, TheReturnedHistoryOutlivesTheRunsCheckers) {
+  RunOutput out = run_scenario(small(), {3, false});
+  const std::size_t before = out.history.size();
+  properties::HistoryEvent e;
+  e.kind = properties::OpKind::kProcess;
+  e.process = "late-reader";
+  e.topic = "orders";
+  e.partition = 0;
+  e.offset = 1;
+  e.value_id = 1;
+  EXPECT_EQ(out.history.append(e).index, before);
+  EXPECT_EQ(out.history.size(), before + 1);
+}
+
 TEST(Runner, SameSeedSameTraceDifferentSeedDifferentTrace) {
   const Scenario s = small();
   const RunOutput a = run_scenario(s, {11, false});
