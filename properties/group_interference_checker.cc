@@ -2,80 +2,122 @@
 // group itself committed or was reset to.
 #include "properties/group_interference_checker.h"
 
+#include <algorithm>
+
 namespace logsim::properties {
-namespace {
 
-std::string where(const std::string& topic, std::int32_t partition) { return topic + "/" + std::to_string(partition); }
+std::size_t GroupInterferenceChecker::AtHash::operator()(const At& a) const noexcept {
+  std::uint64_t x = a.id * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(a.offset);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return static_cast<std::size_t>(x);
+}
 
-}  // namespace
-
-void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
+void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   switch (e.kind) {
     case OpKind::kAssign: {
-      if (e.group.empty()) return;
-      std::set<TopicPartitionRef> now(e.assignment.begin(), e.assignment.end());
-      std::set<TopicPartitionRef>& before = assignment_[e.process];
-      auto it = pending_.lower_bound(RunKey{e.process, "", INT32_MIN});
-      while (it != pending_.end() && std::get<0>(it->first) == e.process) {
-        const auto& [process, topic, partition] = it->first;
-        it = now.contains(TopicPartitionRef{topic, partition}) ? std::next(it) : pending_.erase(it);
+      if (ids.group == kNoId) return;
+      if (ids.process >= members_.size()) members_.resize(ids.process + 1);
+      Member& m = members_[ids.process];
+      now_.assign(ids.assignment.begin(), ids.assignment.end());
+      std::sort(now_.begin(), now_.end());
+      now_.erase(std::unique(now_.begin(), now_.end()), now_.end());
+      // A partition kept keeps its state (waiting or not); one newly assigned waits for its start.
+      now_pending_.clear();
+      m.waiting = 0;
+      std::size_t b = 0;
+      for (const Id tp : now_) {
+        while (b < m.tps.size() && m.tps[b] < tp) ++b;
+        const Pending p = b < m.tps.size() && m.tps[b] == tp ? m.pending[b] : Pending{ids.group, e.index};
+        if (p.group != kNoId) ++m.waiting;
+        now_pending_.push_back(p);
       }
-      for (const TopicPartitionRef& tp : now) {
-        if (!before.contains(tp)) pending_.emplace(RunKey{e.process, tp.topic, tp.partition}, Pending{e.group, e.index});
-      }
-      before = std::move(now);
+      m.tps.swap(now_);
+      m.pending.swap(now_pending_);
       return;
     }
     case OpKind::kSeek:
       if (e.process == "admin") {
-        if (e.group.empty() || e.offset < 0) return;
-        const GroupPartition gp{e.group, e.topic, e.partition};
-        own_[gp].insert(e.offset);
+        if (ids.group == kNoId || e.offset < 0) return;
+        const std::uint64_t gp = pack(ids.group, ids.tp);
+        own_.insert(At{gp, e.offset});
         settled_.emplace(gp, e.index);
-        set_by_[{e.topic, e.partition, e.offset}].emplace(e.group, Setter{e.index, e.process, true});
-      } else {
-        pending_.erase(RunKey{e.process, e.topic, e.partition});  // auto.offset.reset chose the start
+        const auto head = set_by_.emplace(At{ids.tp, e.offset}, UINT32_MAX).first;
+        for (std::uint32_t s = head->second; s != UINT32_MAX; s = setters_[s].next) {
+          if (setters_[s].group == ids.group) return;
+        }
+        setters_.push_back(Setter{ids.group, ids.process, true, head->second, e.index});
+        head->second = static_cast<std::uint32_t>(setters_.size() - 1);
+      } else if (ids.process < members_.size()) {
+        // auto.offset.reset chose the start
+        Member& m = members_[ids.process];
+        if (m.waiting == 0) return;
+        const auto it = std::lower_bound(m.tps.begin(), m.tps.end(), ids.tp);
+        if (it == m.tps.end() || *it != ids.tp) return;
+        Pending& p = m.pending[static_cast<std::size_t>(it - m.tps.begin())];
+        if (p.group != kNoId) {
+          p.group = kNoId;
+          --m.waiting;
+        }
       }
       return;
     case OpKind::kCommitInvoke:
-      if (!e.group.empty() && e.offset >= 0) own_[{e.group, e.topic, e.partition}].insert(e.offset);
+      if (ids.group != kNoId && e.offset >= 0) own_.insert(At{pack(ids.group, ids.tp), e.offset});
       return;
-    case OpKind::kCommitOk:
-      if (e.group.empty() || e.offset < 0) return;
-      settled_.emplace(GroupPartition{e.group, e.topic, e.partition}, e.index);
-      set_by_[{e.topic, e.partition, e.offset}].emplace(e.group, Setter{e.index, e.process, false});
+    case OpKind::kCommitOk: {
+      if (ids.group == kNoId || e.offset < 0) return;
+      settled_.emplace(pack(ids.group, ids.tp), e.index);
+      const auto head = set_by_.emplace(At{ids.tp, e.offset}, UINT32_MAX).first;
+      for (std::uint32_t s = head->second; s != UINT32_MAX; s = setters_[s].next) {
+        if (setters_[s].group == ids.group) return;
+      }
+      setters_.push_back(Setter{ids.group, ids.process, false, head->second, e.index});
+      head->second = static_cast<std::uint32_t>(setters_.size() - 1);
       return;
+    }
     case OpKind::kProcess:
       break;
     default:
       return;
   }
-  if (e.group.empty()) return;
-  const RunKey run{e.process, e.topic, e.partition};
-  const auto p = pending_.find(run);
-  if (p == pending_.end()) return;
-  const Pending pending = p->second;
-  pending_.erase(p);
-  const GroupPartition gp{pending.group, e.topic, e.partition};
-  if (const auto own = own_.find(gp); own != own_.end() && own->second.contains(e.offset)) return;
+  if (ids.group == kNoId || ids.process >= members_.size()) return;
+  Member& m = members_[ids.process];
+  if (m.waiting == 0) return;
+  const auto it = std::lower_bound(m.tps.begin(), m.tps.end(), ids.tp);
+  if (it == m.tps.end() || *it != ids.tp) return;
+  Pending& slot = m.pending[static_cast<std::size_t>(it - m.tps.begin())];
+  if (slot.group == kNoId) return;
+  const Pending pending = slot;
+  slot.group = kNoId;
+  --m.waiting;
+  const std::uint64_t gp = pack(pending.group, ids.tp);
+  if (own_.contains(At{gp, e.offset})) return;
   const auto settled = settled_.find(gp);
   if (settled == settled_.end() || settled->second >= pending.assigned) return;
-  const auto setters = set_by_.find({e.topic, e.partition, e.offset});
+  const auto setters = set_by_.find(At{ids.tp, e.offset});
   if (setters == set_by_.end()) return;
-  for (const auto& [group, setter] : setters->second) {
-    if (group == pending.group) continue;
-    if (!reported_.emplace(pending.group, run).second) return;
-    Violation v = violation_at("group-interference", e);
-    v.members = {e.process, setter.process};
-    v.explanation = e.process + " of group " + pending.group + " started " + where(e.topic, e.partition) + " at offset " +
-                    std::to_string(e.offset) + " (event #" + std::to_string(e.index) + ") after its assignment (event #" +
-                    std::to_string(pending.assigned) + "), an offset group " + pending.group +
-                    " never committed nor was reset to, but which " +
-                    (setter.reset ? "a reset aimed at group " + group : setter.process + " of group " + group + " committed") +
-                    " at event #" + std::to_string(setter.event) + ": another group's offset became this group's";
-    report(std::move(v));
-    return;
+  // The setter of another group whose name comes first (as a map by group name would give).
+  const Setter* setter = nullptr;
+  for (std::uint32_t s = setters->second; s != UINT32_MAX; s = setters_[s].next) {
+    const Setter& candidate = setters_[s];
+    if (candidate.group == pending.group) continue;
+    if (setter == nullptr || symbols().group(candidate.group) < symbols().group(setter->group)) setter = &candidate;
   }
+  if (setter == nullptr) return;
+  if (!reported_.emplace(pending.group, ids.process, ids.tp).second) return;
+  const std::string& group = symbols().group(pending.group);
+  const std::string& other = symbols().group(setter->group);
+  const std::string& setter_process = symbols().process(setter->process);
+  Violation v = violation_at("group-interference", e);
+  v.members = {e.process, setter_process};
+  v.explanation = e.process + " of group " + group + " started " + symbols().where(ids.tp) + " at offset " +
+                  std::to_string(e.offset) + " (event #" + std::to_string(e.index) + ") after its assignment (event #" +
+                  std::to_string(pending.assigned) + "), an offset group " + group +
+                  " never committed nor was reset to, but which " +
+                  (setter->reset ? "a reset aimed at group " + other : setter_process + " of group " + other + " committed") +
+                  " at event #" + std::to_string(setter->event) + ": another group's offset became this group's";
+  report(std::move(v));
 }
 
 }  // namespace logsim::properties

@@ -23,15 +23,23 @@
 // commit would be reported; on a compacted topic a start past a compacted-away committed offset
 // can equal another group's commit by chance.
 //
-// Cost: O(log n) per event plus the size of each assignment; memory linear in the commits.
+// State: integers only (interned ids, see symbols.h). Per process, its last assignment as a
+// sorted vector of topic-partition ids with, beside each, whether it is still waiting for its
+// first record (and the group and `assign` that added it), so a `process` with nothing pending
+// costs one comparison; per (group, partition) its offsets and when it was settled, and per
+// (partition, offset) the groups that set it, in hash tables fed only by commits and resets.
+//
+// Cost: O(1) per event but a `process` of a pending partition (O(log a), a: the process's
+// assignment) and an `assign` (O(a log a)); memory linear in the commits.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <set>
 #include <string>
 #include <tuple>
-#include <utility>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "properties/checker.h"
 
@@ -43,25 +51,41 @@ class GroupInterferenceChecker final : public Checker {
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
 
  private:
-  using GroupPartition = std::tuple<std::string, std::string, std::int32_t>;  // group, topic, partition
-  using RunKey = std::tuple<std::string, std::string, std::int32_t>;          // process, topic, partition
-  using Where = std::tuple<std::string, std::int32_t, std::int64_t>;          // topic, partition, offset
   struct Pending {
-    std::string group;
+    Id group = kNoId;        // kNoId: not pending (its first record was seen, or a seek moved it)
     std::uint64_t assigned;  // the `assign` that added the partition
   };
+  struct Member {
+    std::vector<Id> tps;           // its last assignment, sorted
+    std::vector<Pending> pending;  // beside tps
+    std::size_t waiting = 0;       // how many are pending
+  };
+  // (partition, offset) and (group-partition, offset) keys.
+  struct At {
+    std::uint64_t id;
+    std::int64_t offset;
+    bool operator==(const At&) const = default;
+  };
+  struct AtHash {
+    std::size_t operator()(const At& a) const noexcept;
+  };
+  // The first setter of an offset per group, linked per (partition, offset).
   struct Setter {
-    std::uint64_t event;
-    std::string process;
+    Id group;
+    Id process;
     bool reset;
+    std::uint32_t next;  // index in setters_ of the next setter of the same offset, or UINT32_MAX
+    std::uint64_t event;
   };
 
-  std::map<std::string, std::set<TopicPartitionRef>> assignment_;  // process -> its last assignment
-  std::map<RunKey, Pending> pending_;                              // newly assigned, not processed yet
-  std::map<GroupPartition, std::set<std::int64_t>> own_;           // offsets the group asked for or was reset to
-  std::map<GroupPartition, std::uint64_t> settled_;                // first event by which it certainly had one
-  std::map<Where, std::map<std::string, Setter>> set_by_;          // per offset, each group that set it first
-  std::set<std::pair<std::string, RunKey>> reported_;
+  std::vector<Member> members_;                                // process id -> its assignment
+  std::vector<Id> now_;                                        // scratch: the new assignment
+  std::vector<Pending> now_pending_;                           // scratch
+  std::unordered_set<At, AtHash> own_;                         // (pack(group, tp), offset) the group asked for or was reset to
+  std::unordered_map<std::uint64_t, std::uint64_t> settled_;   // pack(group, tp) -> first event by which it certainly had one
+  std::unordered_map<At, std::uint32_t, AtHash> set_by_;       // (tp, offset) -> its first setter in setters_
+  std::vector<Setter> setters_;
+  std::set<std::tuple<Id, Id, Id>> reported_;                  // (group, process, tp)
 };
 
 }  // namespace logsim::properties

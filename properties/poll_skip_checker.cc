@@ -3,64 +3,137 @@
 #include "properties/poll_skip_checker.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace logsim::properties {
 namespace {
 
-std::string where(const std::string& topic, std::int32_t partition) { return topic + "/" + std::to_string(partition); }
+// An acknowledgement of a key to the partition: what compaction could supersede with.
+struct KeyedAck {
+  Id key;
+  std::int64_t offset;
+  std::uint64_t invoked;
+};
+
+// The acknowledgements of one partition with a hole, prepared at the end: by offset (history
+// order among those of one offset, so the first of each offset is the one that counts), and
+// those with a key by (key, offset) with the earliest invoke of every suffix of each key.
+struct Prepared {
+  std::vector<std::pair<std::int64_t, std::size_t>> by_offset;  // (offset, index in the partition's acks)
+  std::vector<KeyedAck> keyed;
+  std::vector<std::uint64_t> suffix_min_invoke;  // over the rest of the same key
+};
+
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
 
 }  // namespace
 
-bool PollSkipChecker::may_compact(const std::string& topic) const {
+std::size_t PollSkipChecker::InFlight::home(Id process, std::uint64_t value_id) const {
+  return static_cast<std::size_t>(mix(value_id ^ (std::uint64_t{process} << 40) ^ std::uint64_t{process})) &
+         (slots_.size() - 1);
+}
+
+void PollSkipChecker::InFlight::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.process == kNoId) continue;
+    std::size_t i = home(s.process, s.value_id);
+    while (slots_[i].process != kNoId) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
+void PollSkipChecker::InFlight::put(Id process, std::uint64_t value_id, Id topic, Id key, std::uint64_t event) {
+  if (2 * (size_ + 1) > slots_.size()) grow();
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = home(process, value_id);
+  while (slots_[i].process != kNoId && (slots_[i].process != process || slots_[i].value_id != value_id)) i = (i + 1) & mask;
+  if (slots_[i].process == kNoId) ++size_;
+  slots_[i] = Slot{value_id, process, topic, key, event};
+}
+
+std::optional<PollSkipChecker::InFlight::Slot> PollSkipChecker::InFlight::take(Id process, std::uint64_t value_id) {
+  if (size_ == 0) return std::nullopt;
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = home(process, value_id);
+  while (slots_[i].process != process || slots_[i].value_id != value_id) {
+    if (slots_[i].process == kNoId) return std::nullopt;
+    i = (i + 1) & mask;
+  }
+  const Slot found = slots_[i];
+  // Backward-shift deletion: move later entries of the probe sequence into the gap.
+  for (std::size_t j = (i + 1) & mask; slots_[j].process != kNoId; j = (j + 1) & mask) {
+    const std::size_t k = home(slots_[j].process, slots_[j].value_id);
+    // The entry at j may move to i when its home is not cyclically within (i, j].
+    const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+    if (stays) continue;
+    slots_[i] = slots_[j];
+    i = j;
+  }
+  slots_[i] = Slot{};
+  --size_;
+  return found;
+}
+
+bool PollSkipChecker::may_compact(Id topic) const {
   if (!options_.compacted_topics) return true;
-  return options_.compacted_topics->contains(topic) || altered_to_compact_.contains(topic);
+  return (topic < altered_to_compact_.size() && altered_to_compact_[topic]) ||
+         options_.compacted_topics->contains(symbols().topic(topic));
 }
 
-void PollSkipChecker::note_uncertain(const std::string& topic, const std::optional<std::string>& key, std::uint64_t invoked) {
-  if (!key) return;  // a record without a key supersedes nothing
-  auto [it, fresh] = uncertain_.emplace(TopicKey{topic, *key}, invoked);
-  if (!fresh) it->second = std::min(it->second, invoked);
+void PollSkipChecker::note_uncertain(Id topic, Id key, std::uint64_t invoked) {
+  if (key == kNoId) return;  // a record without a key supersedes nothing
+  uncertain_.emplace_back(pack(topic, key), invoked);
 }
 
-void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
+void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   switch (e.kind) {
-    case OpKind::kAssign: {
-      auto it = last_.lower_bound(RunKey{e.process, "", INT32_MIN});
-      while (it != last_.end() && std::get<0>(it->first) == e.process) it = last_.erase(it);
+    case OpKind::kAssign:
+      if (ids.process < runs_.size()) runs_[ids.process].clear();
       return;
-    }
     case OpKind::kSeek:
-      last_.erase(RunKey{e.process, e.topic, e.partition});
+      if (ids.process < runs_.size()) {
+        auto& runs = runs_[ids.process];
+        const auto it = std::lower_bound(runs.begin(), runs.end(), ids.tp, [](const Run& r, Id tp) { return r.tp < tp; });
+        if (it != runs.end() && it->tp == ids.tp) it->offset = kNoRun;
+      }
       return;
     case OpKind::kAdmin:
       // alter-config notes list the configs set ("... cleanup.policy=compact: done").
       if (e.error == "NONE" || e.error.empty()) {
         const auto at = e.note.find("cleanup.policy=");
-        if (at != std::string::npos && e.note.find("compact", at) != std::string::npos) altered_to_compact_.insert(e.topic);
+        if (at != std::string::npos && e.note.find("compact", at) != std::string::npos) {
+          if (ids.topic >= altered_to_compact_.size()) altered_to_compact_.resize(ids.topic + 1);
+          altered_to_compact_[ids.topic] = true;
+        }
       }
       return;
     case OpKind::kSendInvoke:
-      in_flight_[{e.process, e.value_id}] = Invoke{e.index, e.topic, e.key};
+      in_flight_.put(ids.process, e.value_id, ids.topic, ids.key, e.index);
       return;
     case OpKind::kSendOk: {
-      std::uint64_t invoked = 0;
-      if (auto it = in_flight_.find({e.process, e.value_id}); it != in_flight_.end()) {
-        invoked = it->second.event;
-        in_flight_.erase(it);
-      }
+      const auto invoke = in_flight_.take(ids.process, e.value_id);
       if (e.offset < 0) return;
-      acks_[{e.topic, e.partition}].emplace(e.offset, Ack{e.index, invoked, e.value_id, e.key, e.process});
-      if (e.key) keyed_[{e.topic, e.partition, *e.key}].by_offset.emplace_back(e.offset, invoked);
+      if (ids.tp >= acks_.size()) acks_.resize(ids.tp + 1);
+      acks_[ids.tp].push_back(Ack{e.offset, e.index, invoke ? invoke->event : 0, e.value_id, ids.key, ids.process});
       return;
     }
     case OpKind::kSendFail:
-      in_flight_.erase({e.process, e.value_id});
+      in_flight_.take(ids.process, e.value_id);
       return;
     case OpKind::kSendInfo: {
       // It may be in the log, at an offset nobody knows: it may supersede any record of its key.
-      auto it = in_flight_.find({e.process, e.value_id});
-      note_uncertain(e.topic, e.key, it == in_flight_.end() ? 0 : it->second.event);
-      if (it != in_flight_.end()) in_flight_.erase(it);
+      const auto invoke = in_flight_.take(ids.process, e.value_id);
+      note_uncertain(ids.topic, ids.key, invoke ? invoke->event : 0);
       return;
     }
     case OpKind::kProcess:
@@ -69,74 +142,114 @@ void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
       return;
   }
   if (e.offset < 0) return;
-  const RunKey key{e.process, e.topic, e.partition};
-  auto [it, fresh] = last_.emplace(key, Last{e.offset, e.index});
-  if (fresh) return;  // the start of a run
-  if (e.offset > it->second.offset + 1) {
-    holes_.push_back(Hole{e.process, e.topic, e.partition, it->second.offset + 1, e.offset, e.index, e.at, it->second.event});
+  if (ids.process >= runs_.size()) runs_.resize(ids.process + 1);
+  auto& runs = runs_[ids.process];
+  auto it = std::lower_bound(runs.begin(), runs.end(), ids.tp, [](const Run& r, Id tp) { return r.tp < tp; });
+  if (it == runs.end() || it->tp != ids.tp) {
+    runs.insert(it, Run{ids.tp, e.offset, e.index});  // the start of a run
+    return;
   }
-  // At or below the last offset: nonmonotonic-poll (the order checker's); the run goes on from here.
-  it->second = Last{e.offset, e.index};
-}
-
-bool PollSkipChecker::excused(const std::string& topic, std::int32_t partition, std::int64_t offset, const Ack& ack,
-                              std::uint64_t shown_at) const {
-  if (!may_compact(topic)) return false;
-  if (ack.value_id == 0) return true;  // no value id: perhaps a tombstone, which compaction removes in time
-  if (!ack.key) return false;          // compaction keeps records without a key
-  if (auto u = uncertain_.find({topic, *ack.key}); u != uncertain_.end() && u->second < shown_at) return true;
-  const auto k = keyed_.find({topic, partition, *ack.key});
-  if (k == keyed_.end()) return false;
-  const auto& by_offset = k->second.by_offset;
-  const auto later = std::upper_bound(by_offset.begin(), by_offset.end(), offset,
-                                      [](std::int64_t o, const std::pair<std::int64_t, std::uint64_t>& x) { return o < x.first; });
-  if (later == by_offset.end()) return false;
-  return k->second.suffix_min_invoke[static_cast<std::size_t>(later - by_offset.begin())] < shown_at;
+  if (it->offset != kNoRun && e.offset > it->offset + 1) {
+    holes_.push_back(Hole{ids.process, ids.tp, it->offset + 1, e.offset, e.index, e.at, it->event});
+  }
+  // At or below the last offset: nonmonotonic-poll (the order checker's); the run goes on from
+  // here. After a seek (kNoRun) this is the start of a new run.
+  it->offset = e.offset;
+  it->event = e.index;
 }
 
 void PollSkipChecker::finish() {
   if (holes_.empty()) return;
-  for (const auto& [pv, invoke] : in_flight_) note_uncertain(invoke.topic, invoke.key, invoke.event);  // never ended
-  for (auto& [k, acks] : keyed_) {
-    auto& v = acks.by_offset;
-    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    acks.suffix_min_invoke.assign(v.size(), 0);
-    std::uint64_t min = UINT64_MAX;
-    for (std::size_t i = v.size(); i-- > 0;) {
-      min = std::min(min, v[i].second);
-      acks.suffix_min_invoke[i] = min;
-    }
+  for (const InFlight::Slot& s : in_flight_.slots()) {
+    if (s.process != kNoId) note_uncertain(s.topic, s.key, s.event);  // never ended
   }
+  // The earliest invoke per (topic, key): sorted, the first of each key.
+  std::sort(uncertain_.begin(), uncertain_.end());
+  uncertain_.erase(std::unique(uncertain_.begin(), uncertain_.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+                   uncertain_.end());
+  const auto uncertain_before = [this](Id topic, Id key, std::uint64_t shown_at) {
+    const std::uint64_t k = pack(topic, key);
+    const auto it = std::lower_bound(uncertain_.begin(), uncertain_.end(), k, [](const auto& u, std::uint64_t x) { return u.first < x; });
+    return it != uncertain_.end() && it->first == k && it->second < shown_at;
+  };
+
+  std::vector<std::optional<Prepared>> prepared(acks_.size());
+  const auto prepare = [&](Id tp) -> const Prepared& {
+    auto& slot = prepared[tp];
+    if (slot) return *slot;
+    Prepared& p = slot.emplace();
+    const auto& acks = acks_[tp];
+    p.by_offset.reserve(acks.size());
+    for (std::size_t i = 0; i < acks.size(); ++i) {
+      p.by_offset.emplace_back(acks[i].offset, i);
+      if (acks[i].key != kNoId) p.keyed.push_back(KeyedAck{acks[i].key, acks[i].offset, acks[i].invoked});
+    }
+    std::sort(p.by_offset.begin(), p.by_offset.end());  // (offset, history order): unique
+    std::sort(p.keyed.begin(), p.keyed.end(), [](const KeyedAck& a, const KeyedAck& b) {
+      return std::tie(a.key, a.offset, a.invoked) < std::tie(b.key, b.offset, b.invoked);
+    });
+    p.suffix_min_invoke.assign(p.keyed.size(), 0);
+    std::uint64_t min = UINT64_MAX;
+    for (std::size_t i = p.keyed.size(); i-- > 0;) {
+      if (i + 1 == p.keyed.size() || p.keyed[i + 1].key != p.keyed[i].key) min = UINT64_MAX;
+      min = std::min(min, p.keyed[i].invoked);
+      p.suffix_min_invoke[i] = min;
+    }
+    return p;
+  };
+
   for (const Hole& h : holes_) {
-    const auto acks = acks_.find({h.topic, h.partition});
-    if (acks == acks_.end()) continue;
+    if (h.tp >= acks_.size() || acks_[h.tp].empty()) continue;
+    const Id topic = symbols().topic_of(h.tp);
+    const bool compact = may_compact(topic);
+    const Prepared& p = prepare(h.tp);
+    const auto& acks = acks_[h.tp];
+    // Compaction could have removed the record before the fetch that passed it (see the header).
+    const auto excused = [&](const Ack& ack) {
+      if (!compact) return false;
+      if (ack.value_id == 0) return true;  // no value id: perhaps a tombstone, which compaction removes in time
+      if (ack.key == kNoId) return false;  // compaction keeps records without a key
+      if (uncertain_before(topic, ack.key, h.event)) return true;
+      // The first acknowledgement of the key above the offset.
+      const auto later = std::upper_bound(p.keyed.begin(), p.keyed.end(), std::pair{ack.key, ack.offset},
+                                          [](const std::pair<Id, std::int64_t>& x, const KeyedAck& k) {
+                                            return x.first < k.key || (x.first == k.key && x.second < k.offset);
+                                          });
+      if (later == p.keyed.end() || later->key != ack.key) return false;
+      return p.suffix_min_invoke[static_cast<std::size_t>(later - p.keyed.begin())] < h.event;
+    };
     std::int64_t skipped = 0;
-    const std::pair<const std::int64_t, Ack>* first = nullptr;
-    for (auto it = acks->second.lower_bound(h.from); it != acks->second.end() && it->first < h.to; ++it) {
-      if (excused(h.topic, h.partition, it->first, it->second, h.event)) continue;
+    const Ack* first = nullptr;
+    auto it = std::lower_bound(p.by_offset.begin(), p.by_offset.end(), std::pair<std::int64_t, std::size_t>{h.from, 0});
+    for (; it != p.by_offset.end() && it->first < h.to; ++it) {
+      if (it != p.by_offset.begin() && std::prev(it)->first == it->first) continue;  // only the first acknowledgement counts
+      const Ack& ack = acks[it->second];
+      if (excused(ack)) continue;
       ++skipped;
-      if (first == nullptr) first = &*it;
+      if (first == nullptr) first = &ack;
     }
     if (first == nullptr) continue;
-    const Ack& ack = first->second;
+    const Ack& ack = *first;
+    const std::string& process = symbols().process(h.process);
+    const std::string& acked_to = symbols().process(ack.process);
     Violation v;
     v.anomaly = "poll-skip";
     v.first_event = h.event;
     v.at = h.at;
-    v.process = h.process;
-    v.topic = h.topic;
-    v.partition = h.partition;
-    v.offset = first->first;
-    v.key = ack.key;
-    v.members = {h.process};
-    if (ack.process != h.process) v.members.push_back(ack.process);
-    v.explanation = h.process + " processed " + where(h.topic, h.partition) + " offset " + std::to_string(h.to) +
-                    " (event #" + std::to_string(h.event) + ") right after offset " + std::to_string(h.from - 1) +
-                    " (event #" + std::to_string(h.previous_event) + ") within one assignment, with no seek in between, "
+    v.process = process;
+    v.topic = symbols().topic(topic);
+    v.partition = symbols().partition_of(h.tp);
+    v.offset = ack.offset;
+    v.key = symbols().key_or_null(ack.key);
+    v.members = {process};
+    if (ack.process != h.process) v.members.push_back(acked_to);
+    v.explanation = process + " processed " + symbols().where(h.tp) + " offset " + std::to_string(h.to) + " (event #" +
+                    std::to_string(h.event) + ") right after offset " + std::to_string(h.from - 1) + " (event #" +
+                    std::to_string(h.previous_event) + ") within one assignment, with no seek in between, "
                     "skipping " + std::to_string(skipped) + " acknowledged record(s), the first at offset " +
-                    std::to_string(first->first) + " (value " + std::to_string(ack.value_id) + ", acknowledged to " +
-                    ack.process + " at event #" + std::to_string(ack.event) + ")" +
-                    (may_compact(h.topic) ? ", which no later record of its key could have compacted away" : "");
+                    std::to_string(ack.offset) + " (value " + std::to_string(ack.value_id) + ", acknowledged to " +
+                    acked_to + " at event #" + std::to_string(ack.event) + ")" +
+                    (compact ? ", which no later record of its key could have compacted away" : "");
     report(std::move(v));
   }
 }

@@ -36,16 +36,22 @@
 // event is the `process` just past the hole. One violation per hole, naming its first skipped
 // offset and how many acknowledged records it skipped.
 //
-// Cost: O(log n) per event; the end walks each hole's acknowledged offsets once and sorts the
-// acknowledgements of each key: O(n log n) plus the total width of the holes.
+// State: integers only (interned ids, see symbols.h). Per process, its runs as a small vector
+// sorted by topic-partition id (an `assign` empties it); per partition, its acknowledgements in
+// history order (40 bytes each), sorted only at the end and only for partitions with a hole;
+// sends in flight in an open-addressing table keyed on (process, value id); holes in history
+// order, so violations come out in that order.
+//
+// Cost: O(log p) per event (p: partitions one process reads; amortized O(1) for the rest, with
+// no allocation once the containers have grown); the end sorts the acknowledgements of each
+// partition with a hole by offset and by key: O(n log n), plus the total width of the holes.
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -67,56 +73,64 @@ class PollSkipChecker final : public Checker {
   void finish() override;
 
  private:
-  using RunKey = std::tuple<std::string, std::string, std::int32_t>;  // process, topic, partition
-  using TopicPartition = std::pair<std::string, std::int32_t>;
-  using KeyOnPartition = std::tuple<std::string, std::int32_t, std::string>;  // topic, partition, key
-  using TopicKey = std::pair<std::string, std::string>;
-  struct Last {
-    std::int64_t offset;
+  static constexpr std::int64_t kNoRun = INT64_MIN;  // a run ended by a seek: the next offset starts one
+  struct Run {
+    Id tp;
+    std::int64_t offset;  // the last offset processed, or kNoRun
     std::uint64_t event;
   };
   struct Hole {
-    std::string process;
-    std::string topic;
-    std::int32_t partition;
+    Id process;
+    Id tp;
     std::int64_t from;  // first offset skipped
     std::int64_t to;    // the offset processed after the hole (exclusive end)
     std::uint64_t event;
     Nanos at;
     std::uint64_t previous_event;
   };
+  // One acknowledgement (send-ok with an offset) of a partition, in history order.
   struct Ack {
+    std::int64_t offset;
     std::uint64_t event;
     std::uint64_t invoked;  // index of the send's invoke (0 when not seen: as early as can be)
     std::uint64_t value_id;
-    std::optional<std::string> key;
-    std::string process;
+    Id key;                 // kNoId: no key
+    Id process;
   };
-  struct Invoke {
-    std::uint64_t event;
-    std::string topic;
-    std::optional<std::string> key;
-  };
-  // Acknowledged sends of one key to one partition: (offset, invoke), sorted by offset at the
-  // end, with the earliest invoke of every suffix.
-  struct KeyedAcks {
-    std::vector<std::pair<std::int64_t, std::uint64_t>> by_offset;
-    std::vector<std::uint64_t> suffix_min_invoke;
-  };
+  // Sends invoked and not ended: (process, value id) -> the invoke. Open addressing, linear
+  // probing, deletion by backward shift; only the end iterates it (to take minimums).
+  class InFlight {
+   public:
+    struct Slot {
+      std::uint64_t value_id = 0;
+      Id process = kNoId;  // kNoId: empty slot
+      Id topic = kNoId;
+      Id key = kNoId;
+      std::uint64_t event = 0;
+    };
+    void put(Id process, std::uint64_t value_id, Id topic, Id key, std::uint64_t event);
+    // Removes the entry and returns it, or nullopt.
+    std::optional<Slot> take(Id process, std::uint64_t value_id);
+    const std::vector<Slot>& slots() const { return slots_; }
 
-  bool may_compact(const std::string& topic) const;
-  bool excused(const std::string& topic, std::int32_t partition, std::int64_t offset, const Ack& ack,
-               std::uint64_t shown_at) const;
-  void note_uncertain(const std::string& topic, const std::optional<std::string>& key, std::uint64_t invoked);
+   private:
+    std::size_t home(Id process, std::uint64_t value_id) const;
+    void grow();
+    std::vector<Slot> slots_;
+    std::size_t size_ = 0;
+  };
+  bool may_compact(Id topic) const;
+  void note_uncertain(Id topic, Id key, std::uint64_t invoked);
 
   Options options_;
-  std::set<std::string> altered_to_compact_;
-  std::map<RunKey, Last> last_;
+  std::vector<bool> altered_to_compact_;           // topic id -> an alter-config made it compacted
+  std::vector<std::vector<Run>> runs_;             // process id -> its runs, sorted by tp
   std::vector<Hole> holes_;
-  std::map<TopicPartition, std::map<std::int64_t, Ack>> acks_;  // first acknowledgement per offset
-  std::map<KeyOnPartition, KeyedAcks> keyed_;
-  std::map<std::pair<std::string, std::uint64_t>, Invoke> in_flight_;  // (process, value id) -> invoke
-  std::map<TopicKey, std::uint64_t> uncertain_;  // earliest invoke of a send of the key with an unknown outcome
+  std::vector<std::deque<Ack>> acks_;              // tp id -> every acknowledgement, in history order
+  InFlight in_flight_;
+  // Sends of a key with an unknown outcome: (pack(topic, key), invoke), one per send; the end
+  // sorts them and keeps the earliest invoke of each key.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> uncertain_;
 };
 
 }  // namespace logsim::properties

@@ -198,5 +198,55 @@ TEST(GroupInterferenceChecker, ManuallyAssignedConsumersAreNotGroups) {
   EXPECT_TRUE(h.finish().empty());
 }
 
+TEST(GroupInterferenceChecker, OfSeveralOtherGroupsThatSetTheOffsetTheFirstByNameIsNamed) {
+  // zeta commits 25 before alpha does: the report names alpha all the same (groups in name
+  // order, not in order of appearance), so that the text does not depend on interning.
+  GroupInterferenceChecker c;
+  Events h(c);
+  h.assign("b1", "billing", {{"t", 0}});
+  h.committed("b1", "billing", 10);
+  h.assign("z1", "zeta", {{"t", 0}});
+  h.committed("z1", "zeta", 25);
+  h.assign("a1", "alpha", {{"t", 0}});
+  h.committed("a1", "alpha", 25);
+  h.assign("b1", "billing", {});
+  h.assign("b2", "billing", {{"t", 0}});
+  h.process("b2", "billing", 25);
+  const auto v = h.finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].members, (std::vector<std::string>{"b2", "a1"}));
+  EXPECT_NE(v[0].explanation.find("a1 of group alpha committed"), std::string::npos) << v[0].explanation;
+}
+
+TEST(GroupInterferenceChecker, HighOffsetsAndManyMembersAreJudgedPerMember) {
+  // 100 members of billing take turns on t/0 at offsets above 2^40; only the one that starts at
+  // audit's offset is reported, once.
+  GroupInterferenceChecker c;
+  Events h(c);
+  const std::int64_t base = std::int64_t{1} << 40;
+  h.assign("a1", "audit", {{"t", 0}});
+  h.committed("a1", "audit", base + 5000);
+  h.assign("b0", "billing", {{"t", 0}});
+  h.committed("b0", "billing", base);
+  std::string previous = "b0";
+  std::uint64_t start = 0;
+  for (int m = 1; m <= 100; ++m) {
+    const std::string member = "b" + std::to_string(m);
+    h.assign(previous, "billing", {});
+    h.assign(member, "billing", {{"t", 0}, {"t", 1}});
+    const std::int64_t offset = m == 50 ? base + 5000 : base + m - 1;
+    const std::uint64_t at = h.process(member, "billing", offset);
+    if (m == 50) start = at;
+    h.process(member, "billing", offset + 1);
+    h.committed(member, "billing", base + m);
+    previous = member;
+  }
+  const auto v = h.finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].first_event, start);
+  EXPECT_EQ(v[0].process, "b50");
+  EXPECT_EQ(v[0].offset, base + 5000);
+}
+
 }  // namespace
 }  // namespace logsim::properties

@@ -361,6 +361,64 @@ TEST(PollSkipChecker, ANonmonotonicStepIsLeftToTheOrderChecker) {
   EXPECT_TRUE(h.finish().empty());
 }
 
+TEST(PollSkipChecker, HolesAtHighSparseOffsetsAreFound) {
+  // A history from elsewhere: offsets above 2^40, far apart. The hole spans pages of offsets.
+  PollSkipChecker c(not_compacted());
+  Events h(c);
+  const std::int64_t base = std::int64_t{1} << 40;
+  for (const std::int64_t o : {base, base + 1, base + 3000, base + 100000, base + 100001}) h.ack(o);
+  h.assign("m1", {{"t", 0}});
+  h.process("m1", base);
+  const std::uint64_t after = h.process("m1", base + 100001);
+  const auto v = h.finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].first_event, after);
+  EXPECT_EQ(v[0].offset, base + 1);
+  EXPECT_NE(v[0].explanation.find("skipping 3 acknowledged record(s)"), std::string::npos) << v[0].explanation;
+}
+
+TEST(PollSkipChecker, OnlyTheFirstAcknowledgementOfAnOffsetCounts) {
+  // Offset 3 acknowledged twice (a reused offset after truncation): the hole names the first.
+  PollSkipChecker c(not_compacted());
+  Events h(c);
+  h.acks(0, 3);
+  h.invoke(500, "x");
+  h.outcome(OpKind::kSendOk, 500, "x", 0, 3);
+  h.invoke(600, "y", "other");
+  h.outcome(OpKind::kSendOk, 600, "y", 0, 3, "other");
+  h.ack(4);
+  h.assign("m1", {{"t", 0}});
+  h.processes("m1", 0, 3);
+  h.process("m1", 4);
+  const auto v = h.finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].key, "x");
+  EXPECT_NE(v[0].explanation.find("skipping 1 acknowledged record(s)"), std::string::npos) << v[0].explanation;
+  EXPECT_NE(v[0].explanation.find("(value 500, acknowledged to shop"), std::string::npos) << v[0].explanation;
+}
+
+TEST(PollSkipChecker, ManyProcessesKeepTheirOwnRunsAndViolationsComeInHistoryOrder) {
+  // 300 members each read one of 30 partitions; members 7 and 123 skip (123 first).
+  PollSkipChecker c(not_compacted());
+  Events h(c);
+  for (std::int32_t p = 0; p < 30; ++p) {
+    for (std::int64_t o = 0; o < 4; ++o) h.ack(o, std::nullopt, p);
+  }
+  for (int m = 0; m < 300; ++m) h.assign("m" + std::to_string(m), {{"t", m % 30}});
+  for (int m = 0; m < 300; ++m) h.process("m" + std::to_string(m), 0, m % 30);
+  const std::uint64_t first = h.process("m123", 2, 123 % 30);
+  for (int m = 0; m < 300; ++m) {
+    if (m != 123) h.process("m" + std::to_string(m), m == 7 ? 3 : 1, m % 30);
+  }
+  const auto v = h.finish();
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].first_event, first);
+  EXPECT_EQ(v[0].process, "m123");
+  EXPECT_EQ(v[0].partition, 123 % 30);
+  EXPECT_EQ(v[1].process, "m7");
+  EXPECT_EQ(v[1].offset, 1);
+}
+
 TEST(PollSkipChecker, TheDefaultCheckersReportIt) {
   // default_checkers() runs it: a skipped record in a plain history is reported as poll-skip.
   CheckerSet set = default_checkers();
