@@ -3,46 +3,67 @@
 #include "properties/group_checkers.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
+#include <tuple>
 
 namespace logsim::properties {
 namespace {
 
-std::string where(const std::string& topic, std::int32_t partition) { return topic + "/" + std::to_string(partition); }
 std::string event_no(std::uint64_t index) { return "event #" + std::to_string(index); }
 
 }  // namespace
 
-void DoubleOwnershipChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
+void DoubleOwnershipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   // Generation -1: the member had no generation (it was between generations or fenced); such
   // records are not attributed to any generation's assignment.
-  if (e.kind != OpKind::kProcess || e.group.empty() || e.generation < 0) return;
-  const Key key{e.group, e.generation, e.topic, e.partition};
-  const auto [it, fresh] = owner_.emplace(key, Owner{e.process, e.offset, e.index});
-  if (fresh || it->second.process == e.process || reported_.contains(key)) return;
-  reported_.insert(key);
-  const Owner& first = it->second;
+  if (e.kind != OpKind::kProcess || ids.group == kNoId || e.generation < 0) return;
+  const Id slot = slots_.slot(ids.group, ids.tp);
+  if (slot >= owners_.size()) owners_.resize(std::size_t{slot} + 1);
+  std::vector<Owner>& owners = owners_[slot];
+  // Generations mostly only grow: the newest is looked at first.
+  const Owner fresh{e.generation, ids.process, e.offset, e.index, false};
+  if (owners.empty() || owners.back().generation < e.generation) {
+    owners.push_back(fresh);
+    return;
+  }
+  auto it = owners.end() - 1;
+  if (it->generation != e.generation) {
+    it = std::lower_bound(owners.begin(), owners.end(), e.generation,
+                          [](const Owner& o, std::int32_t g) { return o.generation < g; });
+    if (it->generation != e.generation) {
+      owners.insert(it, fresh);
+      return;
+    }
+  }
+  Owner& first = *it;
+  if (first.process == ids.process || first.reported) return;
+  first.reported = true;
+  const std::string& first_process = symbols().process(first.process);
   Violation v = violation_at("double-ownership", e);
-  v.members = {first.process, e.process};
-  v.explanation = "in generation " + std::to_string(e.generation) + " of group " + e.group + ", " +
-                  where(e.topic, e.partition) + " was processed by " + first.process + " (offset " +
+  v.members = {first_process, e.process};
+  v.explanation = "in generation " + std::to_string(e.generation) + " of group " + e.group + ", " + e.topic + "/" +
+                  std::to_string(e.partition) + " was processed by " + first_process + " (offset " +
                   std::to_string(first.offset) + ", " + event_no(first.event) + ") and by " + e.process + " (offset " +
                   std::to_string(e.offset) + ", " + event_no(e.index) +
                   "): two members owned one partition in one generation";
   report(std::move(v));
 }
 
-void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/) {
-  if (e.group.empty()) return;
+void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
+  if (ids.group == kNoId) return;
   switch (e.kind) {
     case OpKind::kAssign: {
-      Newest& n = newest_[e.group];
+      if (ids.group >= newest_.size()) newest_.resize(std::size_t{ids.group} + 1);
+      Newest& n = newest_[ids.group];
       if (e.generation > n.generation) n = Newest{e.generation, e.index};
       return;
     }
     case OpKind::kCommitInvoke: {
-      const auto it = newest_.find(e.group);
+      const Newest newest = ids.group < newest_.size() ? newest_[ids.group] : Newest{};
+      if (ids.process >= invoked_.size()) invoked_.resize(std::size_t{ids.process} + 1);
       // One commit is one invoke per partition, all sent together: the first one counts.
-      invoked_.emplace(CommitKey{e.process, e.commit_id}, Invoke{it == newest_.end() ? Newest{} : it->second, e.index});
+      invoked_[ids.process].try_emplace(e.commit_id, Invoke{newest, e.index, false});
       return;
     }
     case OpKind::kCommitOk:
@@ -51,14 +72,14 @@ void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/
       return;
   }
   // A commit sent without a generation (an admin's, or under manual assignment) is never stale.
-  if (e.generation < 0) return;
-  const CommitKey key{e.process, e.commit_id};
-  const auto sent = invoked_.find(key);
-  if (sent == invoked_.end() || e.generation >= sent->second.newest.generation || reported_.contains(key)) return;
-  reported_.insert(key);
+  if (e.generation < 0 || ids.process >= invoked_.size()) return;
+  auto& sent_by = invoked_[ids.process];
+  const auto sent = sent_by.find(e.commit_id);
+  if (sent == sent_by.end() || e.generation >= sent->second.newest.generation || sent->second.reported) return;
+  sent->second.reported = true;
   Violation v = violation_at("stale-commit-accepted", e);
-  v.explanation = "the coordinator of group " + e.group + " accepted " + e.process + "'s commit of " +
-                  where(e.topic, e.partition) + " offset " + std::to_string(e.offset) + " from generation " +
+  v.explanation = "the coordinator of group " + e.group + " accepted " + e.process + "'s commit of " + e.topic + "/" +
+                  std::to_string(e.partition) + " offset " + std::to_string(e.offset) + " from generation " +
                   std::to_string(e.generation) + " (" + event_no(e.index) + ", sent at " + event_no(sent->second.event) +
                   "), although the group had already reached generation " +
                   std::to_string(sent->second.newest.generation) + " (" + event_no(sent->second.newest.event) +
@@ -66,27 +87,52 @@ void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& /*ids*/
   report(std::move(v));
 }
 
-void GroupProgress::observe(const HistoryEvent& e) {
+const GroupProgress::Move* GroupProgress::Partition::first_past(std::int64_t offset) const {
+  const auto it = std::partition_point(passes.begin(), passes.end(), [offset](const Move& m) { return m.offset <= offset; });
+  return it == passes.end() ? nullptr : &*it;
+}
+
+void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids) {
   switch (e.kind) {
-    case OpKind::kSendOk:
+    case OpKind::kSendOk: {
       if (e.offset < 0) return;
-      if (acks_[{e.topic, e.partition}].emplace(e.offset, Ack{e.index, e.at, e.process, e.key, e.value_id}).second) {
-        ack_order_[{e.topic, e.partition}].emplace_back(e.index, e.offset);
+      TopicPartition& tp = tp_state(ids.tp);
+      const bool fresh = keep_ == Keep::kKeys
+                             ? tp.keys.emplace(e.offset, ids.key).second
+                             : tp.acks.emplace(e.offset, Ack{e.index, e.at, ids.process, ids.key, e.value_id}).second;
+      if (!fresh) return;
+      if (!tp.waiting.empty()) {
+        // The first record acknowledged after a partition's first assignment to a group.
+        std::erase_if(tp.waiting, [&](Id slot) {
+          Partition& p = partitions_[slot];
+          if (*p.first_assigned >= e.index) return false;
+          p.first_acked_after_assigned = e.offset;
+          return true;
+        });
       }
       return;
+    }
     case OpKind::kAssign:
-      if (e.group.empty()) return;
-      for (const TopicPartitionRef& tp : e.assignment) {
-        Partition& p = groups_[{e.group, tp.topic, tp.partition}];
-        if (!p.first_assigned) p.first_assigned = e.index;
-        p.last_assignee = e.process;
+      if (ids.group == kNoId) return;
+      for (const Id tp : ids.assignment) {
+        Id slot = kNoId;
+        Partition& p = slot_state(ids.group, tp, &slot);
+        if (!p.first_assigned) {
+          p.first_assigned = e.index;
+          tp_state(tp).waiting.push_back(slot);
+        }
+        p.last_assignee = ids.process;
       }
       return;
-    default:
+    case OpKind::kProcess:
+    case OpKind::kCommitOk:
+    case OpKind::kSeek:
       break;
+    default:
+      return;
   }
-  if (e.group.empty() || e.offset < 0) return;
-  Partition& p = groups_[{e.group, e.topic, e.partition}];
+  if (ids.group == kNoId || e.offset < 0) return;
+  Partition& p = slot_state(ids.group, ids.tp);
   switch (e.kind) {
     case OpKind::kProcess:
       p.processed.insert(e.offset);
@@ -94,15 +140,19 @@ void GroupProgress::observe(const HistoryEvent& e) {
       return;
     case OpKind::kCommitOk:
       if (!p.first_committed) p.first_committed = e.offset;
-      p.moves.push_back(Move{e.offset, e.index, e.at, e.process, e.generation, false});
+      p.committed = e.offset;
+      if (p.passes.empty() || p.passes.back().offset < e.offset) {
+        p.passes.push_back(Move{e.offset, e.index, e.at, ids.process, e.generation, false});
+      }
       return;
     case OpKind::kSeek:
       // Any seek aimed at the group moves where its processing starts; an admin's seek (an
       // executed reset-offsets) also writes the committed offset, and starts a new history of it.
       p.seek_floor = e.offset;
       if (e.process == "admin") {
-        p.moves.clear();
-        p.moves.push_back(Move{e.offset, e.index, e.at, e.process, e.generation, true});
+        p.committed = e.offset;
+        p.passes.clear();
+        p.passes.push_back(Move{e.offset, e.index, e.at, ids.process, e.generation, true});
       }
       return;
     default:
@@ -110,53 +160,63 @@ void GroupProgress::observe(const HistoryEvent& e) {
   }
 }
 
-std::optional<std::int64_t> GroupProgress::first_acked_after(const TopicPartition& tp, std::uint64_t after) const {
-  const auto it = ack_order_.find(tp);
-  if (it == ack_order_.end()) return std::nullopt;
-  const auto& order = it->second;  // ascending by event index
-  const auto next = std::upper_bound(order.begin(), order.end(), after,
-                                     [](std::uint64_t a, const std::pair<std::uint64_t, std::int64_t>& x) { return a < x.first; });
-  if (next == order.end()) return std::nullopt;
-  return next->second;
+std::vector<Id> GroupProgress::by_name(const Symbols& symbols) const {
+  std::vector<Id> order(slots_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<Id>(i);
+  std::sort(order.begin(), order.end(), [&](Id a, Id b) {
+    const Id ta = tp_of(a);
+    const Id tb = tp_of(b);
+    const std::int32_t pa = symbols.partition_of(ta);
+    const std::int32_t pb = symbols.partition_of(tb);
+    return std::tie(symbols.group(group_of(a)), symbols.topic_of_tp(ta), pa) <
+           std::tie(symbols.group(group_of(b)), symbols.topic_of_tp(tb), pb);
+  });
+  return order;
 }
 
 // Known limit: a consumer whose position jumped by auto.offset.reset (its committed offset was
 // out of range, e.g. retention deleted the records first) skips records without any event in
 // the history that says so; the commits after the jump are reported here as `lost-commit`.
 void LostCommitChecker::finish() {
-  for (const auto& [gp, p] : progress_.groups()) {
-    const auto& [group, topic, partition] = gp;
+  for (const Id slot : progress_.by_name(symbols())) {
+    const GroupProgress::Partition& p = progress_.partition(slot);
     const auto floor = p.floor();
-    const auto committed = p.committed();
+    const auto committed = p.committed;
     if (!floor || !committed || *committed <= *floor) continue;
-    const auto acks = progress_.acks().find({topic, partition});
-    if (acks == progress_.acks().end()) continue;
+    const Id tp = progress_.tp_of(slot);
+    const OffsetTable<Id>* acks = progress_.ack_keys(tp);
+    if (acks == nullptr) continue;
     std::int64_t owed = 0;
-    const std::pair<const std::int64_t, GroupProgress::Ack>* first = nullptr;
-    for (auto it = acks->second.lower_bound(*floor); it != acks->second.end() && it->first < *committed; ++it) {
-      if (p.processed.contains(it->first)) continue;
-      ++owed;
-      if (first == nullptr) first = &*it;
-    }
-    if (first == nullptr) continue;
-    const std::int64_t hole = first->first;
-    const auto passed = std::find_if(p.moves.begin(), p.moves.end(), [hole](const GroupProgress::Move& m) { return m.offset > hole; });
+    std::int64_t hole = -1;
+    Id key = kNoId;
+    acks->for_each_in(*floor, *committed, [&](std::int64_t offset, Id k) {
+      if (p.processed.contains(offset)) return true;
+      if (owed++ == 0) {
+        hole = offset;
+        key = k;
+      }
+      return true;
+    });
+    if (owed == 0) continue;
+    const GroupProgress::Move* passed = p.first_past(hole);  // the last change, to *committed, is past it
+    const std::string& process = symbols().process(passed->process);
     Violation v;
     v.anomaly = "lost-commit";
     v.first_event = passed->event;
     v.at = passed->at;
-    v.process = passed->process;
-    v.topic = topic;
-    v.partition = partition;
+    v.process = process;
+    v.topic = symbols().topic_of_tp(tp);
+    v.partition = symbols().partition_of(tp);
     v.offset = hole;
-    v.key = first->second.key;
-    v.members = {passed->process};
-    const std::string by = passed->seek ? "a seek by " + passed->process
-                                        : "a commit by " + passed->process + " in generation " + std::to_string(passed->generation);
-    v.explanation = "group " + group + "'s committed offset of " + where(topic, partition) + " passed offset " +
-                    std::to_string(hole) + " at " + event_no(passed->event) + " (" + by + ", to offset " +
-                    std::to_string(passed->offset) + ") and ended at " + std::to_string(*committed) + ", but the group never processed " +
-                    std::to_string(owed) + " acknowledged record(s) between its starting offset " + std::to_string(*floor) +
+    v.key = symbols().key_or_null(key);
+    v.members = {process};
+    const std::string by = passed->seek ? "a seek by " + process
+                                        : "a commit by " + process + " in generation " + std::to_string(passed->generation);
+    v.explanation = "group " + symbols().group(progress_.group_of(slot)) + "'s committed offset of " + symbols().where(tp) +
+                    " passed offset " + std::to_string(hole) + " at " + event_no(passed->event) + " (" + by +
+                    ", to offset " + std::to_string(passed->offset) + ") and ended at " + std::to_string(*committed) +
+                    ", but the group never processed " + std::to_string(owed) +
+                    " acknowledged record(s) between its starting offset " + std::to_string(*floor) +
                     " and its committed offset, the first at offset " + std::to_string(hole) +
                     ": they were committed without being processed, as when offsets are committed before processing";
     report(std::move(v));
@@ -164,70 +224,78 @@ void LostCommitChecker::finish() {
 }
 
 // Which records of a partition the group owes, or nothing when it cannot be told.
-std::optional<UnseenChecker::Owed> UnseenChecker::owed_from(const GroupProgress::TopicPartition& tp,
-                                                            const GroupProgress::Partition& p) const {
+std::optional<UnseenChecker::Owed> UnseenChecker::owed_from(const GroupProgress::Partition& p) {
   if (const auto floor = p.floor()) return Owed{*floor, std::nullopt};
   // Never processed (nor reset): with auto.offset.reset=latest the group starts at the log end
   // as of its first assignment, so only records acknowledged after that are owed, and none below
   // where its commits say it stood. A partition never assigned has no such point: not judged.
   if (!p.first_assigned) return std::nullopt;
-  auto floor = progress_.first_acked_after(tp, *p.first_assigned);
+  auto floor = p.first_acked_after_assigned;
   if (!floor) return std::nullopt;
   if (p.first_committed) floor = std::max(*floor, *p.first_committed);
   return Owed{*floor, p.first_assigned};
 }
 
-void UnseenChecker::check(const std::string& group, const GroupProgress::TopicPartition& tp, const GroupProgress::Partition& p) {
-  const auto owed = owed_from(tp, p);
+void UnseenChecker::check(Id slot) {
+  const GroupProgress::Partition& p = progress_.partition(slot);
+  const auto owed = owed_from(p);
   if (!owed) return;
-  const auto acks = progress_.acks().find(tp);
-  if (acks == progress_.acks().end()) return;
+  const Id tp = progress_.tp_of(slot);
+  const OffsetTable<GroupProgress::Ack>* acks = progress_.acks(tp);
+  if (acks == nullptr) return;
   std::int64_t unseen = 0;
-  const std::pair<const std::int64_t, GroupProgress::Ack>* first = nullptr;
-  for (auto it = acks->second.lower_bound(owed->floor); it != acks->second.end(); ++it) {
-    const GroupProgress::Ack& ack = it->second;
-    if (ack.at >= required_before_ || (owed->acked_after && ack.event <= *owed->acked_after)) continue;
-    if (p.processed.contains(it->first)) continue;
+  std::int64_t offset = -1;
+  const GroupProgress::Ack* first = nullptr;
+  acks->for_each_from(owed->floor, [&](std::int64_t o, const GroupProgress::Ack& ack) {
+    if (ack.at >= required_before_ || (owed->acked_after && ack.event <= *owed->acked_after)) return true;
+    if (p.processed.contains(o)) return true;
     ++unseen;
-    if (first == nullptr) first = &*it;
-  }
+    if (first == nullptr) {
+      first = &ack;
+      offset = o;
+    }
+    return true;
+  });
   if (first == nullptr) return;
-  const GroupProgress::Ack& ack = first->second;
+  const GroupProgress::Ack& ack = *first;
+  const std::string& acked_to = symbols().process(ack.process);
+  const std::string last_assignee = p.last_assignee == kNoId ? std::string() : symbols().process(p.last_assignee);
   // A group that processed a later offset of the partition skipped the record: it is lost to
   // the group (unseen, a safety violation). One that never got past it did not catch up
   // (liveness): lost and merely delayed look alike, and the quiet period decides.
-  const bool skipped = p.processed.upper_bound(first->first) != p.processed.end();
+  const bool skipped = p.processed.next_above(offset).has_value();
   Violation v;
   v.anomaly = skipped ? "unseen" : "liveness";
   v.first_event = ack.event;
   v.at = ack.at;
-  v.process = ack.process;
-  v.topic = tp.first;
-  v.partition = tp.second;
-  v.offset = first->first;
-  v.key = ack.key;
-  v.members = {ack.process};
-  if (!p.last_assignee.empty() && p.last_assignee != ack.process) v.members.push_back(p.last_assignee);
-  v.explanation = "group " + group + " never processed " + std::to_string(unseen) + " record(s) of " +
-                  where(tp.first, tp.second) + " acknowledged before " + std::to_string(to_millis(required_before_)) +
-                  " ms at or after its starting offset " + std::to_string(owed->floor) + ", the first at offset " +
-                  std::to_string(first->first) + " (value " + std::to_string(ack.value_id) + ", acknowledged to " +
-                  ack.process + " at " + event_no(ack.event) + ")" +
-                  (p.last_assignee.empty() ? "" : "; the partition was last assigned to " + p.last_assignee) +
+  v.process = acked_to;
+  v.topic = symbols().topic_of_tp(tp);
+  v.partition = symbols().partition_of(tp);
+  v.offset = offset;
+  v.key = symbols().key_or_null(ack.key);
+  v.members = {acked_to};
+  if (!last_assignee.empty() && last_assignee != acked_to) v.members.push_back(last_assignee);
+  v.explanation = "group " + symbols().group(progress_.group_of(slot)) + " never processed " + std::to_string(unseen) +
+                  " record(s) of " + symbols().where(tp) + " acknowledged before " +
+                  std::to_string(to_millis(required_before_)) + " ms at or after its starting offset " +
+                  std::to_string(owed->floor) + ", the first at offset " + std::to_string(offset) + " (value " +
+                  std::to_string(ack.value_id) + ", acknowledged to " + acked_to + " at " + event_no(ack.event) + ")" +
+                  (last_assignee.empty() ? "" : "; the partition was last assigned to " + last_assignee) +
                   (skipped ? ", which processed later offsets: the group skipped them"
                            : "; the group never got past them: it did not catch up after the faults healed");
   report(std::move(v));
 }
 
 void UnseenChecker::finish() {
-  // The topics each group was ever assigned a partition of.
-  std::set<std::pair<std::string, std::string>> subscribed;
-  for (const auto& [gp, p] : progress_.groups()) {
-    if (p.first_assigned) subscribed.emplace(std::get<0>(gp), std::get<1>(gp));
+  // The topics each group was ever assigned a partition of, as (group, topic) ids.
+  std::set<std::uint64_t> subscribed;
+  for (Id slot = 0; slot < progress_.partitions(); ++slot) {
+    if (progress_.partition(slot).first_assigned) {
+      subscribed.insert(pack(progress_.group_of(slot), symbols().topic_of(progress_.tp_of(slot))));
+    }
   }
-  for (const auto& [gp, p] : progress_.groups()) {
-    const auto& [group, topic, partition] = gp;
-    if (subscribed.contains({group, topic})) check(group, {topic, partition}, p);
+  for (const Id slot : progress_.by_name(symbols())) {
+    if (subscribed.contains(pack(progress_.group_of(slot), symbols().topic_of(progress_.tp_of(slot))))) check(slot);
   }
 }
 

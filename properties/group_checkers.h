@@ -17,22 +17,48 @@
 // that partition and offset (a record replaced at its offset by an unclean election is the log
 // checker's `lost-write`, not a group anomaly).
 //
-// State: per key maps (ordered containers); each event costs O(log n), plus O(size of its
-// assignment) for assignments; the end-of-run checks walk each group's partitions once.
+// State: integer-keyed, names looked up only to report. A (group, topic-partition) pair gets a
+// dense slot in first-seen order (per-group vectors indexed by the topic-partition id); per
+// partition, offsets live in paged OffsetTables/OffsetSets. Each event costs O(1) amortized
+// (O(log pages) when it leaves the last page touched), plus O(size of its assignment) for
+// assignments; the end-of-run checks walk each group's partitions once, in the order of
+// (group name, topic name, partition), so violations come out in the same order as ever.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <set>
-#include <string>
-#include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/offset_table.h"
 
 namespace logsim::properties {
+
+// (group, topic-partition) id pairs to dense slots, from 0 in first-seen order. Each group keeps
+// a row indexed by topic-partition id, up to the highest it touched (4 bytes an entry).
+class GroupPartitionSlots {
+ public:
+  // The pair's slot, created if new.
+  Id slot(Id group, Id tp) {
+    if (group >= by_group_.size()) by_group_.resize(std::size_t{group} + 1);
+    std::vector<Id>& row = by_group_[group];
+    if (tp >= row.size()) row.resize(std::size_t{tp} + 1, kNoId);
+    if (row[tp] == kNoId) {
+      row[tp] = static_cast<Id>(pairs_.size());
+      pairs_.emplace_back(group, tp);
+    }
+    return row[tp];
+  }
+  Id group_of(Id slot) const { return pairs_[slot].first; }
+  Id tp_of(Id slot) const { return pairs_[slot].second; }
+  std::size_t size() const { return pairs_.size(); }
+
+ private:
+  std::vector<std::vector<Id>> by_group_;  // [group][tp] -> slot, kNoId: none yet
+  std::vector<std::pair<Id, Id>> pairs_;   // slot -> (group, tp)
+};
 
 class DoubleOwnershipChecker final : public Checker {
  public:
@@ -40,14 +66,16 @@ class DoubleOwnershipChecker final : public Checker {
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
 
  private:
-  using Key = std::tuple<std::string, std::int32_t, std::string, std::int32_t>;  // group, generation, topic, partition
+  // The first member seen processing a partition in one generation of a group.
   struct Owner {
-    std::string process;
+    std::int32_t generation;
+    Id process;
     std::int64_t offset;
     std::uint64_t event;
+    bool reported;
   };
-  std::map<Key, Owner> owner_;  // the first member seen processing the partition in the generation
-  std::set<Key> reported_;
+  GroupPartitionSlots slots_;
+  std::vector<std::vector<Owner>> owners_;  // per slot, ascending by generation
 };
 
 class StaleCommitChecker final : public Checker {
@@ -63,11 +91,11 @@ class StaleCommitChecker final : public Checker {
   struct Invoke {
     Newest newest;  // the group's newest generation when the commit was sent
     std::uint64_t event;
+    bool reported;
   };
-  using CommitKey = std::pair<std::string, std::uint64_t>;  // process, commit_id
-  std::map<std::string, Newest> newest_;                    // group -> its newest generation so far
-  std::map<CommitKey, Invoke> invoked_;
-  std::set<CommitKey> reported_;
+  std::vector<Newest> newest_;  // by group id: its newest generation so far
+  // By process id, then commit id (lookups only, never iterated).
+  std::vector<std::unordered_map<std::uint64_t, Invoke>> invoked_;
 };
 
 // Where groups stand on partitions, and the acknowledged records: the state LostCommitChecker
@@ -76,63 +104,94 @@ class StaleCommitChecker final : public Checker {
 // A group's floor on a partition is where its processing legitimately starts: the offset of
 // the last seek aimed at the group (an executed reset-offsets moves it either way), else the
 // first offset the group processed there. Its committed offset is the last accepted commit or
-// admin seek; `moves` keeps each change since the last admin seek, in history order.
+// admin seek; `passes` keeps, of its changes since the last admin seek in history order, those
+// that moved it above every earlier one (the only ones that can first pass an offset).
 class GroupProgress {
  public:
   struct Move {
     std::int64_t offset;
     std::uint64_t event;
     Nanos at;
-    std::string process;
+    Id process;
     std::int32_t generation;
     bool seek;
   };
   struct Partition {
-    std::set<std::int64_t> processed;
+    OffsetSet processed;
     std::optional<std::int64_t> first_processed;
     std::optional<std::int64_t> seek_floor;
     std::optional<std::int64_t> first_committed;
-    std::vector<Move> moves;
+    std::optional<std::int64_t> committed;
+    std::vector<Move> passes;                     // ascending by offset
     std::optional<std::uint64_t> first_assigned;  // event index of the first assignment listing it
-    std::string last_assignee;
+    // The offset of the first record on the partition acknowledged after first_assigned.
+    std::optional<std::int64_t> first_acked_after_assigned;
+    Id last_assignee = kNoId;
 
     std::optional<std::int64_t> floor() const { return seek_floor ? seek_floor : first_processed; }
-    std::optional<std::int64_t> committed() const {
-      return moves.empty() ? std::nullopt : std::optional<std::int64_t>(moves.back().offset);
-    }
+    // The first change of the committed offset (since the last admin seek) above `offset`.
+    const Move* first_past(std::int64_t offset) const;
   };
   struct Ack {
     std::uint64_t event;
     Nanos at;
-    std::string process;
-    std::optional<std::string> key;
+    Id process;
+    Id key;  // kNoId: a null key
     std::uint64_t value_id;
   };
-  using TopicPartition = std::pair<std::string, std::int32_t>;
-  using GroupPartition = std::tuple<std::string, std::string, std::int32_t>;  // group, topic, partition
+  // What is kept of each acknowledged record: its key only (all LostCommitChecker reports), or
+  // the whole Ack (UnseenChecker).
+  enum class Keep : std::uint8_t { kKeys, kAcks };
 
-  void observe(const HistoryEvent& e);
+  explicit GroupProgress(Keep keep) : keep_(keep) {}
+  void observe(const HistoryEvent& e, const EventIds& ids);
 
-  const std::map<GroupPartition, Partition>& groups() const { return groups_; }
-  // Per partition, the first acknowledgement of each offset.
-  const std::map<TopicPartition, std::map<std::int64_t, Ack>>& acks() const { return acks_; }
-  // The offset of the first record on `tp` acknowledged after event `after`, if any.
-  std::optional<std::int64_t> first_acked_after(const TopicPartition& tp, std::uint64_t after) const;
+  std::size_t partitions() const { return partitions_.size(); }
+  const Partition& partition(Id slot) const { return partitions_[slot]; }
+  Id group_of(Id slot) const { return slots_.group_of(slot); }
+  Id tp_of(Id slot) const { return slots_.tp_of(slot); }
+  // The slots ordered by (group name, topic name, partition).
+  std::vector<Id> by_name(const Symbols& symbols) const;
+  // Per partition, the first acknowledgement of each offset (nullptr: none): its key under
+  // Keep::kKeys, the whole Ack under Keep::kAcks.
+  const OffsetTable<Id>* ack_keys(Id tp) const {
+    return tp < tps_.size() && !tps_[tp].keys.empty() ? &tps_[tp].keys : nullptr;
+  }
+  const OffsetTable<Ack>* acks(Id tp) const {
+    return tp < tps_.size() && !tps_[tp].acks.empty() ? &tps_[tp].acks : nullptr;
+  }
 
  private:
-  std::map<GroupPartition, Partition> groups_;
-  std::map<TopicPartition, std::map<std::int64_t, Ack>> acks_;
-  std::map<TopicPartition, std::vector<std::pair<std::uint64_t, std::int64_t>>> ack_order_;  // (event, offset)
+  struct TopicPartition {
+    OffsetTable<Id> keys;     // Keep::kKeys
+    OffsetTable<Ack> acks;    // Keep::kAcks
+    std::vector<Id> waiting;  // slots whose first_acked_after_assigned is still to come
+  };
+  TopicPartition& tp_state(Id tp) {
+    if (tp >= tps_.size()) tps_.resize(std::size_t{tp} + 1);
+    return tps_[tp];
+  }
+  Partition& slot_state(Id group, Id tp, Id* slot = nullptr) {
+    const Id s = slots_.slot(group, tp);
+    if (s >= partitions_.size()) partitions_.resize(std::size_t{s} + 1);
+    if (slot != nullptr) *slot = s;
+    return partitions_[s];
+  }
+
+  Keep keep_;
+  GroupPartitionSlots slots_;
+  std::vector<Partition> partitions_;  // by slot
+  std::vector<TopicPartition> tps_;    // by topic-partition id
 };
 
 class LostCommitChecker final : public Checker {
  public:
   std::string_view name() const override { return "lost-commits"; }
-  void on_event(const HistoryEvent& e, const EventIds& /*ids*/) override { progress_.observe(e); }
+  void on_event(const HistoryEvent& e, const EventIds& ids) override { progress_.observe(e, ids); }
   void finish() override;
 
  private:
-  GroupProgress progress_;
+  GroupProgress progress_{GroupProgress::Keep::kKeys};
 };
 
 // Reports `unseen` when the group processed later offsets of the partition (it skipped the
@@ -143,7 +202,7 @@ class UnseenChecker final : public Checker {
   // Records acknowledged at or after `required_before` are not owed.
   explicit UnseenChecker(Nanos required_before) : required_before_(required_before) {}
   std::string_view name() const override { return "unseen"; }
-  void on_event(const HistoryEvent& e, const EventIds& /*ids*/) override { progress_.observe(e); }
+  void on_event(const HistoryEvent& e, const EventIds& ids) override { progress_.observe(e, ids); }
   void finish() override;
 
  private:
@@ -151,11 +210,11 @@ class UnseenChecker final : public Checker {
     std::int64_t floor;
     std::optional<std::uint64_t> acked_after;  // only records acknowledged after this event are owed
   };
-  std::optional<Owed> owed_from(const GroupProgress::TopicPartition& tp, const GroupProgress::Partition& p) const;
-  void check(const std::string& group, const GroupProgress::TopicPartition& tp, const GroupProgress::Partition& p);
+  static std::optional<Owed> owed_from(const GroupProgress::Partition& p);
+  void check(Id slot);
 
   Nanos required_before_;
-  GroupProgress progress_;
+  GroupProgress progress_{GroupProgress::Keep::kAcks};
 };
 
 }  // namespace logsim::properties

@@ -326,6 +326,46 @@ TEST(LostCommitChecker, AResetBackwardOwesFromTheResetOffset) {
   EXPECT_TRUE(mentions(v[0], "never processed 2 acknowledged record(s) between its starting offset 2")) << v[0].explanation;
 }
 
+TEST(LostCommitChecker, SparseOffsetsFarAboveZeroAreJudgedLikeDenseOnes) {
+  // A history from elsewhere: offsets start near 2^40 and jump over whole pages.
+  constexpr std::int64_t kBase = std::int64_t{1} << 40;
+  LostCommitChecker c;
+  Events h(c);
+  for (std::int64_t o : {kBase, kBase + 1, kBase + 5000, kBase + 5001, kBase + 9000}) h.ack(0, o);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  for (std::int64_t o : {kBase, kBase + 1, kBase + 5001}) h.process("billing-1", "billing", 1, 0, o);
+  h.committed("billing-1", "billing", 1, 0, kBase + 2);
+  h.committed("billing-1", "billing", 1, 0, kBase + 1);  // backwards: passes nothing new
+  const std::uint64_t passed = h.committed("billing-1", "billing", 1, 0, kBase + 5002);
+  h.committed("billing-1", "billing", 1, 0, kBase + 9001);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].first_event, passed);
+  EXPECT_EQ(v[0].offset, kBase + 5000);
+  EXPECT_EQ(v[0].key, "k" + std::to_string(kBase + 5000));
+  EXPECT_TRUE(mentions(v[0], "never processed 2 acknowledged record(s) between its starting offset " + std::to_string(kBase)))
+      << v[0].explanation;
+}
+
+TEST(LostCommitChecker, ViolationsComeInGroupThenTopicThenPartitionNameOrder) {
+  LostCommitChecker c;
+  Events h(c);
+  h.acks(0, 0, 3);
+  h.acks(1, 0, 3);
+  // First seen: zeta on partition 1, then alpha on partition 1, then alpha on partition 0.
+  for (const char* group : {"zeta", "alpha"}) {
+    h.process("m", group, 1, 1, 0);
+    h.committed("m", group, 1, 1, 3);
+  }
+  h.process("m", "alpha", 1, 0, 0);
+  h.committed("m", "alpha", 1, 0, 3);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_TRUE(mentions(v[0], "group alpha's committed offset of orders/0")) << v[0].explanation;
+  EXPECT_TRUE(mentions(v[1], "group alpha's committed offset of orders/1")) << v[1].explanation;
+  EXPECT_TRUE(mentions(v[2], "group zeta's committed offset of orders/1")) << v[2].explanation;
+}
+
 TEST(LostCommitChecker, DefaultCheckersReportIt) {
   CheckerSet set = default_checkers();
   History history;
@@ -445,6 +485,31 @@ TEST(UnseenChecker, AResetForwardMovesTheStart) {
   h.reset("billing", 0, 7);
   h.processes("billing-1", "billing", 2, 0, 7, 10);
   EXPECT_TRUE(finish(c).empty());
+}
+
+TEST(UnseenChecker, SparseOffsetsFarAboveZeroAreJudgedLikeDenseOnes) {
+  // A history from elsewhere: offsets start near 2^40 and jump over whole pages.
+  constexpr std::int64_t kBase = std::int64_t{1} << 40;
+  UnseenChecker c(seconds(60));
+  Events h(c);
+  h.assign("billing-1", "billing", 1, {{"orders", 0}, {"orders", 1}});
+  h.ack(0, kBase);
+  const std::uint64_t missed = h.ack(0, kBase + 1);
+  h.ack(0, kBase + 2048);
+  h.ack(0, kBase + 4096);
+  const std::uint64_t late = h.ack(1, kBase + 7);  // partition 1 is never processed
+  h.process("billing-1", "billing", 1, 0, kBase);
+  h.process("billing-1", "billing", 1, 0, kBase + 4096);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].anomaly, "unseen");
+  EXPECT_EQ(v[0].first_event, missed);
+  EXPECT_EQ(v[0].offset, kBase + 1);
+  EXPECT_TRUE(mentions(v[0], "never processed 2 record(s) of orders/0")) << v[0].explanation;
+  EXPECT_EQ(v[1].anomaly, "liveness");
+  EXPECT_EQ(v[1].first_event, late);
+  EXPECT_EQ(v[1].offset, kBase + 7);
+  EXPECT_TRUE(mentions(v[1], "starting offset " + std::to_string(kBase + 7))) << v[1].explanation;
 }
 
 TEST(UnseenChecker, IsNotADefaultChecker) {
