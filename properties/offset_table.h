@@ -27,6 +27,21 @@ class OffsetTable {
   };
 
  public:
+  OffsetTable() = default;
+  OffsetTable(OffsetTable&& other) noexcept : pages_(std::move(other.pages_)), size_(std::exchange(other.size_, 0)) {
+    other.cached_ = nullptr;
+  }
+  OffsetTable& operator=(OffsetTable&& other) noexcept {
+    pages_ = std::move(other.pages_);
+    size_ = std::exchange(other.size_, 0);
+    cached_ = nullptr;
+    other.cached_ = nullptr;
+    return *this;
+  }
+  OffsetTable(const OffsetTable&) = delete;
+  OffsetTable& operator=(const OffsetTable&) = delete;
+  ~OffsetTable() = default;
+
   // The entry at `offset`, or nullptr.
   const T* find(std::int64_t offset) const {
     const Page* p = page(offset >> kBits);
@@ -108,20 +123,45 @@ class OffsetTable {
   mutable Page* cached_ = nullptr;
 };
 
-// A set of offsets, as an OffsetTable without values.
+// A set of offsets: pages of 4,096 bits, one bit per offset, found as OffsetTable finds pages.
 class OffsetSet {
+  static constexpr int kBits = 12;
+  static constexpr std::int64_t kPage = std::int64_t{1} << kBits;
+  using Page = std::bitset<kPage>;
+
  public:
-  bool insert(std::int64_t offset) { return table_.emplace(offset, Unit{}).second; }
-  bool contains(std::int64_t offset) const { return table_.contains(offset); }
-  std::size_t size() const { return table_.size(); }
+  bool insert(std::int64_t offset) {
+    auto& page = pages_[offset >> kBits];
+    if (!page) page = std::make_unique<Page>();
+    const auto bit = slot(offset);
+    if (page->test(bit)) return false;
+    page->set(bit);
+    ++size_;
+    return true;
+  }
+  bool contains(std::int64_t offset) const {
+    const auto it = pages_.find(offset >> kBits);
+    return it != pages_.end() && it->second->test(slot(offset));
+  }
+  std::size_t size() const { return size_; }
   // The first offset in the set above `offset`.
   std::optional<std::int64_t> next_above(std::int64_t offset) const {
-    return offset == INT64_MAX ? std::nullopt : table_.next_at_or_after(offset + 1);
+    if (offset == INT64_MAX) return std::nullopt;
+    const std::int64_t from = offset + 1;
+    for (auto it = pages_.lower_bound(from >> kBits); it != pages_.end(); ++it) {
+      const std::int64_t base = it->first << kBits;
+      for (std::int64_t o = std::max(from, base); o < base + kPage; ++o) {
+        if (it->second->test(slot(o))) return o;
+      }
+    }
+    return std::nullopt;
   }
 
  private:
-  struct Unit {};
-  OffsetTable<Unit> table_;
+  static std::size_t slot(std::int64_t offset) { return static_cast<std::size_t>(offset & (kPage - 1)); }
+
+  std::map<std::int64_t, std::unique_ptr<Page>> pages_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace logsim::properties
