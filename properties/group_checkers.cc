@@ -105,6 +105,7 @@ void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids) {
         // The first record acknowledged after a partition's first assignment to a group.
         std::erase_if(tp.waiting, [&](Id slot) {
           Partition& p = partitions_[slot];
+          if (!p.first_assigned) return true;  // forgotten by a delete-offsets; a new assignment waits again
           if (*p.first_assigned >= e.index) return false;
           p.first_acked_after_assigned = e.offset;
           return true;
@@ -131,7 +132,19 @@ void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids) {
     default:
       return;
   }
-  if (ids.group == kNoId || e.offset < 0) return;
+  if (ids.group == kNoId) return;
+  if (e.kind == OpKind::kSeek && e.offset < 0 && e.process == "admin") {
+    // delete-offsets: the group forgot its committed offset, and its next members start where
+    // auto.offset.reset puts them, as a new group would. What it processed stays processed.
+    Partition& p = slot_state(ids.group, ids.tp);
+    OffsetSet processed = std::move(p.processed);
+    const Id last_assignee = p.last_assignee;
+    p = Partition{};
+    p.processed = std::move(processed);
+    p.last_assignee = last_assignee;
+    return;
+  }
+  if (e.offset < 0) return;
   Partition& p = slot_state(ids.group, ids.tp);
   switch (e.kind) {
     case OpKind::kProcess:

@@ -39,8 +39,12 @@ void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& i
     }
     case OpKind::kSeek:
       if (e.process == "admin") {
-        if (ids.group == kNoId || e.offset < 0) return;
+        if (ids.group == kNoId) return;
         const std::uint64_t gp = pack(ids.group, ids.tp);
+        if (e.offset < 0) {  // delete-offsets: until it commits again, the group has no committed offset
+          settled_.erase(gp);
+          return;
+        }
         own_.insert(At{gp, e.offset});
         settled_.emplace(gp, e.index);
         const auto head = set_by_.emplace(At{ids.tp, e.offset}, UINT32_MAX).first;

@@ -13,8 +13,9 @@
 // its outcome: an answer can arrive after the coordinator applied it, a timed-out one may have
 // been applied) or a reset aimed at it set s. A start that is not explained is
 // `group-interference` when the group certainly had a committed offset before the assignment
-// (a `commit-ok` or reset of its own before the `assign`: without one, auto.offset.reset picks
-// the start, which the history does not tell) and another group, or a reset aimed at another
+// (a `commit-ok` or reset of its own before the `assign`, and no delete-offsets since — an
+// admin `seek` with no offset: without one, auto.offset.reset picks the start, which the
+// history does not tell) and another group, or a reset aimed at another
 // group, had set exactly s before the start: the other group's offset became this group's.
 // Online, at the `process` of the start.
 //

@@ -21,7 +21,7 @@ const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop"
                                                    "resume", "isolate", "partition", "heal", "clog",
                                                    "set-network", "clock-skew",
                                                    "create-topic", "delete-topic", "add-partitions", "alter-config",
-                                                   "reset-offsets", "delete-group", "describe-group"};
+                                                   "reset-offsets", "delete-offsets", "delete-group", "describe-group"};
 
 // The keys each timeline action takes besides "at" and "action".
 std::vector<std::string> step_keys(const std::string& action) {
@@ -34,6 +34,7 @@ std::vector<std::string> step_keys(const std::string& action) {
   if (action == "add-partitions") return {"topic", "partitions"};
   if (action == "alter-config") return {"topic", "config"};
   if (action == "reset-offsets") return {"group", "topic", "to", "execute"};
+  if (action == "delete-offsets") return {"group", "topic"};
   if (action == "delete-group" || action == "describe-group") return {"group"};
   return {"target"};
 }
@@ -532,13 +533,13 @@ std::vector<AlterableConfig> read_alter_configs(const JsonReader& c, const Scena
 
 // Admin steps in time order must act on topics that exist then: create-topic on a new name,
 // the others on a topic that exists, add-partitions growing it.
-void check_admin_steps(const Scenario& s) {
+void check_admin_steps(Scenario& s) {
   std::map<std::string, std::int32_t> partitions;  // topics that exist, with their partition counts
   for (const auto& t : s.topics) partitions[t.name] = t.partitions;
   auto fail = [&](const TimelineStep& step, const std::string& where, const std::string& problem, const std::string& expected) {
     throw ScenarioError(s.file, step.pointer + where, problem, expected);
   };
-  for (const auto& step : s.timeline) {
+  for (auto& step : s.timeline) {
     if (!step.is_admin() || (step.is_group_admin() && step.topic.empty())) continue;
     const std::string when = " at " + std::to_string(to_millis(step.at)) + "ms";
     if (step.action == "create-topic") {
@@ -554,7 +555,9 @@ void check_admin_steps(const Scenario& s) {
       fail(step, "/topic", "topic \"" + step.topic + "\" does not exist" + when,
            "a topic defined under /topics or created by an earlier create-topic step");
     }
-    if (step.action == "delete-topic") {
+    if (step.action == "delete-offsets") {
+      step.partitions = it->second;  // --topic T: every partition the topic has then
+    } else if (step.action == "delete-topic") {
       partitions.erase(it);
     } else if (step.action == "add-partitions") {
       if (step.partitions <= it->second) {
@@ -675,6 +678,7 @@ void read_timeline(const JsonReader& r, Scenario& s) {
     } else if (t.is_group_admin()) {
       t.group = check_group(step.at("group"), s);
       if (t.action == "reset-offsets") t.reset = read_reset(step, t, s);
+      if (t.action == "delete-offsets") t.topic = step.at("topic").string();
     } else if (t.is_admin()) {
       t.topic = step.at("topic").string();
       if (t.action == "add-partitions") t.partitions = static_cast<std::int32_t>(step.at("partitions").integer(1, 10'000));

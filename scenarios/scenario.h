@@ -129,17 +129,17 @@ struct TimelineStep {
                                       // isolate, partition, heal, clog, set-network,
                                       // clock-skew; the topic admin actions
                                       // create-topic, delete-topic, add-partitions, alter-config;
-                                      // the group admin actions reset-offsets, delete-group,
-                                      // describe-group
+                                      // the group admin actions reset-offsets, delete-offsets,
+                                      // delete-group, describe-group
   std::vector<std::string> targets;   // node names (partition: one group per entry, comma-separated)
   std::string pointer;                // JSON pointer of the step in its file, for errors
   // Topic admin steps, carried out by the "admin" node through the admin client.
   std::string topic;                  // the topic acted on
   std::optional<TopicSpec> create;    // create-topic: the new topic
-  std::int32_t partitions = 0;        // add-partitions: the new total
+  std::int32_t partitions = 0;        // add-partitions: the new total; delete-offsets: the topic's count then
   std::vector<AlterableConfig> configs;  // alter-config: Kafka keys and values (DELETE for null)
   // Group admin steps (kafka-consumer-groups), carried out by the "admin" node too.
-  std::string group;                  // reset-offsets, delete-group, describe-group
+  std::string group;                  // reset-offsets, delete-offsets, delete-group, describe-group
   std::optional<engine::ResetOffsetsRequest> reset;  // reset-offsets
   // Network and clock steps.
   Nanos for_duration = 0;             // clog: how long messages to and from the target wait
@@ -148,7 +148,8 @@ struct TimelineStep {
   double drift_ppm = 0;               // clock-skew: and drifts this many parts per million
 
   bool is_group_admin() const {
-    return action == "reset-offsets" || action == "delete-group" || action == "describe-group";
+    return action == "reset-offsets" || action == "delete-offsets" || action == "delete-group" ||
+           action == "describe-group";
   }
   bool is_admin() const {
     return action == "create-topic" || action == "delete-topic" || action == "add-partitions" ||

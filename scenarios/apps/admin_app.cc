@@ -83,6 +83,25 @@ void AdminApp::run_group(const TimelineStep& step) {
       }
       record_group(step, ErrorCode::NONE, out);
     });
+  } else if (step.action == "delete-offsets") {
+    std::vector<engine::TopicPartition> partitions;
+    for (std::int32_t p = 0; p < step.partitions; ++p) partitions.push_back(engine::TopicPartition{step.topic, PartitionId(p)});
+    groups_.delete_offsets(step.group, std::move(partitions), [this, &step](const engine::DeleteOffsetsResult& r) {
+      if (r.error == ErrorCode::NONE) {
+        // The group's committed offsets of these partitions are gone: its next members start
+        // where auto.offset.reset puts them. A seek aimed at the group, with no offset.
+        for (const auto& [tp, error] : r.partitions) {
+          auto seek = ctx_.event(properties::OpKind::kSeek, "admin");
+          seek.group = step.group;
+          seek.topic = tp.topic;
+          seek.partition = tp.partition.value();
+          seek.offset = -1;
+          seek.note = "delete-offsets";
+          ctx_.history.append(seek);
+        }
+      }
+      record_group(step, r.error, r.error == ErrorCode::NONE ? "done" : r.message);
+    });
   } else if (step.action == "reset-offsets") {
     groups_.reset_offsets(*step.reset, [this, &step](const engine::ResetOffsetsResult& r) {
       std::string out = r.executed ? "executed" : (step.reset->execute ? "not executed" : "dry run");

@@ -105,3 +105,86 @@ TEST(GroupsAdminRun, AResetOfOneGroupLeavesAnotherGroupUntouched) {
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+// replay-after-a-bug-fix with its resets replaced by kafka-consumer-groups --delete-offsets:
+// refused while pricing is active, done once it is empty; pricing then restarts where
+// auto.offset.reset puts it.
+Scenario with_delete_offsets(const std::string& reset) {
+  std::string text = R"({
+    "name": "delete-offsets", "duration": "60s", "quiesce": "20s", "seed": 21,
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "min.insync.replicas": 2,
+                                         "offsets.topic.num.partitions": 4}},
+    "topics": [{"name": "market-data", "partitions": 4}],
+    "producers": [{"name": "exchange-feed", "topic": "market-data", "rate_per_sec": 200, "count": 8000,
+                   "keys": {"uniform": 40}}],
+    "groups": [
+      {"name": "pricing", "topics": ["market-data"], "members": 2, "commit": "after-each-batch",
+       "config": {"auto.offset.reset": "RESET"}},
+      {"name": "audit", "topics": ["market-data"], "members": 1, "config": {"auto.offset.reset": "earliest"}}],
+    "timeline": [
+      {"at": "15s", "action": "delete-offsets", "group": "pricing", "topic": "market-data"},
+      {"at": "20s", "action": "stop", "target": "pricing-1"},
+      {"at": "20s", "action": "stop", "target": "pricing-2"},
+      {"at": "23s", "action": "delete-offsets", "group": "pricing", "topic": "market-data"},
+      {"at": "24s", "action": "restart", "target": "pricing-1"},
+      {"at": "24s", "action": "restart", "target": "pricing-2"}]
+  })";
+  text.replace(text.find("RESET"), 5, reset);
+  return parse_scenario(text, "delete-offsets.json");
+}
+
+// Where pricing started each partition after the restart.
+std::map<std::int32_t, std::int64_t> resumed_at(const properties::History& h) {
+  std::map<std::int32_t, std::int64_t> out;
+  for (const auto& e : h.events()) {
+    if (e.kind == OpKind::kProcess && e.group == "pricing" && e.at > seconds(24) && !out.contains(e.partition)) {
+      out[e.partition] = e.offset;
+    }
+  }
+  return out;
+}
+
+TEST(GroupsAdminRun, DeleteOffsetsIsRefusedWhileActiveThenTheGroupStartsOverFromEarliest) {
+  const RunOutput out = run_scenario(with_delete_offsets("earliest"), RunOptions{21, false});
+  const auto notes = admin_notes(out.history);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_TRUE(notes[0].starts_with("delete-offsets pricing: GROUP_SUBSCRIBED_TO_TOPIC")) << notes[0];
+  EXPECT_EQ(notes[1], "delete-offsets pricing: done");
+  // One seek without an offset per partition, aimed at pricing, once the group is empty.
+  std::set<std::int32_t> forgotten;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kSeek && e.process == "admin") {
+      EXPECT_EQ(e.group, "pricing");
+      EXPECT_EQ(e.offset, -1);
+      EXPECT_GT(e.at, seconds(23));
+      forgotten.insert(e.partition);
+    }
+  }
+  EXPECT_EQ(forgotten, (std::set<std::int32_t>{0, 1, 2, 3}));
+  // With no committed offset, auto.offset.reset=earliest starts every partition over at 0.
+  EXPECT_EQ(resumed_at(out.history), (std::map<std::int32_t, std::int64_t>{{0, 0}, {1, 0}, {2, 0}, {3, 0}}));
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass);
+}
+
+TEST(GroupsAdminRun, AfterDeleteOffsetsWithLatestTheSkippedRecordsAreNotCountedAgainstTheGroup) {
+  const RunOutput out = run_scenario(with_delete_offsets("latest"), RunOptions{21, false});
+  // The group starts past what it committed before the stop: it skipped what came in between,
+  // which Kafka allows once its offsets are gone, so no lost-commit, unseen or interference.
+  std::map<std::int32_t, std::int64_t> committed_before;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kCommitOk && e.group == "pricing" && e.at < seconds(20)) committed_before[e.partition] = e.offset;
+  }
+  const auto resumed = resumed_at(out.history);
+  ASSERT_EQ(resumed.size(), 4u);
+  bool skipped = false;
+  for (const auto& [p, o] : resumed) skipped = skipped || o > committed_before[p];
+  EXPECT_TRUE(skipped);
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass);
+  for (const auto& v : out.result.verdict.violations) ADD_FAILURE() << v.anomaly << ": " << v.explanation;
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
