@@ -6,13 +6,13 @@ namespace logsim::properties {
 void DuplicateChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   if (e.value_id == 0) return;
   if (e.kind == OpKind::kSendInvoke) {
-    if (e.idempotent) values_.try_emplace(e.value_id, Value{.producer = ids.process});
+    if (e.idempotent) values_.emplace(value_key(e.value_id), Value{.producer = ids.process});
     return;
   }
   if (e.kind != OpKind::kProcess || e.offset < 0) return;
-  const auto it = values_.find(e.value_id);
-  if (it == values_.end()) return;
-  Value& value = it->second;
+  Value* const found = values_.find(value_key(e.value_id));
+  if (found == nullptr || found->producer == kNoId) return;
+  Value& value = *found;
   if (value.first_tp == kNoId) {
     value.first_tp = ids.tp;
     value.first_offset = e.offset;

@@ -5,14 +5,13 @@
 // promises nothing there (a retry after a lost response writes the record again). Found online,
 // at the first processing of a value at a second offset; one report per value.
 //
-// State: per value sent idempotently (a hash map on the value id), who sent it and where it was
+// State: per value sent idempotently (a paged table by value id), who sent it and where it was
 // first processed. O(1) per event, linear memory.
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
-
 #include "properties/checker.h"
+#include "properties/offset_table.h"
 
 namespace logsim::properties {
 
@@ -23,14 +22,14 @@ class DuplicateChecker final : public Checker {
 
  private:
   struct Value {
-    Id producer;
+    Id producer = kNoId;
     Id first_tp = kNoId;  // kNoId: not processed yet
     Id first_process = kNoId;
     bool reported = false;
     std::int64_t first_offset = -1;
     std::uint64_t first_event = 0;
   };
-  std::unordered_map<std::uint64_t, Value> values_;  // value id -> what is known of it
+  OffsetTable<Value> values_;  // value id -> what is known of it (a run's ids are dense)
 };
 
 }  // namespace logsim::properties

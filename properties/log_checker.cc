@@ -60,13 +60,13 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   Partition& p = partition(ids.tp);
   if (e.kind == OpKind::kSendOk) {
     const Ack ack{e.value_id, ids.tp, ids.key, ids.process, e.offset, e.index};
-    const auto [it, fresh] = ack_of_.try_emplace(e.value_id, acked_.size());
+    const auto [index, fresh] = ack_of_.emplace(value_key(e.value_id), acked_.size());
     if (fresh) acked_.push_back(ack);
-    else acked_[it->second] = ack;
+    else acked_[*index] = ack;
     note(p, e, ids, false);
     return;
   }
-  processed_.insert(e.value_id);
+  processed_.insert(value_key(e.value_id));
   if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
   const std::int64_t from = read_from_[ids.process].try_emplace(ids.tp, e.offset).first->second;
   p.processings.push_back(Processing{e.offset, from, e.index, e.at, ids.process});
@@ -79,7 +79,7 @@ void LogChecker::finish() {
   std::vector<const Ack*> order;
   order.reserve(acked_.size());
   for (const Ack& a : acked_) {
-    if (!processed_.contains(a.value)) order.push_back(&a);
+    if (!processed_.contains(value_key(a.value))) order.push_back(&a);
   }
   std::sort(order.begin(), order.end(), [](const Ack* a, const Ack* b) { return a->value < b->value; });
   for (const Ack* ack : order) {

@@ -10,12 +10,11 @@
 //
 // State: per topic-partition (indexed by its id), the value first seen at each offset
 // (OffsetTable) and every processing; per value, where it was acknowledged and whether it was
-// processed (hash maps). O(1) per event (amortized), linear memory.
+// processed (paged tables by value id). O(1) per event (amortized), linear memory.
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "properties/checker.h"
@@ -62,9 +61,10 @@ class LogChecker final : public Checker {
   void note(Partition& p, const HistoryEvent& e, const EventIds& ids, bool processed);
 
   std::vector<Partition> partitions_;                 // by topic-partition id
+  // Tables by value id (a run numbers values 1, 2, ...: dense, so paged tables beat hashing).
   std::vector<Ack> acked_;                            // in acknowledgement order
-  std::unordered_map<std::uint64_t, std::size_t> ack_of_;  // value -> its entry in acked_ (the last ack wins)
-  std::unordered_set<std::uint64_t> processed_;        // values some consumer processed
+  OffsetTable<std::size_t> ack_of_;                   // value -> its entry in acked_ (the last ack wins)
+  OffsetSet processed_;                               // values some consumer processed
   // Per process, per partition, where its current continuous read began (a seek's position,
   // else its first processed offset); a new assignment ends every read of the process.
   std::vector<std::unordered_map<Id, std::int64_t>> read_from_;

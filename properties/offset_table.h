@@ -164,4 +164,8 @@ class OffsetSet {
   std::size_t size_ = 0;
 };
 
+// Value ids (uint64) as keys of an OffsetTable or OffsetSet: any id works, and a run's ids
+// (1, 2, ...) are dense.
+inline std::int64_t value_key(std::uint64_t value_id) { return static_cast<std::int64_t>(value_id); }
+
 }  // namespace logsim::properties
