@@ -25,7 +25,7 @@
 namespace {
 
 using namespace logsim;
-using properties::fuzz::FaultKind;
+using fuzz::FaultKind;
 
 nlohmann::json read_json(const std::string& relative) {
   std::ifstream in(std::string(LOGSIM_SOURCE_DIR) + "/" + relative);

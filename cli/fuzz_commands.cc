@@ -113,9 +113,7 @@ int fuzz_command(const FuzzArgs& args) {
     o.shape.kinds = fuzz::fault_kinds(args.faults, &unknown);
     if (!unknown.empty()) {
       std::string all;
-      for (int k = 0; k < properties::fuzz::kFaultKinds; ++k) {
-        all += std::string(all.empty() ? "" : ", ") + std::string(properties::fuzz::fault_kind_name(static_cast<properties::fuzz::FaultKind>(k)));
-      }
+      for (const std::string& k : scenarios::fault_kind_names()) all += (all.empty() ? "" : ", ") + k;
       std::fprintf(stderr, "logsim fuzz: --faults: unknown fault kind \"%s\"; expected a comma-separated list of %s\n", unknown.c_str(), all.c_str());
       return kExitBadInput;
     }

@@ -9,14 +9,13 @@ include(CMakePackageConfigHelpers)
 
 set(LOGSIM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/logsim)
 
-# The headers of the installed libraries. properties/generators.h needs RapidCheck (fuzzing
-# only, not installed); tests are not installed.
+# The headers of the installed libraries; fuzz/ (RapidCheck's generators) and tests are not
+# installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/api ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/sim
                   ${PROJECT_SOURCE_DIR}/properties ${PROJECT_SOURCE_DIR}/scenarios ${PROJECT_SOURCE_DIR}/reports
         DESTINATION ${LOGSIM_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h"
-        PATTERN "tests" EXCLUDE PATTERN "regressions" EXCLUDE PATTERN "templates" EXCLUDE
-        PATTERN "generators.h" EXCLUDE)
+        PATTERN "tests" EXCLUDE PATTERN "regressions" EXCLUDE PATTERN "templates" EXCLUDE)
 
 install(EXPORT logsim-targets NAMESPACE logsim:: FILE logsim-targets.cmake DESTINATION ${LOGSIM_INSTALL_CMAKEDIR})
 

@@ -17,9 +17,9 @@ namespace logsim::fuzz {
 namespace {
 
 using nlohmann::json;
-using properties::fuzz::Case;
-using properties::fuzz::FaultKind;
-using properties::fuzz::Shape;
+using fuzz::Case;
+using fuzz::FaultKind;
+using fuzz::Shape;
 
 std::string ms(std::int64_t v) { return std::to_string(v) + "ms"; }
 
@@ -95,7 +95,7 @@ json step(std::int64_t at_ms, const std::string& action, const std::string& targ
   return s;
 }
 
-void add_fault_steps(json& timeline, const properties::fuzz::PlacedFault& p, const Targets& t) {
+void add_fault_steps(json& timeline, const fuzz::PlacedFault& p, const Targets& t) {
   const auto& f = p.fault;
   switch (f.kind) {
     case FaultKind::kCrash:
@@ -127,6 +127,12 @@ void add_fault_steps(json& timeline, const properties::fuzz::PlacedFault& p, con
       const std::string b = broker(f.target, t.brokers);
       timeline.push_back(step(p.start_ms, "pause", b));
       timeline.push_back(step(p.end_ms, "resume", b));
+      break;
+    }
+    case FaultKind::kClog: {  // one step: the clog carries its length
+      json s = step(p.start_ms, "clog", broker(f.target, t.brokers));
+      s["for"] = std::to_string(p.end_ms - p.start_ms) + "ms";
+      timeline.push_back(s);
       break;
     }
     case FaultKind::kControllerCrash:
@@ -182,7 +188,7 @@ json generated_base(const Case& c, const Shape& shape, std::uint64_t seed) {
   for (const auto& p : producers) records += p["count"].get<std::int64_t>();
   std::int64_t quiesce_ms = shape.quiesce_ms;
   for (const auto& g : c.groups) {
-    const double per_record_ms = g.processing_ms / 2.0 + (g.commit == properties::fuzz::Commit::kAfterEachMessage ? 15.0 : 1.0);
+    const double per_record_ms = g.processing_ms / 2.0 + (g.commit == fuzz::Commit::kAfterEachMessage ? 15.0 : 1.0);
     quiesce_ms = std::max(quiesce_ms, static_cast<std::int64_t>(static_cast<double>(records) * per_record_ms) + 20'000);
   }
   json groups = json::array();
@@ -194,11 +200,11 @@ json generated_base(const Case& c, const Shape& shape, std::uint64_t seed) {
                 {"partition.assignment.strategy", g.assignor},
                 {"max.poll.records", g.max_poll_records},
                 {"request.timeout.ms", 2000}};
-    if (g.commit == properties::fuzz::Commit::kAuto) config["auto.commit.interval.ms"] = g.auto_commit_interval_ms;
+    if (g.commit == fuzz::Commit::kAuto) config["auto.commit.interval.ms"] = g.auto_commit_interval_ms;
     json group{{"name", "group-" + std::to_string(i + 1)},
                {"topics", {"events"}},
                {"members", g.members},
-               {"commit", std::string(properties::fuzz::commit_name(g.commit))},
+               {"commit", std::string(fuzz::commit_name(g.commit))},
                {"config", config}};
     if (g.static_membership) group["static_membership"] = true;
     if (g.processing_ms > 0) group["processing"] = {{"min", "0ms"}, {"max", ms(g.processing_ms)}};
@@ -315,14 +321,9 @@ std::vector<FaultKind> fault_kinds(std::string_view list, std::string* unknown) 
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
     const std::string_view name = list.substr(start, comma - start);
-    bool known = false;
-    for (int k = 0; k < properties::fuzz::kFaultKinds; ++k) {
-      if (properties::fuzz::fault_kind_name(static_cast<FaultKind>(k)) == name) {
-        out.push_back(static_cast<FaultKind>(k));
-        known = true;
-      }
-    }
-    if (!known && unknown != nullptr && unknown->empty()) *unknown = std::string(name);
+    FaultKind kind{};
+    if (scenarios::fault_kind_by_name(name, kind)) out.push_back(kind);
+    else if (unknown != nullptr && unknown->empty()) *unknown = std::string(name);
     start = comma + 1;
   }
   return out;
@@ -370,7 +371,7 @@ json render_case(const Case& c, const Shape& shape, std::uint64_t seed, const js
   }
   if (!doc.contains("timeline")) doc["timeline"] = json::array();
   const Targets targets = targets_of(doc);
-  for (const auto& p : properties::fuzz::place_faults(c, shape)) add_fault_steps(doc["timeline"], p, targets);
+  for (const auto& p : fuzz::place_faults(c, shape)) add_fault_steps(doc["timeline"], p, targets);
   sort_timeline(doc);
   doc["expect"] = {{"verdict", "pass"}};
   std::vector<std::string> all = doc.contains("plant") ? doc["plant"].get<std::vector<std::string>>() : std::vector<std::string>{};
@@ -385,10 +386,10 @@ json render_case(const Case& c, const Shape& shape, std::uint64_t seed, const js
 json fuzz_case_doc(const FuzzOptions& options, std::uint64_t seed) {
   if (options.template_doc) {
     const Shape shape = shape_for_template(*options.template_doc, options.shape);
-    const auto c = properties::fuzz::case_for_seed(properties::fuzz::gen_faults_only(shape), seed).value();
+    const auto c = fuzz::case_for_seed(fuzz::gen_faults_only(shape), seed).value();
     return render_case(c, shape, seed, &*options.template_doc, options.plants);
   }
-  const auto c = properties::fuzz::case_for_seed(properties::fuzz::gen_case(options.shape), seed).value();
+  const auto c = fuzz::case_for_seed(fuzz::gen_case(options.shape), seed).value();
   return render_case(c, options.shape, seed, nullptr, options.plants);
 }
 
@@ -509,8 +510,8 @@ FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzP
   if (options.shrink) {
     // 1. Along RapidCheck's shrink tree of the case.
     const Shape shape = options.template_doc ? shape_for_template(*options.template_doc, options.shape) : options.shape;
-    const rc::Gen<Case> gen = options.template_doc ? properties::fuzz::gen_faults_only(shape) : properties::fuzz::gen_case(shape);
-    rc::Shrinkable<Case> current = properties::fuzz::case_for_seed(gen, seed);
+    const rc::Gen<Case> gen = options.template_doc ? fuzz::gen_faults_only(shape) : fuzz::gen_case(shape);
+    rc::Shrinkable<Case> current = fuzz::case_for_seed(gen, seed);
     // A third of the budget: most of the tree's candidates shrink one number, and a run that
     // changes timing rarely fails the same way; the scenario edits below cut deeper per run.
     const std::int64_t tree_runs = options.shrink_max_runs / 3;

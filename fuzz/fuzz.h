@@ -2,7 +2,7 @@
 // to a small scenario and hands it back as an ordinary scenario file that `logsim run`
 // reproduces bit-for-bit.
 //
-// A case is drawn from properties/generators.h (RapidCheck, keyed by the seed) and rendered as
+// A case is drawn from fuzz/generators.h (RapidCheck, keyed by the seed) and rendered as
 // scenario JSON, which the real loader reads: what the fuzzer runs is exactly what the user
 // gets. With a template scenario, the template brings the cluster, topics, workload and groups
 // and the case adds a fault schedule to its timeline.
@@ -29,7 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/env/plants.h"
-#include "properties/generators.h"
+#include "fuzz/generators.h"
 #include "scenarios/runner.h"
 
 namespace logsim::fuzz {
@@ -44,7 +44,7 @@ struct FuzzOptions {
   double time_budget_s = 0;                    // wall-clock budget for the search (0: none)
   int jobs = 1;
   std::vector<std::string> plants;             // planted bugs, by name (validated by the caller)
-  properties::fuzz::Shape shape;
+  fuzz::Shape shape;
   bool keep_going = false;                     // search every seed, do not stop at the first failure
   bool shrink = true;
   std::int64_t shrink_max_runs = 400;          // scenario runs the shrinker may spend
@@ -108,7 +108,7 @@ struct FuzzReport {
 // The scenario a seed stands for (a whole generated scenario, or the template plus faults).
 nlohmann::json fuzz_case_doc(const FuzzOptions& options, std::uint64_t seed);
 // Renders a generated case; `template_doc` supplies everything but the faults when given.
-nlohmann::json render_case(const properties::fuzz::Case& c, const properties::fuzz::Shape& shape, std::uint64_t seed,
+nlohmann::json render_case(const fuzz::Case& c, const fuzz::Shape& shape, std::uint64_t seed,
                            const nlohmann::json* template_doc, const std::vector<std::string>& plants);
 
 // Runs a scenario document (loaded by the real loader, named `file` in errors) with its seed.
@@ -119,9 +119,9 @@ FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzP
 
 // Fault kinds from a comma-separated list of names ("crash,member-pause"); an unknown name is
 // returned in `unknown` (and the result is then incomplete).
-std::vector<properties::fuzz::FaultKind> fault_kinds(std::string_view list, std::string* unknown = nullptr);
+std::vector<fuzz::FaultKind> fault_kinds(std::string_view list, std::string* unknown = nullptr);
 
 // The shape used for a template: faults fall within its duration.
-properties::fuzz::Shape shape_for_template(const nlohmann::json& doc, properties::fuzz::Shape shape);
+fuzz::Shape shape_for_template(const nlohmann::json& doc, fuzz::Shape shape);
 
 }  // namespace logsim::fuzz

@@ -14,9 +14,6 @@ constexpr std::array<std::string_view, 10> kNames = {"crash", "power-loss", "iso
                                                      "clog", "controller-crash", "member-crash", "member-pause",
                                                      "member-stop"};
 
-bool is_member_kind(FaultKind k) {
-  return k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause || k == FaultKind::kMemberStop;
-}
 bool is_network_kind(FaultKind k) { return k == FaultKind::kIsolate || k == FaultKind::kPartition; }
 
 struct Active {
@@ -51,6 +48,10 @@ bool fault_kind_by_name(std::string_view name, FaultKind& out) {
     }
   }
   return false;
+}
+
+bool is_member_fault(FaultKind k) {
+  return k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause || k == FaultKind::kMemberStop;
 }
 
 std::vector<FaultKind> safe_fault_kinds() {
@@ -93,7 +94,7 @@ std::vector<TimelineStep> draw_faults(const FaultSchedule& schedule, const Scena
     std::vector<std::pair<FaultKind, std::vector<std::string>>> options;
     for (FaultKind k : schedule.kinds) {
       std::vector<std::string> targets;
-      if (is_member_kind(k)) targets = free(members);
+      if (is_member_fault(k)) targets = free(members);
       else if (k == FaultKind::kControllerCrash) targets = free({"controller"});
       else if (is_network_kind(k) && network_busy) targets = {};
       else if (k == FaultKind::kPartition && brokers.size() < 2) targets = {};

@@ -37,6 +37,8 @@ const std::vector<std::string>& fault_kind_names();  // every kind, in declarati
 bool fault_kind_by_name(std::string_view name, FaultKind& out);
 // The kinds under which Kafka promises safety (every kind but power-loss, KIP-966).
 std::vector<FaultKind> safe_fault_kinds();
+// Faults aimed at a group member (member-crash, member-pause, member-stop), not at the cluster.
+bool is_member_fault(FaultKind k);
 
 struct FaultSchedule {
   std::vector<FaultKind> kinds;  // what may happen (chosen uniformly per fault)

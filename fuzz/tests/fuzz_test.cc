@@ -26,7 +26,7 @@ json read_json(const std::string& relative) {
 FuzzOptions zombie_options() {
   FuzzOptions o;
   o.template_doc = read_json("scenarios/templates/zombie-members.json");
-  o.shape.kinds = {properties::fuzz::FaultKind::kMemberPause, properties::fuzz::FaultKind::kMemberCrash};
+  o.shape.kinds = {fuzz::FaultKind::kMemberPause, fuzz::FaultKind::kMemberCrash};
   return o;
 }
 
@@ -50,6 +50,31 @@ TEST(Fuzz, GeneratedCasesAreScenariosTheLoaderAcceptsAndASeedIsAlwaysTheSameScen
     distinct.insert(doc.dump());
   }
   EXPECT_EQ(distinct.size(), 40u);
+}
+
+// The fault kinds are the scenario "faults" section's (one list): --faults names them the same
+// way, and every kind, clog included, renders to steps the loader accepts.
+TEST(Fuzz, FaultKindsAreTheScenarioKindsAndClogCarriesItsLength) {
+  std::string unknown;
+  EXPECT_EQ(fault_kinds("clog,member-stop,power-loss", &unknown),
+            (std::vector<fuzz::FaultKind>{fuzz::FaultKind::kClog, fuzz::FaultKind::kMemberStop, fuzz::FaultKind::kPowerLoss}));
+  EXPECT_TRUE(unknown.empty());
+  fault_kinds("crash,clogg", &unknown);
+  EXPECT_EQ(unknown, "clogg");
+  FuzzOptions o;
+  o.shape.kinds = {fuzz::FaultKind::kClog};
+  int clogs = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const json doc = fuzz_case_doc(o, seed);
+    for (const auto& step : doc["timeline"]) {
+      if (step["action"] != "clog") continue;
+      ++clogs;
+      EXPECT_TRUE(step.contains("for")) << step.dump();
+    }
+    scenarios::Scenario s;
+    ASSERT_NO_THROW(s = scenarios::parse_scenario(doc.dump(), "seed")) << doc.dump(2);
+  }
+  EXPECT_GT(clogs, 0);
 }
 
 TEST(Fuzz, ATemplateKeepsItsWorkloadAndGainsFaultsAimedAtItsOwnNodes) {

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <set>
 
-#include "properties/generators.h"
+#include "fuzz/generators.h"
 
-namespace logsim::properties::fuzz {
+namespace logsim::fuzz {
 namespace {
 
 void check_schedule(const Case& c, const Shape& shape) {
@@ -27,7 +27,7 @@ void check_schedule(const Case& c, const Shape& shape) {
   }
   // Per lane, in the order they were drawn, faults do not overlap.
   std::vector<PlacedFault> by_lane[2];
-  for (const auto& p : placed) by_lane[is_member_fault(p.fault.kind) ? 1 : 0].push_back(p);
+  for (const auto& p : placed) by_lane[scenarios::is_member_fault(p.fault.kind) ? 1 : 0].push_back(p);
   for (int lane = 0; lane < 2; ++lane) {
     for (const auto& p : by_lane[lane]) {
       RC_ASSERT(p.start_ms >= lane_end[lane]);
@@ -96,4 +96,4 @@ TEST(Generators, FaultsOnlyCasesCarryNoTopology) {
 }
 
 }  // namespace
-}  // namespace logsim::properties::fuzz
+}  // namespace logsim::fuzz

@@ -1,5 +1,5 @@
 // Generators of fuzz cases (see generators.h).
-#include "properties/generators.h"
+#include "fuzz/generators.h"
 
 #include <rapidcheck/Random.h>
 #include <rapidcheck/gen/Build.h>
@@ -13,32 +13,7 @@
 #include <algorithm>
 #include <utility>
 
-namespace logsim::properties::fuzz {
-
-std::string_view fault_kind_name(FaultKind k) {
-  switch (k) {
-    case FaultKind::kCrash: return "crash";
-    case FaultKind::kIsolate: return "isolate";
-    case FaultKind::kPartition: return "partition";
-    case FaultKind::kPause: return "pause";
-    case FaultKind::kControllerCrash: return "controller-crash";
-    case FaultKind::kMemberCrash: return "member-crash";
-    case FaultKind::kMemberPause: return "member-pause";
-    case FaultKind::kMemberStop: return "member-stop";
-    case FaultKind::kPowerLoss: return "power-loss";
-  }
-  return "?";
-}
-
-bool is_member_fault(FaultKind k) {
-  return k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause || k == FaultKind::kMemberStop;
-}
-
-std::vector<FaultKind> safe_fault_kinds() {
-  return {FaultKind::kCrash,           FaultKind::kIsolate,     FaultKind::kPartition,
-          FaultKind::kPause,           FaultKind::kControllerCrash, FaultKind::kMemberCrash,
-          FaultKind::kMemberPause,     FaultKind::kMemberStop};
-}
+namespace logsim::fuzz {
 
 std::string_view commit_name(Commit c) {
   switch (c) {
@@ -145,7 +120,7 @@ std::vector<PlacedFault> place_faults(const Case& c, const Shape& shape) {
   bool lane_done[2] = {false, false};
   for (const Fault& f : c.faults) {
     if (std::find(c.kinds.begin(), c.kinds.end(), f.kind) == c.kinds.end()) continue;
-    const int lane = is_member_fault(f.kind) ? 1 : 0;
+    const int lane = scenarios::is_member_fault(f.kind) ? 1 : 0;
     if (lane_done[lane]) continue;
     const std::int64_t start = lane_free[lane] + f.gap_ms;
     if (start + f.length_ms > shape.faults_until_ms) {
@@ -159,4 +134,4 @@ std::vector<PlacedFault> place_faults(const Case& c, const Shape& shape) {
   return out;
 }
 
-}  // namespace logsim::properties::fuzz
+}  // namespace logsim::fuzz

@@ -4,8 +4,7 @@
 // subset of fault kinds and draws its configuration, so different seeds stress different
 // corners instead of every seed averaging over everything.
 //
-// A case is plain data. The scenarios layer renders it as an ordinary scenario file; this layer
-// knows nothing of the simulator. Every value is within the range Kafka accepts and within the
+// A case is plain data, which fuzz.cc renders as an ordinary scenario file. Every value is within the range Kafka accepts and within the
 // rules under which Kafka promises no loss, order per partition and one owner per partition
 // (acks=all, replication factor 3, min.insync.replicas=2, no unclean election; ordering-safe
 // producer settings; no commit-before-processing; no handler that fails), so a correct engine
@@ -25,31 +24,19 @@
 #include <string_view>
 #include <vector>
 
-namespace logsim::properties::fuzz {
+#include "scenarios/faults.h"
 
-// What a fault does. Broker-side faults never overlap each other (the next starts after the
-// previous one is repaired), and neither do member-side ones; the two lanes run side by side.
-enum class FaultKind : std::uint8_t {
-  kCrash,            // a broker crashes, restarted after the fault's length
-  kIsolate,          // every link to and from a broker is cut, then healed
-  kPartition,        // a broker is cut from the other brokers and the controller (clients still reach it)
-  kPause,            // a broker stops (a long GC pause), then resumes
-  kControllerCrash,  // the controller crashes, restarted after the fault's length
-  kMemberCrash,      // a group member crashes, restarted after the fault's length
-  kMemberPause,      // a group member stops (a GC pause, maybe past its session), then resumes
-  kMemberStop,       // a group member shuts down cleanly (leaves the group), then starts again
-  kPowerLoss,        // a broker loses power (unflushed data is lost); NOT safe under Kafka's
-                     // rules (see KIP-966), so only when asked for
-};
-inline constexpr int kFaultKinds = 9;
+namespace logsim::fuzz {
 
-std::string_view fault_kind_name(FaultKind k);
-bool is_member_fault(FaultKind k);
-// The kinds a case draws from when none are named: every kind under which Kafka promises safety.
-std::vector<FaultKind> safe_fault_kinds();
+// What a fault does: the kinds of a scenario's "faults" section (scenarios/faults.h), one list
+// for both. Broker-side faults never overlap each other (the next starts after the previous one
+// is repaired), and neither do member-side ones; the two lanes run side by side.
+using scenarios::FaultKind;
+using scenarios::fault_kind_name;
+using scenarios::safe_fault_kinds;  // the kinds a case draws from when none are named
 
 struct Fault {
-  FaultKind kind = FaultKind::kCrash;
+  FaultKind kind = FaultKind::kCrash;  // clog: its length is the clog's "for"
   std::int32_t target = 0;        // index of the broker or member (taken modulo how many there are)
   std::int64_t gap_ms = 0;        // quiet time after the previous fault of its lane was repaired
   std::int64_t length_ms = 100;   // from the fault to its repair
@@ -115,4 +102,4 @@ struct PlacedFault {
 // phase, are dropped, so shrinking only ever makes a schedule sparser.
 std::vector<PlacedFault> place_faults(const Case& c, const Shape& shape);
 
-}  // namespace logsim::properties::fuzz
+}  // namespace logsim::fuzz
