@@ -1,0 +1,304 @@
+// The scenario loader's timeline and faults sections: every action with its keys, targets
+// checked against the scenario's nodes, groups and topics (with did-you-mean), admin steps
+// checked in time order, and the random fault schedule's bounds.
+#include <algorithm>
+#include <map>
+
+#include "engine/controller/topic_config.h"
+#include "scenarios/loader.h"
+#include "scenarios/loader_internal.h"
+
+namespace logsim::scenarios::detail {
+namespace {
+
+const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop", "restart", "pause",
+                                                   "resume", "isolate", "partition", "heal", "clog",
+                                                   "set-network", "clock-skew",
+                                                   "create-topic", "delete-topic", "add-partitions", "alter-config",
+                                                   "reset-offsets", "delete-offsets", "delete-group", "describe-group"};
+
+// The keys each timeline action takes besides "at" and "action".
+std::vector<std::string> step_keys(const std::string& action) {
+  if (action == "partition") return {"groups"};
+  if (action == "heal") return {};
+  if (action == "clog") return {"target", "for"};
+  if (action == "set-network") return {"target", "network"};
+  if (action == "clock-skew") return {"target", "offset", "drift_ppm"};
+  if (action == "create-topic" || action == "delete-topic") return {"topic"};
+  if (action == "add-partitions") return {"topic", "partitions"};
+  if (action == "alter-config") return {"topic", "config"};
+  if (action == "reset-offsets") return {"group", "topic", "to", "execute"};
+  if (action == "delete-offsets") return {"group", "topic"};
+  if (action == "delete-group" || action == "describe-group") return {"group"};
+  return {"target"};
+}
+
+
+std::vector<std::string> node_names(const Scenario& s) {
+  std::vector<std::string> out;
+  for (std::int32_t b = 1; b <= s.cluster.brokers; ++b) out.push_back("broker-" + std::to_string(b));
+  out.push_back("controller");
+  for (const auto& p : s.producers) out.push_back(p.name);
+  for (const auto& c : s.consumers) out.push_back(c.name);
+  for (const auto& g : s.groups) {
+    for (std::int32_t i = 1; i <= g.members; ++i) out.push_back(g.member_name(i));
+  }
+  return out;
+}
+
+std::string check_node(const JsonReader& r, const std::vector<std::string>& names) {
+  const std::string name = r.string();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return name;
+  auto guess = did_you_mean(name, names);
+  std::string expected = guess ? "did you mean \"" + *guess + "\"?" : "one of:";
+  if (!guess) for (const auto& n : names) expected += " " + n;
+  r.fail("unknown target \"" + name + "\"", expected);
+}
+
+// alter-config's "config": each key set to a value (validated as under /topics, then passed
+// on as Kafka's string), or null to go back to the default (IncrementalAlterConfigs' DELETE).
+std::vector<AlterableConfig> read_alter_configs(const JsonReader& c, const Scenario& s, const std::string& file) {
+  c.expect_object(kTopicConfigKeys);
+  if (c.json().empty()) c.fail("found no configs", "at least one topic config to set (or null to reset)");
+  std::vector<AlterableConfig> out;
+  for (const auto& [key, value] : c.json().items()) {
+    if (value.is_null()) {
+      out.push_back(AlterableConfig{key, AlterConfigOp::kDelete, ""});
+      continue;
+    }
+    const nlohmann::json one = nlohmann::json::object({{key, value}});
+    TopicSpec spec;
+    spec.min_insync_replicas = s.cluster.config.min_insync_replicas;
+    read_topic_config(JsonReader(one, c.pointer(), file), spec);
+    const engine::TopicConfigs configs{spec.min_insync_replicas, spec.unclean_leader_election.value_or(false), spec.log};
+    out.push_back(AlterableConfig{key, AlterConfigOp::kSet, engine::topic_config_value(configs, key)});
+  }
+  return out;
+}
+
+// Admin steps in time order must act on topics that exist then: create-topic on a new name,
+// the others on a topic that exists, add-partitions growing it.
+void check_admin_steps(Scenario& s) {
+  std::map<std::string, std::int32_t> partitions;  // topics that exist, with their partition counts
+  for (const auto& t : s.topics) partitions[t.name] = t.partitions;
+  auto fail = [&](const TimelineStep& step, const std::string& where, const std::string& problem, const std::string& expected) {
+    throw ScenarioError(s.file, step.pointer + where, problem, expected);
+  };
+  for (auto& step : s.timeline) {
+    if (!step.is_admin() || (step.is_group_admin() && step.topic.empty())) continue;
+    const std::string when = " at " + std::to_string(to_millis(step.at)) + "ms";
+    if (step.action == "create-topic") {
+      if (partitions.contains(step.topic)) {
+        fail(step, "/topic/name", "topic \"" + step.topic + "\" already exists" + when,
+             "a new topic name (or a delete-topic step before this one)");
+      }
+      partitions[step.topic] = step.create->partitions;
+      continue;
+    }
+    auto it = partitions.find(step.topic);
+    if (it == partitions.end()) {
+      fail(step, "/topic", "topic \"" + step.topic + "\" does not exist" + when,
+           "a topic defined under /topics or created by an earlier create-topic step");
+    }
+    if (step.action == "delete-offsets") {
+      step.partitions = it->second;  // --topic T: every partition the topic has then
+    } else if (step.action == "delete-topic") {
+      partitions.erase(it);
+    } else if (step.action == "add-partitions") {
+      if (step.partitions <= it->second) {
+        fail(step, "/partitions", "topic \"" + step.topic + "\" has " + std::to_string(it->second) + " partitions" + when,
+             "a larger total (Kafka can only add partitions)");
+      }
+      it->second = step.partitions;
+    }
+  }
+}
+
+std::string check_group(const JsonReader& r, const Scenario& s) {
+  const std::string name = r.string();
+  std::vector<std::string> names;
+  for (const auto& g : s.groups) names.push_back(g.name);
+  if (std::find(names.begin(), names.end(), name) != names.end()) return name;
+  auto guess = did_you_mean(name, names);
+  r.fail("unknown group \"" + name + "\"", guess ? "did you mean \"" + *guess + "\"?" : "a group defined under /groups");
+}
+
+// reset-offsets: kafka-consumer-groups --reset-offsets --group G --topic T <mode> [--execute].
+engine::ResetOffsetsRequest read_reset(const JsonReader& step, TimelineStep& t, const Scenario& s) {
+  engine::ResetOffsetsRequest req;
+  req.group_id = t.group;
+  if (auto v = step.get("topic")) {
+    t.topic = v->string();  // checked against the topics existing then, with the other admin steps
+    req.topics.push_back({t.topic, {}});
+  }
+  req.execute = true;
+  if (auto v = step.get("execute")) req.execute = v->boolean();
+  const JsonReader to = step.at("to");
+  const std::string expected =
+      "\"earliest\", \"latest\", \"current\", or one of {\"offset\": N}, {\"shift_by\": N}, {\"datetime\": \"10s\"} "
+      "(a simulated instant), {\"by_duration\": \"5s\"}";
+  if (to.json().is_string()) {
+    const std::string m = to.string();
+    if (m == "earliest") req.mode = engine::ResetMode::kToEarliest;
+    else if (m == "latest") req.mode = engine::ResetMode::kToLatest;
+    else if (m == "current") req.mode = engine::ResetMode::kToCurrent;
+    else {
+      auto guess = did_you_mean(m, {"earliest", "latest", "current"});
+      to.fail("unknown reset \"" + m + "\"", guess ? "did you mean \"" + *guess + "\"?" : expected);
+    }
+  } else if (to.json().is_object() && to.json().size() == 1) {
+    to.expect_object({"offset", "shift_by", "datetime", "by_duration"});
+    if (auto v = to.get("offset")) {
+      req.mode = engine::ResetMode::kToOffset;
+      req.value = v->integer(0, INT64_MAX);
+    } else if (auto v2 = to.get("shift_by")) {
+      req.mode = engine::ResetMode::kShiftBy;
+      req.value = v2->integer(INT64_MIN / 2, INT64_MAX / 2);
+    } else if (auto v3 = to.get("datetime")) {
+      req.mode = engine::ResetMode::kToDatetime;
+      req.value = to_millis(v3->duration());
+    } else if (auto v4 = to.get("by_duration")) {
+      req.mode = engine::ResetMode::kByDuration;
+      req.value = to_millis(v4->duration());
+    }
+  } else {
+    to.fail("found " + std::string(to.json().type_name()), expected);
+  }
+  (void)s;
+  return req;
+}
+
+// A duration that may be negative: "-2s" (a clock behind), "500ms".
+Nanos signed_duration(const JsonReader& r) {
+  if (r.json().is_string()) {
+    const std::string text = r.json().get<std::string>();
+    if (!text.empty() && text.front() == '-') {
+      const nlohmann::json rest = text.substr(1);
+      return -JsonReader(rest, r.pointer(), r.file()).duration();
+    }
+  }
+  return r.duration();
+}
+
+}  // namespace
+
+void read_timeline(const JsonReader& r, Scenario& s) {
+  const auto names = node_names(s);
+  for (const auto& step : r.items()) {
+    step.expect_object({"at", "action", "target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for",
+                        "network", "offset", "drift_ppm"});
+    TimelineStep t;
+    t.pointer = step.pointer();
+    t.at = step.at("at").duration();
+    if (t.at > s.duration) {
+      step.at("at").fail("the step is after the end of the run (duration " + std::to_string(to_millis(s.duration)) + "ms)",
+                         "a time no later than the scenario's duration");
+    }
+    const auto action = step.at("action");
+    t.action = action.string();
+    if (std::find(kTimelineActions.begin(), kTimelineActions.end(), t.action) == kTimelineActions.end()) {
+      auto guess = did_you_mean(t.action, kTimelineActions);
+      std::string expected = guess ? "did you mean \"" + *guess + "\"?" : "one of:";
+      if (!guess) for (const auto& a : kTimelineActions) expected += " " + a;
+      action.fail("unknown action \"" + t.action + "\"", expected);
+    }
+    const std::vector<std::string> keys = step_keys(t.action);
+    for (const std::string key : {"target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for", "network",
+                                  "offset", "drift_ppm"}) {
+      if (!step.has(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+      std::string expected = "only";
+      for (const auto& k : keys) expected += " \"" + k + "\"";
+      expected = keys.empty() ? "no keys but \"at\" and \"action\" (heal ends every network fault)"
+                              : expected + " besides \"at\" and \"action\"";
+      step.at(key).fail(t.action + " takes no \"" + key + "\"", expected);
+    }
+    if (t.action == "partition") {
+      for (const auto& g : step.at("groups").items()) {
+        std::string group;
+        for (const auto& n : g.items()) group += (group.empty() ? "" : ",") + check_node(n, names);
+        t.targets.push_back(group);
+      }
+      if (t.targets.size() < 2) step.at("groups").fail("found fewer than two groups", "two or more groups of node names");
+    } else if (t.action == "create-topic") {
+      t.create = read_topic(step.at("topic"), s);
+      t.topic = t.create->name;
+    } else if (t.is_group_admin()) {
+      t.group = check_group(step.at("group"), s);
+      if (t.action == "reset-offsets") t.reset = read_reset(step, t, s);
+      if (t.action == "delete-offsets") t.topic = step.at("topic").string();
+    } else if (t.is_admin()) {
+      t.topic = step.at("topic").string();
+      if (t.action == "add-partitions") t.partitions = static_cast<std::int32_t>(step.at("partitions").integer(1, 10'000));
+      if (t.action == "alter-config") t.configs = read_alter_configs(step.at("config"), s, s.file);
+    } else if (t.action == "set-network") {
+      // Without a target: every link's default; with one: the links to and from that node.
+      if (step.has("target")) t.targets.push_back(check_node(step.at("target"), names));
+      t.network = read_network(step.at("network"), s.cluster.network);
+    } else if (std::find(keys.begin(), keys.end(), "target") != keys.end()) {
+      t.targets.push_back(check_node(step.at("target"), names));
+      if (t.action == "clog") {
+        t.for_duration = step.at("for").duration();
+        if (t.for_duration <= 0) step.at("for").fail("found a clog of no length", "a duration above zero, e.g. \"2s\"");
+      } else if (t.action == "clock-skew") {
+        t.clock_offset = signed_duration(step.at("offset"));
+        if (auto d = step.get("drift_ppm")) t.drift_ppm = d->number(-100'000, 100'000);
+      }
+    }
+    s.timeline.push_back(std::move(t));
+  }
+  std::stable_sort(s.timeline.begin(), s.timeline.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+  check_admin_steps(s);
+}
+
+// The "faults" section: a random fault schedule the runner draws from the seed.
+FaultSchedule read_faults(const JsonReader& r, const Scenario& s) {
+  r.expect_object({"kinds", "every", "for", "from", "until", "concurrency"});
+  FaultSchedule f;
+  std::int32_t members = 0;
+  for (const auto& g : s.groups) members += g.members;
+  auto usable = [&](FaultKind k) -> std::string {  // why a kind cannot be used here, or ""
+    if (is_member_fault(k) && members == 0) return "the scenario has no group members to aim it at";
+    if (k == FaultKind::kPartition && s.cluster.brokers < 2) return "a partition needs two brokers or more";
+    return "";
+  };
+  if (auto v = r.get("kinds")) {
+    std::string all;
+    for (const auto& n : fault_kind_names()) all += (all.empty() ? "" : ", ") + n;
+    const auto items = v->items();
+    if (items.empty()) v->fail("found no kinds", "one or more of: " + all);
+    for (const auto& item : items) {
+      const std::string name = item.string();
+      FaultKind k{};
+      if (!fault_kind_by_name(name, k)) {
+        auto guess = did_you_mean(name, fault_kind_names());
+        item.fail("unknown fault kind \"" + name + "\"", guess ? "did you mean \"" + *guess + "\"?" : "one of " + all);
+      }
+      if (auto why = usable(k); !why.empty()) item.fail("cannot use " + name + ": " + why, "kinds this scenario has targets for");
+      if (std::find(f.kinds.begin(), f.kinds.end(), k) == f.kinds.end()) f.kinds.push_back(k);
+    }
+  } else {
+    for (FaultKind k : safe_fault_kinds()) {
+      if (usable(k).empty()) f.kinds.push_back(k);
+    }
+  }
+  auto positive = [](const JsonReader& v, const char* what) {
+    const Nanos d = v.duration();
+    if (d <= 0) v.fail("found a zero " + std::string(what), "a duration above zero, e.g. \"5s\"");
+    return d;
+  };
+  if (auto v = r.get("every")) f.every = positive(*v, "interval");
+  if (auto v = r.get("for")) f.length = positive(*v, "fault length");
+  if (auto v = r.get("from")) {
+    f.from = v->duration();
+    if (f.from >= s.duration) v->fail("faults would start after the end of the run", "a time before the scenario's duration");
+  }
+  if (auto v = r.get("until")) {
+    f.until = v->duration();
+    if (f.until > s.duration) v->fail("found a time after the end of the run", "a time no later than the scenario's duration");
+    if (f.until <= f.from) v->fail("found a time not after \"from\"", "a time after \"from\"");
+  }
+  if (auto v = r.get("concurrency")) f.concurrency = static_cast<std::int32_t>(v->integer(1, 100));
+  return f;
+}
+
+}  // namespace logsim::scenarios::detail
