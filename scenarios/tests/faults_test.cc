@@ -11,6 +11,7 @@
 
 #include "scenarios/loader.h"
 #include "scenarios/runner.h"
+#include "scenarios/tests/load_error.h"
 
 namespace logsim::scenarios {
 namespace {
@@ -21,16 +22,6 @@ std::string doc(const std::string& faults, const std::string& groups = R"(, "gro
     "topics": [{"name": "t", "partitions": 3}],
     "producers": [{"name": "p", "topic": "t", "rate_per_sec": 50, "count": 500, "config": {"acks": "all"}}])" +
          groups + (faults.empty() ? "" : R"(, "faults": )" + faults) + "}";
-}
-
-ScenarioError error_of(const std::string& text) {
-  try {
-    parse_scenario(text, "f.json");
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no error for: " << text;
-  return ScenarioError("", "", "", "");
 }
 
 std::vector<TimelineStep> draw(const Scenario& s, std::uint64_t seed) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scenarios/loader.h"
+#include "scenarios/tests/load_error.h"
 
 namespace logsim::scenarios {
 namespace {
@@ -13,16 +14,6 @@ namespace {
 std::string with_groups(const std::string& groups, const std::string& cluster_config = "{}") {
   return R"({"name": "s", "cluster": {"brokers": 3, "config": )" + cluster_config +
          R"(}, "topics": [{"name": "orders", "partitions": 3}], "groups": )" + groups + "}";
-}
-
-ScenarioError error_of(const std::string& text) {
-  try {
-    parse_scenario(text, "mem.json");
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no error for: " << text;
-  return ScenarioError("", "", "", "");
 }
 
 TEST(GroupsLoader, DefaultsAreKafkas) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/tests/load_error.h"
+
 namespace logsim::scenarios {
 namespace {
 
@@ -36,16 +38,6 @@ std::string with(const std::string& extra, const std::string& producer_extra = "
 }
 
 // Parses `text`, which must fail, and returns the error.
-ScenarioError error_of(const std::string& text) {
-  try {
-    parse_scenario(text, "mem.json");
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no error for: " << text;
-  return ScenarioError("", "", "", "");
-}
-
 bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
