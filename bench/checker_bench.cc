@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -39,43 +38,7 @@
 #include "properties/order_checker.h"
 #include "properties/poll_skip_checker.h"
 #include "properties/send_order_checker.h"
-
-namespace {
-std::int64_t g_live_bytes = 0;  // one thread
-
-void* counted_alloc(std::size_t n) {
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  g_live_bytes += static_cast<std::int64_t>(malloc_usable_size(p));
-  return p;
-}
-void counted_free(void* p) noexcept {
-  if (p == nullptr) return;
-  g_live_bytes -= static_cast<std::int64_t>(malloc_usable_size(p));
-  std::free(p);
-}
-}  // namespace
-
-void* operator new(std::size_t n) { return counted_alloc(n); }
-void* operator new[](std::size_t n) { return counted_alloc(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted_alloc(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted_alloc(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p) noexcept { counted_free(p); }
-void operator delete[](void* p) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+#include "bench/heap_counter.h"
 
 namespace logsim::bench {
 namespace {
@@ -294,21 +257,21 @@ void breakdown(std::size_t events) {
     chunk.clear();
     gen.fill(chunk, std::min<std::size_t>(1'000'000, events - fed));
     for (std::size_t i = 0; i < checkers.size(); ++i) {
-      const std::int64_t heap = g_live_bytes;
+      const std::int64_t heap = live_heap_bytes();
       const double start = cpu_seconds();
       for (const HistoryEvent& e : chunk) checkers[i]->observe(e);
       seconds[i] += cpu_seconds() - start;
-      bytes[i] += g_live_bytes - heap;
+      bytes[i] += live_heap_bytes() - heap;
     }
     fed += chunk.size();
   }
   std::printf("per checker (observe + finish, CPU time), %zu events:\n", fed);
   for (std::size_t i = 0; i < checkers.size(); ++i) {
-    const std::int64_t heap = g_live_bytes;
+    const std::int64_t heap = live_heap_bytes();
     const double start = cpu_seconds();
     checkers[i]->finish();
     seconds[i] += cpu_seconds() - start;
-    bytes[i] += g_live_bytes - heap;
+    bytes[i] += live_heap_bytes() - heap;
     std::printf("  %-22s %7.2f s  %6.2f M events/s  %8.1f MiB\n", std::string(checkers[i]->name()).c_str(), seconds[i],
                 static_cast<double>(fed) / seconds[i] / 1e6, static_cast<double>(bytes[i]) / (1 << 20));
   }
@@ -327,23 +290,23 @@ int run(std::size_t events) {
   while (fed < events) {
     chunk.clear();
     gen.fill(chunk, std::min(chunk_size, events - fed));
-    const std::int64_t heap = g_live_bytes;
+    const std::int64_t heap = live_heap_bytes();
     const auto start = Clock::now();
     const double cpu_start = cpu_seconds();
     for (const HistoryEvent& e : chunk) checkers.observe(e);
     seconds += std::chrono::duration<double>(Clock::now() - start).count();
     cpu += cpu_seconds() - cpu_start;
-    checker_bytes += g_live_bytes - heap;
+    checker_bytes += live_heap_bytes() - heap;
     fed += chunk.size();
   }
-  const std::int64_t heap = g_live_bytes;
+  const std::int64_t heap = live_heap_bytes();
   const auto start = Clock::now();
   const double cpu_start = cpu_seconds();
   const properties::Verdict verdict = checkers.finish();
   const double finish_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   seconds += finish_seconds;
   cpu += cpu_seconds() - cpu_start;
-  checker_bytes += g_live_bytes - heap;
+  checker_bytes += live_heap_bytes() - heap;
   std::printf("events                 %zu\n", fed);
   std::printf("checker time           %.2f s wall (finish: %.2f s), %.2f s CPU\n", seconds, finish_seconds, cpu);
   std::printf("throughput             %.2f million events/s of CPU time, %.2f of wall time (goal >= 5)\n",

@@ -16,16 +16,13 @@
 //
 // Usage: bench_e2e [records]   (default 2,000,000; the smoke test passes a small count)
 // Wall-clock time is read here, in the harness, never inside the simulation.
-#include <malloc.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -36,54 +33,7 @@
 #include "engine/log/partition_log.h"
 #include "sim/disk.h"
 #include "sim/world.h"
-
-// ---- Live heap bytes: every operator new/delete of the process, by usable size.
-
-namespace {
-std::atomic<std::int64_t> g_live_bytes{0};
-
-void* counted_alloc(std::size_t n) {
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  g_live_bytes.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
-  return p;
-}
-void counted_free(void* p) noexcept {
-  if (p == nullptr) return;
-  g_live_bytes.fetch_sub(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
-  std::free(p);
-}
-}  // namespace
-
-void* operator new(std::size_t n) { return counted_alloc(n); }
-void* operator new[](std::size_t n) { return counted_alloc(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted_alloc(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted_alloc(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-// Aligned allocations (the simulated disk's huge pages).
-void* operator new(std::size_t n, std::align_val_t al) {
-  void* p = std::aligned_alloc(static_cast<std::size_t>(al), (n + static_cast<std::size_t>(al) - 1) / static_cast<std::size_t>(al) * static_cast<std::size_t>(al));
-  if (p == nullptr) throw std::bad_alloc();
-  g_live_bytes.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
-  return p;
-}
-void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { counted_free(p); }
-void operator delete(void* p) noexcept { counted_free(p); }
-void operator delete[](void* p) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+#include "bench/heap_counter.h"
 
 namespace logsim::bench {
 namespace {
@@ -95,8 +45,6 @@ constexpr std::int64_t kNsPerSec = 1'000'000'000;
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
-
-std::int64_t live_bytes() { return g_live_bytes.load(std::memory_order_relaxed); }
 
 // ---- Baseline: the payload bytes copied once, record by record.
 
@@ -120,7 +68,7 @@ struct LogMemory {
 
 LogMemory log_memory(std::uint64_t records) {
   sim::SimDisk disk({}, Rng(1), [](Nanos, std::uint64_t, std::function<void()>) {});
-  const std::int64_t before = live_bytes();
+  const std::int64_t before = live_heap_bytes();
   {
     engine::PartitionLog log(disk, "t-0");
     log.recover(0);
@@ -134,7 +82,7 @@ LogMemory log_memory(std::uint64_t records) {
       log.append(batch, LeaderEpoch(0), static_cast<std::int64_t>(i));
     }
     batch = {};
-    const std::int64_t after = live_bytes();
+    const std::int64_t after = live_heap_bytes();
     LogMemory m;
     m.bytes_per_record = static_cast<double>(after - before) / static_cast<double>(records);
     m.payload_bytes = 8 + kValueBytes;
@@ -235,7 +183,7 @@ struct E2eResult {
 };
 
 E2eResult end_to_end(std::uint64_t records, std::uint64_t seed) {
-  const std::int64_t heap_before = live_bytes();
+  const std::int64_t heap_before = live_heap_bytes();
   sim::World world(seed);
   const std::vector<NodeId> brokers{NodeId(0), NodeId(1), NodeId(2)};
   const NodeId controller(3);
@@ -294,7 +242,7 @@ E2eResult end_to_end(std::uint64_t records, std::uint64_t seed) {
   r.events = world.events_run();
   r.trace_hash = world.trace().hash();
   r.heap_bytes_per_record_copy =
-      static_cast<double>(live_bytes() - heap_before) / static_cast<double>(records * 3);
+      static_cast<double>(live_heap_bytes() - heap_before) / static_cast<double>(records * 3);
   return r;
 }
 
