@@ -3,7 +3,7 @@
 #include "properties/group_checkers.h"
 
 #include <algorithm>
-#include <set>
+#include <map>
 #include <string>
 #include <tuple>
 
@@ -299,16 +299,69 @@ void UnseenChecker::check(Id slot) {
   report(std::move(v));
 }
 
+// A partition of a subscribed topic the group never touched: every assignor hands out every
+// partition of the topics a group subscribes to, so one that existed at the group's first
+// assignment of its topic (it held an acknowledged record by then) should have been read.
+void UnseenChecker::check_never_assigned(Id group, Id topic, std::uint64_t first_assigned) {
+  for (Id tp = 0; tp < symbols().tps(); ++tp) {
+    if (symbols().topic_of(tp) != topic || progress_.find(group, tp) != kNoId) continue;
+    const OffsetTable<GroupProgress::Ack>* acks = progress_.acks(tp);
+    if (acks == nullptr) continue;
+    bool existed = false;
+    std::int64_t owed = 0;
+    std::int64_t offset = -1;
+    const GroupProgress::Ack* first = nullptr;
+    acks->for_each_from(INT64_MIN, [&](std::int64_t o, const GroupProgress::Ack& ack) {
+      if (ack.event < first_assigned) {
+        existed = true;
+      } else if (ack.at < required_before_) {
+        ++owed;
+        if (first == nullptr) {
+          first = &ack;
+          offset = o;
+        }
+      }
+      return true;
+    });
+    if (!existed || first == nullptr) continue;
+    const std::string& acked_to = symbols().process(first->process);
+    Violation v;
+    v.anomaly = "liveness";
+    v.first_event = first->event;
+    v.at = first->at;
+    v.process = acked_to;
+    v.topic = symbols().topic_of_tp(tp);
+    v.partition = symbols().partition_of(tp);
+    v.offset = offset;
+    v.key = symbols().key_or_null(first->key);
+    v.members = {acked_to};
+    v.explanation = "group " + symbols().group(group) + " was assigned partitions of " + symbols().topic(topic) +
+                    " from event #" + std::to_string(first_assigned) + " but never " + symbols().where(tp) +
+                    ", which already held records then: it never processed " + std::to_string(owed) +
+                    " record(s) acknowledged there after that and before " + std::to_string(to_millis(required_before_)) +
+                    " ms, the first at offset " + std::to_string(offset) + " (value " + std::to_string(first->value_id) +
+                    ", acknowledged to " + acked_to + " at event #" + std::to_string(first->event) +
+                    "): no member was ever given the partition";
+    report(std::move(v));
+  }
+}
+
 void UnseenChecker::finish() {
-  // The topics each group was ever assigned a partition of, as (group, topic) ids.
-  std::set<std::uint64_t> subscribed;
+  // The topics each group was ever assigned a partition of, as (group, topic) ids, with the
+  // group's first assignment of the topic.
+  std::map<std::uint64_t, std::uint64_t> subscribed;
   for (Id slot = 0; slot < progress_.partitions(); ++slot) {
-    if (progress_.partition(slot).first_assigned) {
-      subscribed.insert(pack(progress_.group_of(slot), symbols().topic_of(progress_.tp_of(slot))));
+    if (const auto assigned = progress_.partition(slot).first_assigned) {
+      const auto [it, fresh] =
+          subscribed.emplace(pack(progress_.group_of(slot), symbols().topic_of(progress_.tp_of(slot))), *assigned);
+      if (!fresh) it->second = std::min(it->second, *assigned);
     }
   }
   for (const Id slot : progress_.by_name(symbols())) {
     if (subscribed.contains(pack(progress_.group_of(slot), symbols().topic_of(progress_.tp_of(slot))))) check(slot);
+  }
+  for (const auto& [group_topic, first_assigned] : subscribed) {
+    check_never_assigned(static_cast<Id>(group_topic >> 32), static_cast<Id>(group_topic & 0xffffffffU), first_assigned);
   }
 }
 

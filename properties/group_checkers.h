@@ -51,6 +51,10 @@ class GroupPartitionSlots {
     }
     return row[tp];
   }
+  // The pair's slot, or kNoId.
+  Id find(Id group, Id tp) const {
+    return group < by_group_.size() && tp < by_group_[group].size() ? by_group_[group][tp] : kNoId;
+  }
   Id group_of(Id slot) const { return pairs_[slot].first; }
   Id tp_of(Id slot) const { return pairs_[slot].second; }
   std::size_t size() const { return pairs_.size(); }
@@ -149,6 +153,8 @@ class GroupProgress {
   std::size_t partitions() const { return partitions_.size(); }
   const Partition& partition(Id slot) const { return partitions_[slot]; }
   Id group_of(Id slot) const { return slots_.group_of(slot); }
+  // The slot of (group, tp), or kNoId when the group never touched the partition.
+  Id find(Id group, Id tp) const { return slots_.find(group, tp); }
   Id tp_of(Id slot) const { return slots_.tp_of(slot); }
   // The slots ordered by (group name, topic name, partition).
   std::vector<Id> by_name(const Symbols& symbols) const;
@@ -196,7 +202,10 @@ class LostCommitChecker final : public Checker {
 
 // Reports `unseen` when the group processed later offsets of the partition (it skipped the
 // records: lost to the group), and `liveness` when it never got past them (it did not catch up
-// by the end of the run, which the runner gives a quiet period after the faults).
+// by the end of the run, which the runner gives a quiet period after the faults). A partition
+// the group never touched at all, although it held acknowledged records before the group's first
+// assignment of its topic (so it existed, and every assignor gives every partition of a
+// subscribed topic to some member), owes what was acknowledged after that assignment: `liveness`.
 class UnseenChecker final : public Checker {
  public:
   // Records acknowledged at or after `required_before` are not owed.
@@ -212,6 +221,7 @@ class UnseenChecker final : public Checker {
   };
   static std::optional<Owed> owed_from(const GroupProgress::Partition& p);
   void check(Id slot);
+  void check_never_assigned(Id group, Id topic, std::uint64_t first_assigned);
 
   Nanos required_before_;
   GroupProgress progress_{GroupProgress::Keep::kAcks};

@@ -476,6 +476,31 @@ TEST(UnseenChecker, APartitionNeverProcessedOwesWhatWasAcknowledgedAfterItsFirst
   EXPECT_TRUE(mentions(v[0], "starting offset 3")) << v[0].explanation;
 }
 
+// Every assignor hands out every partition of a subscribed topic: one that already held records
+// when the group was first assigned the topic, and that no member ever got, is flagged (from
+// what was acknowledged after that assignment). One that appeared later (add-partitions, which
+// a group sees only at its next metadata refresh) is not judged.
+TEST(UnseenChecker, APartitionOfTheTopicNoMemberEverGotOwesWhatCameAfterTheGroupsFirstAssignment) {
+  UnseenChecker c(seconds(60));
+  Events h(c);
+  h.acks(0, 0, 2);
+  h.acks(2, 0, 2);  // orders/2 exists before the group starts
+  h.assign("billing-1", "billing", 1, {{"orders", 0}, {"orders", 1}});  // ... but no member gets it
+  h.processes("billing-1", "billing", 1, 0, 0, 2);
+  const std::uint64_t owed = h.ack(2, 2);
+  h.ack(2, 3);
+  h.acks(3, 0, 3);  // orders/3 appeared after the first assignment: not judged
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "liveness");
+  EXPECT_EQ(v[0].first_event, owed);
+  EXPECT_EQ(v[0].partition, 2);
+  EXPECT_EQ(v[0].offset, 2);
+  EXPECT_TRUE(mentions(v[0], "never orders/2")) << v[0].explanation;
+  EXPECT_TRUE(mentions(v[0], "never processed 2 record(s)")) << v[0].explanation;
+  EXPECT_TRUE(mentions(v[0], "no member was ever given the partition")) << v[0].explanation;
+}
+
 TEST(UnseenChecker, AResetForwardMovesTheStart) {
   UnseenChecker c(seconds(60));
   Events h(c);
