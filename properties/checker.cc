@@ -22,6 +22,22 @@ std::string_view outcome_name(Outcome o) {
   return "?";
 }
 
+Violation Checker::violation_of(std::string anomaly, std::uint64_t event, Nanos at, Id process, Id tp,
+                                std::int64_t offset, Id key) const {
+  const Symbols& s = symbols();
+  Violation v;
+  v.anomaly = std::move(anomaly);
+  v.first_event = event;
+  v.at = at;
+  v.process = s.process(process);
+  v.topic = s.topic_of_tp(tp);
+  v.partition = s.partition_of(tp);
+  v.offset = offset;
+  v.key = s.key_or_null(key);
+  v.members = {v.process};
+  return v;
+}
+
 void CheckerSet::attach(History& history) {
   history.observe([this](const HistoryEvent& e) { observe(e); });
 }

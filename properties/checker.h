@@ -48,6 +48,10 @@ class Checker {
     v.members = {e.process};
     return v;
   }
+  // The same from stored ids: first shown by event `event` at `at`, on `offset` of topic-partition
+  // `tp`, with key `key` (kNoId: none), and `process` as the process and the one member.
+  Violation violation_of(std::string anomaly, std::uint64_t event, Nanos at, Id process, Id tp, std::int64_t offset,
+                         Id key) const;
 
  private:
   std::vector<Violation> violations_;

@@ -213,16 +213,7 @@ void LostCommitChecker::finish() {
     if (owed == 0) continue;
     const GroupProgress::Move* passed = p.first_past(hole);  // the last change, to *committed, is past it
     const std::string& process = symbols().process(passed->process);
-    Violation v;
-    v.anomaly = "lost-commit";
-    v.first_event = passed->event;
-    v.at = passed->at;
-    v.process = process;
-    v.topic = symbols().topic_of_tp(tp);
-    v.partition = symbols().partition_of(tp);
-    v.offset = hole;
-    v.key = symbols().key_or_null(key);
-    v.members = {process};
+    Violation v = violation_of("lost-commit", passed->event, passed->at, passed->process, tp, hole, key);
     const std::string by = passed->seek ? "a seek by " + process
                                         : "a commit by " + process + " in generation " + std::to_string(passed->generation);
     v.explanation = "group " + symbols().group(progress_.group_of(slot)) + "'s committed offset of " + symbols().where(tp) +
@@ -277,16 +268,7 @@ void UnseenChecker::check(Id slot) {
   // the group (unseen, a safety violation). One that never got past it did not catch up
   // (liveness): lost and merely delayed look alike, and the quiet period decides.
   const bool skipped = p.processed.next_above(offset).has_value();
-  Violation v;
-  v.anomaly = skipped ? "unseen" : "liveness";
-  v.first_event = ack.event;
-  v.at = ack.at;
-  v.process = acked_to;
-  v.topic = symbols().topic_of_tp(tp);
-  v.partition = symbols().partition_of(tp);
-  v.offset = offset;
-  v.key = symbols().key_or_null(ack.key);
-  v.members = {acked_to};
+  Violation v = violation_of(skipped ? "unseen" : "liveness", ack.event, ack.at, ack.process, tp, offset, ack.key);
   if (!last_assignee.empty() && last_assignee != acked_to) v.members.push_back(last_assignee);
   v.explanation = "group " + symbols().group(progress_.group_of(slot)) + " never processed " + std::to_string(unseen) +
                   " record(s) of " + symbols().where(tp) + " acknowledged before " +
@@ -325,16 +307,7 @@ void UnseenChecker::check_never_assigned(Id group, Id topic, std::uint64_t first
     });
     if (!existed || first == nullptr) continue;
     const std::string& acked_to = symbols().process(first->process);
-    Violation v;
-    v.anomaly = "liveness";
-    v.first_event = first->event;
-    v.at = first->at;
-    v.process = acked_to;
-    v.topic = symbols().topic_of_tp(tp);
-    v.partition = symbols().partition_of(tp);
-    v.offset = offset;
-    v.key = symbols().key_or_null(first->key);
-    v.members = {acked_to};
+    Violation v = violation_of("liveness", first->event, first->at, first->process, tp, offset, first->key);
     v.explanation = "group " + symbols().group(group) + " was assigned partitions of " + symbols().topic(topic) +
                     " from event #" + std::to_string(first_assigned) + " but never " + symbols().where(tp) +
                     ", which already held records then: it never processed " + std::to_string(owed) +

@@ -82,6 +82,7 @@ class GroupInterferenceChecker final : public Checker {
   std::vector<Member> members_;                                // process id -> its assignment
   std::vector<Id> now_;                                        // scratch: the new assignment
   std::vector<Pending> now_pending_;                           // scratch
+  // The three hash tables are looked up and erased from, never iterated.
   std::unordered_set<At, AtHash> own_;                         // (pack(group, tp), offset) the group asked for or was reset to
   std::unordered_map<std::uint64_t, std::uint64_t> settled_;   // pack(group, tp) -> first event by which it certainly had one
   std::unordered_map<At, std::uint32_t, AtHash> set_by_;       // (tp, offset) -> its first setter in setters_

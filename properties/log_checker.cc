@@ -16,15 +16,7 @@ void LogChecker::note(Partition& p, const HistoryEvent& e, const EventIds& ids, 
   if (processed) seen->processed = true;
   if (seen->value == e.value_id || seen->conflicted) return;
   seen->conflicted = true;
-  Violation v;
-  v.anomaly = "inconsistent-offsets";
-  v.first_event = e.index;
-  v.at = e.at;
-  v.process = e.process;
-  v.topic = e.topic;
-  v.partition = e.partition;
-  v.offset = e.offset;
-  v.key = e.key;
+  Violation v = violation_at("inconsistent-offsets", e);
   v.members = {symbols().process(seen->process), e.process};
   v.explanation = e.topic + "/" + std::to_string(e.partition) + " offset " + std::to_string(e.offset) + " held value " +
                   std::to_string(seen->value) + " (event #" + std::to_string(seen->event) +
@@ -101,15 +93,7 @@ void LogChecker::finish() {
     if (shown == nullptr) continue;  // not read through that far: unseen, not lost
     const std::string& acker = s.process(ack->process);
     const std::string& reader = s.process(shown->process);
-    Violation v;
-    v.anomaly = "lost-write";
-    v.first_event = shown->event;
-    v.at = shown->at;
-    v.process = reader;
-    v.topic = s.topic_of_tp(ack->tp);
-    v.partition = s.partition_of(ack->tp);
-    v.offset = offset;
-    v.key = s.key_or_null(ack->key);
+    Violation v = violation_of("lost-write", shown->event, shown->at, shown->process, ack->tp, offset, ack->key);
     v.members = {acker, reader};
     v.explanation = "value " + std::to_string(ack->value) + " was acknowledged to " + acker + " at " + s.where(ack->tp) +
                     " offset " + std::to_string(offset) + " (event #" + std::to_string(ack->event) +

@@ -67,6 +67,7 @@ class LogChecker final : public Checker {
   OffsetSet processed_;                               // values some consumer processed
   // Per process, per partition, where its current continuous read began (a seek's position,
   // else its first processed offset); a new assignment ends every read of the process.
+  // (Hash maps: looked up and cleared, never iterated.)
   std::vector<std::unordered_map<Id, std::int64_t>> read_from_;
 };
 

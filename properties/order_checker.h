@@ -24,7 +24,8 @@ class OrderChecker final : public Checker {
     std::int64_t offset;
     std::uint64_t event;
   };
-  std::vector<std::unordered_map<Id, Last>> last_;  // process -> tp -> last processed
+  // process -> tp -> last processed (hash maps: looked up and cleared, never iterated)
+  std::vector<std::unordered_map<Id, Last>> last_;
 };
 
 }  // namespace logsim::properties

@@ -232,16 +232,7 @@ void PollSkipChecker::finish() {
     const Ack& ack = *first;
     const std::string& process = symbols().process(h.process);
     const std::string& acked_to = symbols().process(ack.process);
-    Violation v;
-    v.anomaly = "poll-skip";
-    v.first_event = h.event;
-    v.at = h.at;
-    v.process = process;
-    v.topic = symbols().topic(topic);
-    v.partition = symbols().partition_of(h.tp);
-    v.offset = ack.offset;
-    v.key = symbols().key_or_null(ack.key);
-    v.members = {process};
+    Violation v = violation_of("poll-skip", h.event, h.at, h.process, h.tp, ack.offset, ack.key);
     if (ack.process != h.process) v.members.push_back(acked_to);
     v.explanation = process + " processed " + symbols().where(h.tp) + " offset " + std::to_string(h.to) + " (event #" +
                     std::to_string(h.event) + ") right after offset " + std::to_string(h.from - 1) + " (event #" +

@@ -59,6 +59,7 @@ class SendOrderChecker final : public Checker {
   void on_ack(const HistoryEvent& e, const EventIds& ids, std::uint64_t invoke);
   void report_pair(const HistoryEvent& e, const Acked& earlier, const Acked& later);
 
+  // Hash maps: looked up, never iterated.
   std::unordered_map<Send, std::uint64_t, Hash> invoked_;          // -> the invoke's index
   std::unordered_map<Group, std::vector<Acked>, Hash> acked_;      // sorted by invoke
 };
