@@ -54,18 +54,36 @@ void Consumer::seek(const TopicPartition& tp, Offset offset) {
   auto it = partitions_.find(tp);
   LOGSIM_ASSERT(it != partitions_.end(), "seek on an unassigned partition " + tp.topic);
   PartitionState& st = it->second;
+  drop_fetching(st);
   st.position = offset;
+  pump(tp);
+}
+
+void Consumer::seek_to(const TopicPartition& tp, std::int64_t timestamp_ms) {
+  auto it = partitions_.find(tp);
+  LOGSIM_ASSERT(it != partitions_.end(), "seek on an unassigned partition " + tp.topic);
+  PartitionState& st = it->second;
+  drop_fetching(st);
+  st.position.reset();
+  st.seek_to = timestamp_ms;
+  pump(tp);
+}
+
+// Forgets what was fetched for the old position: the buffer, and the request in flight (its
+// answer is dropped when it comes, and its timeout or a pending delay must not hold the next
+// request back).
+void Consumer::drop_fetching(PartitionState& st) {
   st.buffer.clear();
   st.error.reset();
-  // A Fetch in flight asked for the old position: its answer is dropped when it comes, and
-  // its timeout (or a pending delay) must not hold the new fetch back.
+  st.reset_from.reset();
+  st.seek_to.reset();
+  st.awaiting_committed = false;
   by_correlation_.erase(st.in_flight);
   st.in_flight = 0;
   env_.cancel_timer(st.timer);
   by_timer_.erase(st.timer);
   st.timer = 0;
   st.waiting = false;
-  pump(tp);
 }
 
 std::optional<Offset> Consumer::position(const TopicPartition& tp) const {
@@ -121,7 +139,7 @@ void Consumer::pump(const TopicPartition& tp) {
     return;
   }
   if (!st.position) {
-    if (config_.auto_offset_reset == OffsetReset::kNone) {
+    if (!st.seek_to && config_.auto_offset_reset == OffsetReset::kNone) {
       st.error = ErrorCode::OFFSET_OUT_OF_RANGE;  // Kafka's NoOffsetForPartitionException
       return;
     }
@@ -137,7 +155,9 @@ void Consumer::send_request(const TopicPartition& tp, PartitionState& st, NodeId
   st.target = leader;
   by_correlation_[st.in_flight] = tp;
   if (list_offsets) {
-    const std::int64_t ts = config_.auto_offset_reset == OffsetReset::kEarliest ? kListOffsetsEarliest : kListOffsetsLatest;
+    const std::int64_t ts = st.seek_to ? *st.seek_to
+                            : config_.auto_offset_reset == OffsetReset::kEarliest ? kListOffsetsEarliest
+                                                                                 : kListOffsetsLatest;
     env_.send(leader, ListOffsetsRequest{st.in_flight, tp.topic, tp.partition, ts});
   } else {
     st.fetch_offset = st.buffer.empty() ? *st.position : st.buffer.back().offset + 1;
@@ -185,9 +205,17 @@ void Consumer::on_list_offsets(const ListOffsetsResponse& resp) {
     delay(*st, tp, millis(config_.retry_backoff_ms));
     return;
   }
+  if (resp.offset.value() < 0 && st->seek_to) {
+    st->seek_to = kListOffsetsLatest;  // no record at or after the timestamp: the end, as Kafka's tools do
+    pump(tp);
+    return;
+  }
   st->position = resp.offset;
-  if (st->reset_from) {
-    resets_.push_back(AutoReset{tp, *st->reset_from, resp.offset});
+  if (st->seek_to) {
+    resets_.push_back(AutoReset{tp, Offset(-1), resp.offset, st->seek_to});
+    st->seek_to.reset();
+  } else if (st->reset_from) {
+    resets_.push_back(AutoReset{tp, *st->reset_from, resp.offset, std::nullopt});
     st->reset_from.reset();
   }
   pump(tp);

@@ -106,6 +106,11 @@ class Consumer {
   const std::vector<TopicPartition>& assignment() const { return assignment_; }
   // Sets the next offset poll() hands out for an assigned partition; drops what is buffered.
   void seek(const TopicPartition& tp, Offset offset);
+  // Kafka's seekToBeginning (timestamp kListOffsetsEarliest), seekToEnd (kListOffsetsLatest),
+  // or offsetsForTimes then seek (a timestamp in ms: the first offset whose record is at or
+  // after it, or the end when there is none) for an assigned partition: the position is asked
+  // of the leader with ListOffsets, and take_resets() says where it landed.
+  void seek_to(const TopicPartition& tp, std::int64_t timestamp_ms);
   std::optional<Offset> position(const TopicPartition& tp) const;
   // The error that stopped a partition (auto.offset.reset=none), if any.
   std::optional<ErrorCode> partition_error(const TopicPartition& tp) const;
@@ -113,13 +118,15 @@ class Consumer {
   // Up to max.poll.records buffered records, in offset order per partition. With a
   // subscription, also drives the group (see the top of this file).
   std::vector<ConsumerRecord> poll();
-  // The positions auto.offset.reset moved since the last call (a fetch found its offset out
-  // of range: below the log start after retention, or above the log end after truncation).
-  // Kafka only logs these; an application that keeps a history records them as seeks.
+  // The positions ListOffsets moved since the last call: auto.offset.reset (a fetch found its
+  // offset out of range: below the log start after retention, or above the log end after
+  // truncation), or a seek_to. Kafka only logs the first; an application that keeps a history
+  // records both as seeks.
   struct AutoReset {
     TopicPartition tp;
-    Offset from;  // the position that was out of range
-    Offset to;    // where auto.offset.reset put it
+    Offset from;  // the position that was out of range (-1 after a seek_to)
+    Offset to;    // where auto.offset.reset or the seek_to put it
+    std::optional<std::int64_t> seek_to;  // the seek_to's timestamp; none for auto.offset.reset
   };
   std::vector<AutoReset> take_resets() { return std::exchange(resets_, {}); }
 
@@ -158,6 +165,7 @@ class Consumer {
     bool waiting = false;            // timer is a delay, not a request timeout
     std::optional<ErrorCode> error;
     std::optional<Offset> reset_from;  // out of range here: auto.offset.reset is under way
+    std::optional<std::int64_t> seek_to;  // a seek_to is under way: what ListOffsets asks for
   };
 
   void request_metadata();
@@ -165,6 +173,7 @@ class Consumer {
   void send_request(const TopicPartition& tp, PartitionState& st, NodeId leader, bool list_offsets);
   void delay(PartitionState& st, const TopicPartition& tp, Nanos after);
   void reset_position(const TopicPartition& tp, PartitionState& st);
+  void drop_fetching(PartitionState& st);
   void on_fetch(const FetchResponse& resp);
   void on_list_offsets(const ListOffsetsResponse& resp);
   PartitionState* state_for(CorrelationId id, TopicPartition& tp);

@@ -320,6 +320,65 @@ TEST_F(ConsumerTest, SeekWhileAFetchIsInFlightFetchesAtOnce) {
   EXPECT_EQ(fs[1].first.at, millis(10));
 }
 
+// seekToBeginning / seekToEnd / offsetsForTimes: the position comes from ListOffsets.
+TEST_F(ConsumerTest, SeekToAsksTheLeaderAndReportsWhereItLanded) {
+  assign_at({kP0}, 0);
+  answer_fetch(fetches(kP0).back(), range(0, 3));
+  const std::size_t fetched = fetches(kP0).size();
+  consumer->seek_to(kP0, kListOffsetsLatest);
+  EXPECT_EQ(consumer->position(kP0), std::nullopt) << "unknown until the leader answers";
+  EXPECT_TRUE(consumer->poll().empty()) << "the records buffered before the seek are dropped";
+  const auto lists = list_offsets(kP0);
+  ASSERT_EQ(lists.size(), 2u);
+  EXPECT_EQ(lists.back().timestamp_ms, kListOffsetsLatest);
+  EXPECT_EQ(fetches(kP0).size(), fetched) << "no fetch until the new position is known";
+  answer_list_offsets(lists.back(), 40);
+  EXPECT_EQ(consumer->position(kP0), Offset(40));
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(40));
+  const auto resets = consumer->take_resets();
+  ASSERT_EQ(resets.size(), 1u);
+  EXPECT_EQ(resets[0].to, Offset(40));
+  EXPECT_EQ(resets[0].seek_to, kListOffsetsLatest) << "told apart from auto.offset.reset";
+}
+
+TEST_F(ConsumerTest, SeekToATimestampWithNoRecordAtOrAfterItGoesToTheEnd) {
+  assign_at({kP0}, 0);
+  consumer->seek_to(kP0, 123'456);
+  ASSERT_EQ(list_offsets(kP0).back().timestamp_ms, 123'456);
+  answer_list_offsets(list_offsets(kP0).back(), -1);  // Kafka's null: nothing that late
+  EXPECT_EQ(consumer->position(kP0), std::nullopt);
+  ASSERT_EQ(list_offsets(kP0).back().timestamp_ms, kListOffsetsLatest);
+  answer_list_offsets(list_offsets(kP0).back(), 9);
+  EXPECT_EQ(consumer->position(kP0), Offset(9));
+  const auto resets = consumer->take_resets();
+  ASSERT_EQ(resets.size(), 1u);
+  EXPECT_EQ(resets[0].to, Offset(9));
+}
+
+TEST_F(ConsumerTest, SeekToWorksWithAutoOffsetResetNone) {
+  ConsumerConfig c = base_config();
+  c.auto_offset_reset = OffsetReset::kNone;
+  make(c);
+  consumer->assign({kP0});
+  consumer->seek_to(kP0, kListOffsetsEarliest);
+  answer_metadata({kB2});
+  ASSERT_EQ(list_offsets(kP0).size(), 1u) << "an explicit seek is not auto.offset.reset: none does not stop it";
+  EXPECT_EQ(list_offsets(kP0).back().timestamp_ms, kListOffsetsEarliest);
+  answer_list_offsets(list_offsets(kP0).back(), 5);
+  EXPECT_EQ(consumer->partition_error(kP0), std::nullopt);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(5));
+}
+
+TEST_F(ConsumerTest, ASeekOverridesASeekToStillUnderWay) {
+  assign_at({kP0}, 0);
+  consumer->seek_to(kP0, kListOffsetsEarliest);
+  const ListOffsetsRequest pending = list_offsets(kP0).back();
+  consumer->seek(kP0, Offset(70));
+  answer_list_offsets(pending, 2);  // the answer to the abandoned seek_to
+  EXPECT_EQ(consumer->position(kP0), Offset(70));
+  EXPECT_TRUE(consumer->take_resets().empty());
+}
+
 // ---- Errors, timeouts, disconnects.
 
 TEST_F(ConsumerTest, OffsetOutOfRangeResetsByPolicyEarliest) {
