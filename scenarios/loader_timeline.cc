@@ -15,7 +15,8 @@ const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop"
                                                    "resume", "isolate", "partition", "heal", "clog",
                                                    "set-network", "clock-skew",
                                                    "create-topic", "delete-topic", "add-partitions", "alter-config",
-                                                   "reset-offsets", "delete-offsets", "delete-group", "describe-group"};
+                                                   "reset-offsets", "delete-offsets", "delete-group", "describe-group",
+                                                   "produce", "seek", "add-member", "remove-member"};
 
 // The keys each timeline action takes besides "at" and "action".
 std::vector<std::string> step_keys(const std::string& action) {
@@ -29,10 +30,23 @@ std::vector<std::string> step_keys(const std::string& action) {
   if (action == "alter-config") return {"topic", "config"};
   if (action == "reset-offsets") return {"group", "topic", "to", "execute"};
   if (action == "delete-offsets") return {"group", "topic"};
-  if (action == "delete-group" || action == "describe-group") return {"group"};
+  if (action == "delete-group" || action == "describe-group" || action == "add-member") return {"group"};
+  if (action == "produce") return {"target", "count", "rate"};
+  if (action == "seek") return {"target", "topic", "partition", "to"};
   return {"target"};
 }
 
+
+std::vector<std::string> split_names(const std::string& group) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (from <= group.size()) {
+    const std::size_t comma = std::min(group.find(',', from), group.size());
+    out.push_back(group.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return out;
+}
 
 std::vector<std::string> node_names(const Scenario& s) {
   std::vector<std::string> out;
@@ -41,7 +55,17 @@ std::vector<std::string> node_names(const Scenario& s) {
   for (const auto& p : s.producers) out.push_back(p.name);
   for (const auto& c : s.consumers) out.push_back(c.name);
   for (const auto& g : s.groups) {
-    for (std::int32_t i = 1; i <= g.members; ++i) out.push_back(g.member_name(i));
+    for (std::int32_t i = 1; i <= g.member_count(); ++i) out.push_back(g.member_name(i));
+  }
+  return out;
+}
+
+// Which topics each node that consumes reads: group members (their group's) and consumers.
+std::map<std::string, std::vector<std::string>> readers(const Scenario& s) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& c : s.consumers) out[c.name] = c.topics;
+  for (const auto& g : s.groups) {
+    for (std::int32_t i = 1; i <= g.member_count(); ++i) out[g.member_name(i)] = g.topics;
   }
   return out;
 }
@@ -53,6 +77,56 @@ std::string check_node(const JsonReader& r, const std::vector<std::string>& name
   std::string expected = guess ? "did you mean \"" + *guess + "\"?" : "one of:";
   if (!guess) for (const auto& n : names) expected += " " + n;
   r.fail("unknown target \"" + name + "\"", expected);
+}
+
+// A target that must be of one kind (a producer for produce, a group member for
+// remove-member, ...): unknown names get check_node's did-you-mean, known ones of the wrong
+// kind the list of the right ones.
+std::string check_node_of(const JsonReader& r, const std::vector<std::string>& names, const std::vector<std::string>& allowed,
+                          const std::string& action, const std::string& kind) {
+  const std::string name = check_node(r, names);
+  if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) return name;
+  std::string expected = allowed.empty() ? "a " + kind + ", but the scenario has none" : "a " + kind + ":";
+  for (const auto& n : allowed) expected += " " + n;
+  r.fail(action + " is aimed at \"" + name + "\", which is not a " + kind, expected);
+}
+
+// Members added by add-member steps take the names after their group's last ones (<group>-4,
+// <group>-5, ... for a group of three), in time order, so that later steps can aim at them.
+// Read before the other steps; the steps themselves are checked with the others.
+std::vector<std::string> name_added_members(const JsonReader& r, Scenario& s) {
+  struct Added {
+    Nanos at;
+    std::size_t item;
+    std::size_t group;
+  };
+  std::vector<Added> added;
+  const auto items = r.items();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const nlohmann::json& j = items[i].json();
+    if (!j.is_object() || j.value("action", nlohmann::json()) != "add-member") continue;
+    const auto at = j.find("at");
+    const auto group = j.find("group");
+    if (at == j.end() || !at->is_string() || group == j.end() || !group->is_string()) continue;
+    const auto when = parse_duration(at->get<std::string>());
+    const auto g = std::find_if(s.groups.begin(), s.groups.end(), [&](const GroupSpec& x) { return x.name == *group; });
+    if (!when || g == s.groups.end()) continue;  // reported with the step
+    added.push_back(Added{*when, i, static_cast<std::size_t>(g - s.groups.begin())});
+  }
+  std::stable_sort(added.begin(), added.end(), [](const Added& a, const Added& b) { return a.at < b.at; });
+  std::vector<std::string> names(items.size());
+  std::vector<std::string> taken = node_names(s);
+  for (const Added& a : added) {
+    GroupSpec& g = s.groups[a.group];
+    g.added_at.push_back(a.at);
+    names[a.item] = g.member_name(g.member_count());
+    if (std::find(taken.begin(), taken.end(), names[a.item]) != taken.end()) {
+      items[a.item].at("group").fail("the added member would be named \"" + names[a.item] + "\", which another node already has",
+                                     "a group whose members' names no other node has");
+    }
+    taken.push_back(names[a.item]);
+  }
+  return names;
 }
 
 // alter-config's "config": each key set to a value (validated as under /topics, then passed
@@ -85,8 +159,20 @@ void check_admin_steps(Scenario& s) {
     throw ScenarioError(s.file, step.pointer + where, problem, expected);
   };
   for (auto& step : s.timeline) {
-    if (!step.is_admin() || (step.is_group_admin() && step.topic.empty())) continue;
     const std::string when = " at " + std::to_string(to_millis(step.at)) + "ms";
+    if (step.action == "seek") {
+      auto it = partitions.find(step.topic);
+      if (it == partitions.end()) {
+        fail(step, "/topic", "topic \"" + step.topic + "\" does not exist" + when,
+             "a topic defined under /topics or created by an earlier create-topic step");
+      }
+      if (step.partition >= it->second) {
+        fail(step, "/partition", "topic \"" + step.topic + "\" has " + std::to_string(it->second) + " partitions" + when,
+             "a partition from 0 to " + std::to_string(it->second - 1) + " (or no \"partition\": every one the target holds)");
+      }
+      continue;
+    }
+    if (!step.is_admin() || (step.is_group_admin() && step.topic.empty())) continue;
     if (step.action == "create-topic") {
       if (partitions.contains(step.topic)) {
         fail(step, "/topic/name", "topic \"" + step.topic + "\" already exists" + when,
@@ -110,6 +196,30 @@ void check_admin_steps(Scenario& s) {
              "a larger total (Kafka can only add partitions)");
       }
       it->second = step.partitions;
+    }
+  }
+}
+
+// A member that an add-member step starts cannot be the target of a step before that.
+void check_added_members(const Scenario& s) {
+  std::map<std::string, Nanos> starts;  // added member -> when
+  for (const auto& g : s.groups) {
+    for (std::size_t i = 0; i < g.added_at.size(); ++i) {
+      starts[g.member_name(g.members + 1 + static_cast<std::int32_t>(i))] = g.added_at[i];
+    }
+  }
+  if (starts.empty()) return;
+  for (const auto& step : s.timeline) {
+    if (step.action == "add-member") continue;
+    for (const auto& group : step.targets) {
+      for (const auto& name : split_names(group)) {
+        auto it = starts.find(name);
+        if (it == starts.end() || it->second <= step.at) continue;
+        throw ScenarioError(s.file, step.pointer + (step.action == "partition" ? "/groups" : "/target"),
+                            "\"" + name + "\" is added at " + std::to_string(to_millis(it->second)) + "ms, after this step (at " +
+                                std::to_string(to_millis(step.at)) + "ms)",
+                            "a time at or after its add-member step");
+      }
     }
   }
 }
@@ -183,10 +293,22 @@ Nanos signed_duration(const JsonReader& r) {
 }  // namespace
 
 void read_timeline(const JsonReader& r, Scenario& s) {
+  const std::vector<std::string> added_names = name_added_members(r, s);
   const auto names = node_names(s);
-  for (const auto& step : r.items()) {
+  const auto reads = readers(s);
+  std::vector<std::string> producers;
+  for (const auto& p : s.producers) producers.push_back(p.name);
+  std::vector<std::string> members;
+  for (const auto& g : s.groups) {
+    for (std::int32_t i = 1; i <= g.member_count(); ++i) members.push_back(g.member_name(i));
+  }
+  std::vector<std::string> consuming = members;
+  for (const auto& c : s.consumers) consuming.push_back(c.name);
+  const auto items = r.items();
+  for (std::size_t index = 0; index < items.size(); ++index) {
+    const JsonReader& step = items[index];
     step.expect_object({"at", "action", "target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for",
-                        "network", "offset", "drift_ppm"});
+                        "network", "offset", "drift_ppm", "count", "rate", "partition"});
     TimelineStep t;
     t.pointer = step.pointer();
     t.at = step.at("at").duration();
@@ -204,7 +326,7 @@ void read_timeline(const JsonReader& r, Scenario& s) {
     }
     const std::vector<std::string> keys = step_keys(t.action);
     for (const std::string key : {"target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for", "network",
-                                  "offset", "drift_ppm"}) {
+                                  "offset", "drift_ppm", "count", "rate", "partition"}) {
       if (!step.has(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
       std::string expected = "only";
       for (const auto& k : keys) expected += " \"" + k + "\"";
@@ -219,6 +341,32 @@ void read_timeline(const JsonReader& r, Scenario& s) {
         t.targets.push_back(group);
       }
       if (t.targets.size() < 2) step.at("groups").fail("found fewer than two groups", "two or more groups of node names");
+    } else if (t.action == "produce") {
+      t.targets.push_back(check_node_of(step.at("target"), names, producers, t.action, "producer"));
+      t.count = step.at("count").integer(1, 1'000'000'000);
+      if (auto v = step.get("rate")) {
+        t.rate_per_sec = v->number(0, 1e9);
+        if (t.rate_per_sec <= 0) v->fail("found a rate of 0", "records per second above zero (or no \"rate\": all at once)");
+      }
+    } else if (t.action == "seek") {
+      t.targets.push_back(check_node_of(step.at("target"), names, consuming, t.action, "group member or consumer"));
+      const JsonReader topic = step.at("topic");
+      t.topic = topic.string();
+      const auto& topics = reads.at(t.targets.front());
+      if (std::find(topics.begin(), topics.end(), t.topic) == topics.end()) {
+        std::string expected = "a topic it reads:";
+        for (const auto& n : topics) expected += " " + n;
+        topic.fail(t.targets.front() + " does not read topic \"" + t.topic + "\"", expected);
+      }
+      if (auto v = step.get("partition")) t.partition = static_cast<std::int32_t>(v->integer(0, 9'999));
+      t.reset = read_reset(step, t, s);
+      t.reset->group_id.clear();
+      t.reset->topics.clear();
+    } else if (t.action == "add-member") {
+      t.group = check_group(step.at("group"), s);
+      t.targets.push_back(added_names[index]);
+    } else if (t.action == "remove-member") {
+      t.targets.push_back(check_node_of(step.at("target"), names, members, t.action, "group member"));
     } else if (t.action == "create-topic") {
       t.create = read_topic(step.at("topic"), s);
       t.topic = t.create->name;
@@ -248,6 +396,7 @@ void read_timeline(const JsonReader& r, Scenario& s) {
   }
   std::stable_sort(s.timeline.begin(), s.timeline.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
   check_admin_steps(s);
+  check_added_members(s);
 }
 
 // The "faults" section: a random fault schedule the runner draws from the seed.

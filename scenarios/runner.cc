@@ -63,7 +63,8 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
       world.network_fault("clog " + step.targets.at(0), [&](sim::Network& net) { net.clog_node(n, until); });
     } else if (a == "clock-skew") world.set_clock(n, step.clock_offset, step.drift_ppm);
     else if (a == "power-loss") world.power_loss(n);
-    else if (a == "stop") world.stop(n);
+    else if (a == "stop" || a == "remove-member") world.stop(n);  // remove-member: close(), LeaveGroup
+    else if (a == "add-member") world.start(n);
     else if (a == "restart") world.restart(n);
     else if (a == "pause") world.pause(n);
     else if (a == "resume") world.resume(n);
@@ -211,7 +212,7 @@ std::vector<std::string> node_roles(const sim::World& world, const Scenario& sce
   for (const auto& p : scenario.producers) role[p.name] = "producer";
   for (const auto& c : scenario.consumers) role[c.name] = "consumer";
   for (const auto& g : scenario.groups) {
-    for (std::int32_t i = 1; i <= g.members; ++i) role[g.member_name(i)] = "member";
+    for (std::int32_t i = 1; i <= g.member_count(); ++i) role[g.member_name(i)] = "member";
   }
   std::vector<std::string> out;
   for (std::size_t i = 0; i < world.node_count(); ++i) {
@@ -289,6 +290,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   RunContext ctx{out.history, world, {}};
   ctx.poison_salt = world.stream("failures").next_u64();
   ctx.plants = scenario.plants;
+  ctx.step_begun.assign(scenario.timeline.size(), 0);
   properties::CheckerOptions checker_options;
   checker_options.compacted_topics.emplace();
   for (const auto& t : scenario.topics) {
@@ -304,8 +306,8 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   const std::vector<NodeId> bootstrap = add_cluster(world, scenario);
   for (const auto& p : scenario.producers) {
     ctx.producers.emplace(p.name, ProducerProgress{0, world.stream("workload/" + p.name)});
-    world.add_node(p.name, [&p, &ctx, bootstrap](Env& env) {
-      return std::make_unique<ProducerApp>(env, p, ctx, bootstrap);
+    world.add_node(p.name, [&p, &ctx, &scenario, bootstrap](Env& env) {
+      return std::make_unique<ProducerApp>(env, p, ctx, bootstrap, scenario.timeline);
     });
   }
   // Consumers assign every partition of their topics: those under /topics and, once created,
@@ -318,17 +320,19 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
     if (step.create) topics.push_back(*step.create);
   }
   for (const auto& c : scenario.consumers) {
-    world.add_node(c.name, [&c, &topics, &ctx, bootstrap](Env& env) {
-      return std::make_unique<ConsumerApp>(env, c, topics, ctx, bootstrap);
+    world.add_node(c.name, [&c, &topics, &ctx, &scenario, bootstrap](Env& env) {
+      return std::make_unique<ConsumerApp>(env, c, topics, ctx, bootstrap, scenario.timeline);
     });
   }
   std::vector<std::pair<NodeId, Nanos>> delayed_starts;
+  std::vector<NodeId> added_members;  // started by their add-member steps
   for (const auto& g : scenario.groups) {
-    for (std::int32_t i = 1; i <= g.members; ++i) {
-      const NodeId id = world.add_node(g.member_name(i), [&g, i, &ctx, bootstrap](Env& env) {
-        return std::make_unique<GroupMemberApp>(env, g, g.member_name(i), ctx, bootstrap);
+    for (std::int32_t i = 1; i <= g.member_count(); ++i) {
+      const NodeId id = world.add_node(g.member_name(i), [&g, i, &ctx, &scenario, bootstrap](Env& env) {
+        return std::make_unique<GroupMemberApp>(env, g, g.member_name(i), ctx, bootstrap, scenario.timeline);
       });
-      if (g.start > 0) delayed_starts.emplace_back(id, g.start);
+      if (i > g.members) added_members.push_back(id);
+      else if (g.start > 0) delayed_starts.emplace_back(id, g.start);
     }
   }
   if (!admin_steps.empty()) {
@@ -339,6 +343,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
   for (std::size_t i = 0; i < world.node_count(); ++i) {
     const NodeId id(static_cast<std::int32_t>(i));
+    if (std::find(added_members.begin(), added_members.end(), id) != added_members.end()) continue;
     auto delayed = std::find_if(delayed_starts.begin(), delayed_starts.end(), [&](const auto& d) { return d.first == id; });
     if (delayed == delayed_starts.end()) {
       world.start(id);
@@ -347,7 +352,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
     }
   }
   for (const auto& step : scenario.timeline) {
-    if (step.is_admin()) continue;  // the admin node carries these out
+    if (step.is_admin() || step.is_app_step()) continue;  // the admin node, or the target application, carries these out
     world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),
                    [&world, &ctx, &step] { apply_step(world, ctx, step); });
   }

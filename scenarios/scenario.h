@@ -119,7 +119,12 @@ struct GroupSpec {
   FailureSpec failures;
   engine::ConsumerConfig config;      // Kafka consumer configs (bootstrap, group.id filled by the run)
 
+  // add-member steps, in time order: member members + 1 + i starts at added_at[i].
+  std::vector<Nanos> added_at;
+
   std::string member_name(std::int32_t i) const { return name + "-" + std::to_string(i); }  // from 1
+  // Every member the run has: the first `members`, then those add-member steps start.
+  std::int32_t member_count() const { return members + static_cast<std::int32_t>(added_at.size()); }
 };
 
 // One timeline step: at `at`, do `action` to `targets`.
@@ -130,8 +135,10 @@ struct TimelineStep {
                                       // clock-skew; the topic admin actions
                                       // create-topic, delete-topic, add-partitions, alter-config;
                                       // the group admin actions reset-offsets, delete-offsets,
-                                      // delete-group, describe-group
-  std::vector<std::string> targets;   // node names (partition: one group per entry, comma-separated)
+                                      // delete-group, describe-group; the application actions
+                                      // produce, seek; add-member, remove-member
+  std::vector<std::string> targets;   // node names (partition: one group per entry, comma-separated;
+                                      // add-member: the new member's name)
   std::string pointer;                // JSON pointer of the step in its file, for errors
   // Topic admin steps, carried out by the "admin" node through the admin client.
   std::string topic;                  // the topic acted on
@@ -139,8 +146,12 @@ struct TimelineStep {
   std::int32_t partitions = 0;        // add-partitions: the new total; delete-offsets: the topic's count then
   std::vector<AlterableConfig> configs;  // alter-config: Kafka keys and values (DELETE for null)
   // Group admin steps (kafka-consumer-groups), carried out by the "admin" node too.
-  std::string group;                  // reset-offsets, delete-offsets, delete-group, describe-group
-  std::optional<engine::ResetOffsetsRequest> reset;  // reset-offsets
+  std::string group;                  // reset-offsets, delete-offsets, delete-group, describe-group, add-member
+  std::optional<engine::ResetOffsetsRequest> reset;  // reset-offsets; seek: its mode and value
+  // Steps the target application carries out (application steps).
+  std::int64_t count = 0;             // produce: how many records
+  double rate_per_sec = 0;            // produce: how fast (0: all at once)
+  std::int32_t partition = -1;        // seek: the partition of `topic` (-1: every one the target holds)
   // Network and clock steps.
   Nanos for_duration = 0;             // clog: how long messages to and from the target wait
   std::optional<sim::LinkOptions> network;  // set-network: the links' new options
@@ -151,6 +162,7 @@ struct TimelineStep {
     return action == "reset-offsets" || action == "delete-offsets" || action == "delete-group" ||
            action == "describe-group";
   }
+  bool is_app_step() const { return action == "produce" || action == "seek"; }
   bool is_admin() const {
     return action == "create-topic" || action == "delete-topic" || action == "add-partitions" ||
            action == "alter-config" || is_group_admin();

@@ -7,12 +7,12 @@ constexpr std::uint64_t kPollTag = 1000;
 }  // namespace
 
 ConsumerApp::ConsumerApp(Env& env, const ConsumerSpec& spec, const std::vector<TopicSpec>& topics,
-                         RunContext& ctx, std::vector<NodeId> bootstrap)
+                         RunContext& ctx, std::vector<NodeId> bootstrap, const std::vector<TimelineStep>& timeline)
     : env_(env), spec_(spec), topics_(topics), ctx_(ctx), consumer_(env, [&] {
         engine::ConsumerConfig c = spec.config;
         c.bootstrap_servers = std::move(bootstrap);
         return c;
-      }()) {}
+      }()), steps_(timeline, "seek", spec.name) {}
 
 void ConsumerApp::on_start() {
   std::vector<engine::TopicPartition> assignment;
@@ -29,22 +29,21 @@ void ConsumerApp::on_start() {
   consumer_.assign(assignment);
   ctx_.history.append(e);
   env_.set_timer(spec_.poll_interval, kPollTag);
+  steps_.arm(env_, ctx_);
 }
 
 void ConsumerApp::on_message(NodeId from, const Message& msg) { consumer_.on_message(from, msg); }
 
 void ConsumerApp::on_timer(TimerId id, std::uint64_t tag) {
   if (consumer_.on_timer(id, tag)) return;
+  const EventMaker event = [this](properties::OpKind kind) { return ctx_.event(kind, spec_.name); };
+  if (const auto fired = steps_.fired(tag, ctx_)) {
+    seek_step(consumer_, *fired->second, env_.now(), event, ctx_.history);
+    return;
+  }
   if (tag != kPollTag) return;
   auto records = consumer_.poll();
-  for (const auto& reset : consumer_.take_resets()) {
-    auto e = ctx_.event(properties::OpKind::kSeek, spec_.name);
-    e.topic = reset.tp.topic;
-    e.partition = reset.tp.partition.value();
-    e.offset = reset.to.value();
-    e.note = "auto.offset.reset: offset " + std::to_string(reset.from.value()) + " was out of range";
-    ctx_.history.append(e);
-  }
+  record_moves(consumer_, event, ctx_.history);
   for (const auto& r : records) {
     auto e = ctx_.event(properties::OpKind::kProcess, spec_.name);
     e.topic = r.tp.topic;

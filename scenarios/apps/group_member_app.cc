@@ -3,6 +3,7 @@
 #include "scenarios/apps/group_member_app.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace logsim::scenarios {
 namespace {
@@ -11,7 +12,7 @@ constexpr std::uint64_t kProcessedTag = 1001;  // the attempt on the front recor
 }  // namespace
 
 GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name, RunContext& ctx,
-                               std::vector<NodeId> bootstrap)
+                               std::vector<NodeId> bootstrap, const std::vector<TimelineStep>& timeline)
     : env_(env), spec_(spec), name_(std::move(name)), ctx_(ctx), consumer_(env, [&] {
         engine::ConsumerConfig c = spec.config;
         c.bootstrap_servers = bootstrap;
@@ -21,7 +22,7 @@ GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name
         c.enable_auto_commit = spec.commit == CommitStrategy::kAuto;
         if (spec.static_membership) c.group_instance_id = name_;
         return c;
-      }()) {
+      }()), steps_(timeline, "seek", name_) {
   if (spec.failures.enabled() && spec.failures.on_failure == FailureSpec::Policy::kDeadLetter) {
     engine::ProducerConfig pc;
     pc.bootstrap_servers = std::move(bootstrap);
@@ -33,6 +34,7 @@ void GroupMemberApp::on_start() {
   if (dead_letters_) dead_letters_->start();
   consumer_.subscribe(spec_.topics, this);
   env_.set_timer(0, kPollTag);
+  steps_.arm(env_, ctx_);
 }
 
 void GroupMemberApp::on_stop() {
@@ -67,7 +69,9 @@ void GroupMemberApp::on_disconnect(NodeId peer) {
 void GroupMemberApp::on_timer(TimerId id, std::uint64_t tag) {
   if (consumer_.on_timer(id, tag)) return;
   if (dead_letters_ && dead_letters_->on_timer(id, tag)) return;
-  if (tag == kPollTag) {
+  if (const auto fired = steps_.fired(tag, ctx_)) {
+    seeks_.push_back(fired->second);
+  } else if (tag == kPollTag) {
     poll();
   } else if (tag == kProcessedTag) {
     processed_front();
@@ -76,15 +80,10 @@ void GroupMemberApp::on_timer(TimerId id, std::uint64_t tag) {
 
 void GroupMemberApp::poll() {
   if (fatal_) return;
+  const EventMaker maker = [this](properties::OpKind kind) { return event(kind); };
+  for (const TimelineStep* step : std::exchange(seeks_, {})) seek_step(consumer_, *step, env_.now(), maker, ctx_.history);
   auto records = consumer_.poll();
-  for (const auto& reset : consumer_.take_resets()) {
-    auto e = event(properties::OpKind::kSeek);
-    e.topic = reset.tp.topic;
-    e.partition = reset.tp.partition.value();
-    e.offset = reset.to.value();
-    e.note = "auto.offset.reset: offset " + std::to_string(reset.from.value()) + " was out of range";
-    ctx_.history.append(e);
-  }
+  record_moves(consumer_, maker, ctx_.history);
   if (records.empty()) {
     env_.set_timer(spec_.poll_interval, kPollTag);
     return;

@@ -15,6 +15,10 @@
 // History: every assignment change (with the generation), every record it finishes
 // processing, every commit requested and its outcome — with the member, group and generation
 // at the time. A graceful stop closes the consumer (commit, revoke, LeaveGroup).
+//
+// Timeline `seek` steps: the member seeks at its next poll after the step is due (between
+// batches, where a real application's loop would), so a member stuck retrying a record seeks
+// only when it gets past it.
 #pragma once
 
 #include <deque>
@@ -22,6 +26,7 @@
 
 #include "engine/client/consumer.h"
 #include "engine/client/producer.h"
+#include "scenarios/apps/app_steps.h"
 #include "scenarios/apps/run_context.h"
 #include "scenarios/scenario.h"
 
@@ -29,7 +34,8 @@ namespace logsim::scenarios {
 
 class GroupMemberApp final : public Node, private engine::RebalanceListener {
  public:
-  GroupMemberApp(Env& env, const GroupSpec& spec, std::string name, RunContext& ctx, std::vector<NodeId> bootstrap);
+  GroupMemberApp(Env& env, const GroupSpec& spec, std::string name, RunContext& ctx, std::vector<NodeId> bootstrap,
+                 const std::vector<TimelineStep>& timeline);
   void on_start() override;
   void on_message(NodeId from, const Message& msg) override;
   void on_timer(TimerId id, std::uint64_t tag) override;
@@ -67,6 +73,8 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   std::deque<engine::ConsumerRecord> batch_;  // polled, not yet processed
   std::map<engine::TopicPartition, Offset> batch_end_;  // the batch's positions (offset + 1)
   bool fatal_ = false;
+  AppSteps steps_;                            // the seek steps aimed at this member
+  std::vector<const TimelineStep*> seeks_;    // due, to do at the next poll
 };
 
 }  // namespace logsim::scenarios

@@ -7,6 +7,7 @@
 namespace logsim::scenarios {
 namespace {
 constexpr std::uint64_t kTickTag = 1000;
+constexpr std::uint64_t kBurstTag = 0x5f000000;  // + the produce step's timeline index
 }  // namespace
 
 bool is_poison(std::uint64_t value_id, std::uint64_t salt, double probability) {
@@ -32,28 +33,60 @@ std::uint64_t parse_value_id(const std::optional<std::string>& value) {
   return ec == std::errc() ? id : 0;
 }
 
-ProducerApp::ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx,
-                         std::vector<NodeId> bootstrap)
+ProducerApp::ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx, std::vector<NodeId> bootstrap,
+                         const std::vector<TimelineStep>& timeline)
     : env_(env), spec_(spec), ctx_(ctx), producer_(env, [&] {
         engine::ProducerConfig c = spec.config;
         c.bootstrap_servers = std::move(bootstrap);
         return c;
-      }()) {}
+      }()), steps_(timeline, "produce", spec.name) {}
 
 void ProducerApp::on_start() {
   producer_.start();
   const Nanos wait = spec_.start > ctx_.world.now() ? spec_.start - ctx_.world.now() : 0;
   tick_ = env_.set_timer(wait, kTickTag);
+  steps_.arm(env_, ctx_);
+  for (const auto& [index, left] : ctx_.producers.at(spec_.name).burst_left) {
+    if (left > 0) env_.set_timer(0, kBurstTag + index);  // a burst the last incarnation did not finish
+  }
 }
 
 void ProducerApp::on_message(NodeId from, const Message& msg) { producer_.on_message(from, msg); }
 
 void ProducerApp::on_timer(TimerId id, std::uint64_t tag) {
   if (producer_.on_timer(id, tag)) return;
+  if (const auto fired = steps_.fired(tag, ctx_)) {
+    const auto& [index, step] = *fired;
+    ctx_.producers.at(spec_.name).burst_left[index] = step->count;
+    auto e = ctx_.event(properties::OpKind::kFault, spec_.name);
+    e.note = "produce " + spec_.name + ": a burst of " + std::to_string(step->count) + " records" +
+             (step->rate_per_sec > 0 ? " at " + std::to_string(std::llround(step->rate_per_sec)) + "/s" : "");
+    ctx_.history.append(e);
+    burst(index);
+    return;
+  }
+  if (tag >= kBurstTag) {
+    burst(static_cast<std::size_t>(tag - kBurstTag));
+    return;
+  }
   if (tag != kTickTag) return;
+  ProducerProgress& progress = ctx_.producers.at(spec_.name);
+  if (progress.sent >= spec_.count) return;
+  ++progress.sent;
   send_one();
   const auto interval = static_cast<Nanos>(std::llround(1e9 / spec_.rate_per_sec));
-  if (ctx_.producers.at(spec_.name).sent < spec_.count) tick_ = env_.set_timer(interval, kTickTag);
+  if (progress.sent < spec_.count) tick_ = env_.set_timer(interval, kTickTag);
+}
+
+void ProducerApp::burst(std::size_t index) {
+  std::int64_t& left = ctx_.producers.at(spec_.name).burst_left.at(index);
+  const double rate = steps_.step(index).rate_per_sec;
+  while (left > 0) {
+    --left;
+    send_one();
+    if (rate > 0) break;
+  }
+  if (left > 0) env_.set_timer(static_cast<Nanos>(std::llround(1e9 / rate)), kBurstTag + index);
 }
 
 std::optional<std::string> ProducerApp::choose_key(Rng& rng) const {
@@ -70,8 +103,6 @@ std::optional<std::string> ProducerApp::choose_key(Rng& rng) const {
 
 void ProducerApp::send_one() {
   ProducerProgress& progress = ctx_.producers.at(spec_.name);
-  if (progress.sent >= spec_.count) return;
-  ++progress.sent;
   const std::uint64_t value_id = ++ctx_.last_value_id;
   Record record{choose_key(progress.workload), make_value(value_id, spec_.value_bytes), to_millis(env_.now())};
 

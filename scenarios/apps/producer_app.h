@@ -1,8 +1,12 @@
 // The simulated producer application: sends `count` records at `rate_per_sec` to one topic,
-// with keys chosen by the workload, and records every send's invocation and outcome.
+// with keys chosen by the workload, and records every send's invocation and outcome. Its
+// timeline `produce` steps send bursts besides: `count` more records, all at once or at
+// their own rate. A restarted producer goes on where it was, with the workload and with
+// any burst it had begun.
 #pragma once
 
 #include "engine/client/producer.h"
+#include "scenarios/apps/app_steps.h"
 #include "scenarios/apps/run_context.h"
 #include "scenarios/scenario.h"
 
@@ -10,8 +14,8 @@ namespace logsim::scenarios {
 
 class ProducerApp final : public Node {
  public:
-  ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx,
-              std::vector<NodeId> bootstrap);
+  ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx, std::vector<NodeId> bootstrap,
+              const std::vector<TimelineStep>& timeline);
   void on_start() override;
   void on_message(NodeId from, const Message& msg) override;
   void on_timer(TimerId id, std::uint64_t tag) override;
@@ -19,12 +23,16 @@ class ProducerApp final : public Node {
 
  private:
   void send_one();
+  // Sends what the burst of the produce step at this timeline index has left: one record and
+  // the timer for the next at a rate, else all of them.
+  void burst(std::size_t index);
   std::optional<std::string> choose_key(Rng& rng) const;
 
   Env& env_;
   const ProducerSpec& spec_;
   RunContext& ctx_;
   engine::Producer producer_;
+  AppSteps steps_;  // the produce steps aimed at this producer
   TimerId tick_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engine/env/plants.h"
 #include "engine/env/rng.h"
@@ -16,8 +17,9 @@
 namespace logsim::scenarios {
 
 struct ProducerProgress {
-  std::int64_t sent = 0;  // records handed to the client so far
+  std::int64_t sent = 0;  // records of the workload handed to the client so far
   Rng workload;           // key choices
+  std::map<std::size_t, std::int64_t> burst_left{};  // produce steps begun (by timeline index): records still to send
 };
 
 struct RunContext {
@@ -30,6 +32,9 @@ struct RunContext {
   // Dead-letter copies are numbered from 2^48, apart from the producers' values, so that
   // dead-lettering does not renumber (and so re-draw the failures of) the records after it.
   std::uint64_t last_dead_letter_id = std::uint64_t{1} << 48;
+  // The timeline's application steps (produce, seek) that have begun, by index in the
+  // timeline: each is carried out once, whatever restarts its application goes through.
+  std::vector<std::uint8_t> step_begun{};
 
   properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const {
     properties::HistoryEvent e;

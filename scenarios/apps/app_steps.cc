@@ -1,0 +1,125 @@
+// Application steps: their timers, and what a seek step does to a consumer.
+#include "scenarios/apps/app_steps.h"
+
+#include <algorithm>
+
+#include "engine/env/assert.h"
+
+namespace logsim::scenarios {
+
+AppSteps::AppSteps(const std::vector<TimelineStep>& timeline, const std::string& action, const std::string& target) {
+  for (std::size_t i = 0; i < timeline.size(); ++i) {
+    const TimelineStep& s = timeline[i];
+    if (s.action == action && !s.targets.empty() && s.targets.front() == target) steps_.emplace_back(i, &s);
+  }
+}
+
+void AppSteps::arm(Env& env, const RunContext& ctx) const {
+  for (const auto& [index, step] : steps_) {
+    if (ctx.step_begun.at(index)) continue;
+    env.set_timer(std::max<Nanos>(0, step->at - ctx.world.now()), kTagBase + index);
+  }
+}
+
+std::optional<AppSteps::Step> AppSteps::fired(std::uint64_t tag, RunContext& ctx) const {
+  if (tag < kTagBase) return std::nullopt;
+  const std::size_t index = tag - kTagBase;
+  auto it = std::find_if(steps_.begin(), steps_.end(), [&](const Step& s) { return s.first == index; });
+  if (it == steps_.end() || ctx.step_begun.at(index)) return std::nullopt;
+  ctx.step_begun[index] = 1;
+  return *it;
+}
+
+const TimelineStep& AppSteps::step(std::size_t index) const {
+  auto it = std::find_if(steps_.begin(), steps_.end(), [&](const Step& s) { return s.first == index; });
+  LOGSIM_ASSERT(it != steps_.end(), "no application step at timeline index " + std::to_string(index));
+  return *it->second;
+}
+
+namespace {
+
+std::string where(const engine::TopicPartition& tp) { return tp.topic + "/" + std::to_string(tp.partition.value()); }
+
+// What ListOffsets was asked for, in the words of Kafka's consumer API.
+std::string seek_to_name(std::int64_t timestamp_ms) {
+  if (timestamp_ms == kListOffsetsEarliest) return "seekToBeginning";
+  if (timestamp_ms == kListOffsetsLatest) return "seekToEnd";
+  return "offsetsForTimes(" + std::to_string(timestamp_ms) + "ms) then seek";
+}
+
+}  // namespace
+
+void seek_step(engine::Consumer& consumer, const TimelineStep& step, Nanos local_now, const EventMaker& event,
+               properties::History& history) {
+  std::vector<engine::TopicPartition> held;
+  for (const auto& tp : consumer.assignment()) {
+    if (tp.topic == step.topic && (step.partition < 0 || tp.partition.value() == step.partition)) held.push_back(tp);
+  }
+  const std::string what = step.partition < 0 ? step.topic : step.topic + "/" + std::to_string(step.partition);
+  if (held.empty()) {
+    auto e = event(properties::OpKind::kFault);
+    e.note = "seek " + what + ": nothing to seek, no partition of it is assigned now";
+    history.append(e);
+    return;
+  }
+  const engine::ResetOffsetsRequest& to = *step.reset;
+  for (const auto& tp : held) {
+    std::optional<Offset> target;
+    std::string note;
+    switch (to.mode) {
+      case engine::ResetMode::kToOffset:
+        target = Offset(to.value);
+        note = "seek to offset " + std::to_string(to.value);
+        break;
+      case engine::ResetMode::kShiftBy:
+      case engine::ResetMode::kToCurrent:
+        if (auto position = consumer.position(tp)) {
+          const std::int64_t shift = to.mode == engine::ResetMode::kShiftBy ? to.value : 0;
+          target = Offset(std::max<std::int64_t>(0, position->value() + shift));
+          note = to.mode == engine::ResetMode::kShiftBy
+                     ? "seek by " + std::to_string(shift) + " from position " + std::to_string(position->value())
+                     : "seek to the current position " + std::to_string(position->value());
+        }
+        break;
+      case engine::ResetMode::kToEarliest:
+        consumer.seek_to(tp, kListOffsetsEarliest);
+        continue;
+      case engine::ResetMode::kToLatest:
+        consumer.seek_to(tp, kListOffsetsLatest);
+        continue;
+      case engine::ResetMode::kToDatetime:
+        consumer.seek_to(tp, std::max<std::int64_t>(0, to.value));
+        continue;
+      case engine::ResetMode::kByDuration:
+        consumer.seek_to(tp, std::max<std::int64_t>(0, to_millis(local_now) - to.value));
+        continue;
+    }
+    if (!target) {
+      auto e = event(properties::OpKind::kFault);
+      e.note = "seek " + where(tp) + ": nothing to seek from, the partition has no position yet";
+      history.append(e);
+      continue;
+    }
+    consumer.seek(tp, *target);
+    auto e = event(properties::OpKind::kSeek);
+    e.topic = tp.topic;
+    e.partition = tp.partition.value();
+    e.offset = target->value();
+    e.note = note;
+    history.append(e);
+  }
+}
+
+void record_moves(engine::Consumer& consumer, const EventMaker& event, properties::History& history) {
+  for (const auto& move : consumer.take_resets()) {
+    auto e = event(properties::OpKind::kSeek);
+    e.topic = move.tp.topic;
+    e.partition = move.tp.partition.value();
+    e.offset = move.to.value();
+    e.note = move.seek_to ? seek_to_name(*move.seek_to)
+                          : "auto.offset.reset: offset " + std::to_string(move.from.value()) + " was out of range";
+    history.append(e);
+  }
+}
+
+}  // namespace logsim::scenarios
