@@ -70,9 +70,12 @@ class CheckerSet {
   void observe(const HistoryEvent& e);
   // Finishes every checker and returns violations ordered by their first event.
   Verdict finish();
+  // Leaves violations of these anomalies out of the verdict (a scenario's "properties").
+  void ignore(std::set<std::string> anomalies) { ignored_ = std::move(anomalies); }
 
  private:
   std::vector<std::unique_ptr<Checker>> checkers_;
+  std::set<std::string> ignored_;
   std::shared_ptr<Symbols> symbols_ = std::make_shared<Symbols>();  // interned once per event, for all
 };
 
@@ -81,6 +84,8 @@ struct CheckerOptions {
   // The topics whose cleanup.policy includes compact (poll-skip excuses compaction's holes only
   // there); nullopt, as for a history from elsewhere: any topic may be compacted.
   std::optional<std::set<std::string>> compacted_topics;
+  // Anomalies not to check: a checker all of whose anomalies are here is left out.
+  std::set<std::string> ignored;
 };
 
 // The checkers a run uses by default.

@@ -2,6 +2,7 @@
 #include "reports/summary.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <map>
@@ -51,6 +52,7 @@ nlohmann::json summary_json(const scenarios::RunResult& r, double wall_ms) {
     jv["key"] = v.key ? nlohmann::json(*v.key) : nlohmann::json(nullptr);
     j["violations"].push_back(std::move(jv));
   }
+  j["ignored"] = r.ignored;
   j["replay"] = replay_command(r);
   return j;
 }
@@ -91,6 +93,7 @@ std::string terminal_summary(const scenarios::RunResult& r, double wall_ms) {
                        get("processed"), get("commits.accepted"), get("commits.rejected"));
   }
   out += fmt::format("  faults     {}\n", stat("faults"));
+  if (!r.ignored.empty()) out += fmt::format("  unchecked  {} (the scenario's \"properties\")\n", fmt::join(r.ignored, ", "));
   if (r.stats.contains("admin.operations")) out += fmt::format("  admin      {} topic operations\n", stat("admin.operations"));
   // At most three lines per anomaly, so a cascade does not bury the first finding.
   std::map<std::string, int> shown;

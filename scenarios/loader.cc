@@ -3,6 +3,7 @@
 #include "scenarios/loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -181,8 +182,13 @@ namespace {
 KeySpec read_keys(const JsonReader& r) {
   KeySpec k;
   if (r.json().is_null()) return k;
-  r.expect_object({"uniform", "list"});
-  if (r.has("uniform") == r.has("list")) r.fail("a key choice needs exactly one of \"uniform\" or \"list\"", "{\"uniform\": N} or {\"list\": [\"k1\", ...]}");
+  r.expect_object({"uniform", "list", "zipf", "exponent", "hot", "share"});
+  const int bases = int{r.has("uniform")} + int{r.has("list")} + int{r.has("zipf")};
+  if (bases != 1) {
+    r.fail("a key choice needs exactly one of \"uniform\", \"list\" or \"zipf\"",
+           "{\"uniform\": N}, {\"list\": [\"k1\", ...]} or {\"zipf\": N, \"exponent\": 1.1}, optionally with "
+           "{\"hot\": \"key\", \"share\": 0.7}");
+  }
   if (auto v = r.get("uniform")) {
     k.kind = KeySpec::Kind::kUniform;
     k.uniform = static_cast<std::int32_t>(v->integer(1, 10'000'000));
@@ -191,6 +197,20 @@ KeySpec read_keys(const JsonReader& r) {
     k.kind = KeySpec::Kind::kList;
     for (const auto& item : v->items()) k.list.push_back(item.string());
     if (k.list.empty()) v->fail("found an empty list", "at least one key");
+  }
+  if (auto v = r.get("zipf")) {
+    k.kind = KeySpec::Kind::kZipf;
+    k.uniform = static_cast<std::int32_t>(v->integer(1, 1'000'000));
+    if (auto e = r.get("exponent")) k.exponent = e->number(0, 10);
+  } else if (auto e = r.get("exponent")) {
+    e->fail("\"exponent\" is for \"zipf\" keys", "no \"exponent\", or {\"zipf\": N, \"exponent\": S}");
+  }
+  if (r.has("hot") != r.has("share")) {
+    r.fail("a hot key needs both \"hot\" and \"share\"", "{\"hot\": \"user-celebrity\", \"share\": 0.7} besides the other keys");
+  }
+  if (auto v = r.get("hot")) {
+    k.hot = v->string();
+    k.hot_share = r.at("share").number(0, 1);
   }
   return k;
 }
@@ -372,12 +392,19 @@ std::string check_topic(const JsonReader& r, const Scenario& s) {
 
 void read_producers(const JsonReader& r, Scenario& s) {
   for (const auto& p : r.items()) {
-    p.expect_object({"name", "topic", "rate_per_sec", "count", "start", "keys", "value_bytes", "config"});
+    p.expect_object({"name", "topic", "rate_per_sec", "count", "for", "start", "keys", "value_bytes", "config"});
     ProducerSpec spec;
     spec.name = p.at("name").string();
     spec.topic = check_topic(p.at("topic"), s);
     if (auto v = p.get("rate_per_sec")) spec.rate_per_sec = v->number(0.001, 10'000'000);
     if (auto v = p.get("count")) spec.count = v->integer(0, 1'000'000'000);
+    if (auto v = p.get("for")) {
+      // As many records as the rate sends in that time: the first at `start`, then one per interval.
+      if (p.has("count")) v->fail("found both \"count\" and \"for\"", "one of them: how many records, or for how long");
+      const Nanos length = v->duration();
+      const auto interval = static_cast<Nanos>(std::llround(1e9 / spec.rate_per_sec));
+      spec.count = std::min<std::int64_t>(1'000'000'000, (length + interval - 1) / interval);
+    }
     if (auto v = p.get("start")) spec.start = v->duration();
     if (auto v = p.get("keys")) spec.keys = read_keys(*v);
     if (auto v = p.get("value_bytes")) spec.value_bytes = static_cast<std::int32_t>(v->integer(24, 10 * 1024 * 1024));
@@ -533,6 +560,30 @@ Found read_found(const JsonReader& r) {
   return f;
 }
 
+// "properties": which anomalies are checked — {"check": [...]} (only these) or {"ignore": [...]}
+// (all but these).
+void read_properties(const JsonReader& r, Scenario& s) {
+  r.expect_object({"check", "ignore"});
+  if (r.has("check") == r.has("ignore")) {
+    r.fail("found " + std::string(r.has("check") ? "both \"check\" and \"ignore\"" : "neither \"check\" nor \"ignore\""),
+           "one of {\"check\": [anomalies to check]} or {\"ignore\": [anomalies not to check]}");
+  }
+  const bool only = r.has("check");
+  const JsonReader list = r.at(only ? "check" : "ignore");
+  std::set<std::string> named;
+  for (const auto& a : list.items()) {
+    const std::string name = check_anomaly(a);
+    if ((name == "unseen" || name == "liveness") && only && s.quiesce == 0) {
+      a.fail(name + " is checked only after a quiet period", "a top-level \"quiesce\" (e.g. \"15s\") to check it");
+    }
+    named.insert(name);
+  }
+  if (only && named.empty()) list.fail("found no anomalies to check", "at least one anomaly (or no \"properties\": check them all)");
+  for (const auto& name : properties::anomaly_names()) {
+    if (named.contains(name) != only) s.ignored.insert(name);
+  }
+}
+
 void read_expect(const JsonReader& r, Scenario& s) {
   r.expect_object({"verdict", "anomalies"});
   if (auto v = r.get("verdict")) {
@@ -542,7 +593,12 @@ void read_expect(const JsonReader& r, Scenario& s) {
     }
   }
   if (auto v = r.get("anomalies")) {
-    for (const auto& a : v->items()) s.expect.anomalies.push_back(check_anomaly(a));
+    for (const auto& a : v->items()) {
+      s.expect.anomalies.push_back(check_anomaly(a));
+      if (s.ignored.contains(s.expect.anomalies.back())) {
+        a.fail("\"" + s.expect.anomalies.back() + "\" is not checked (see /properties)", "an anomaly the scenario checks");
+      }
+    }
   }
 }
 
@@ -644,7 +700,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   }
   const JsonReader root(j, "", file);
   root.expect_object({"$schema", "name", "description", "duration", "quiesce", "seed", "cluster", "topics",
-                      "producers", "consumers", "groups", "timeline", "faults", "expect", "plant", "found"});
+                      "producers", "consumers", "groups", "timeline", "faults", "properties", "expect", "plant", "found"});
   Scenario s;
   s.file = file;
   s.name = root.at("name").string();
@@ -662,6 +718,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   check_unique_names(root, s);
   if (auto v = root.get("timeline")) read_timeline(*v, s);
   if (auto v = root.get("faults")) s.faults = read_faults(*v, s);
+  if (auto v = root.get("properties")) read_properties(*v, s);
   if (auto v = root.get("expect")) read_expect(*v, s);
   if (auto v = root.get("found")) s.found = read_found(*v);
   if (auto v = root.get("plant")) {

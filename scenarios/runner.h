@@ -36,6 +36,7 @@ struct RunResult {
   properties::Verdict verdict;
   std::map<std::string, std::int64_t> stats;  // ordered: stable output
   std::vector<std::string> cli_plants;  // plants given on the command line (for the replay command)
+  std::vector<std::string> ignored;     // anomalies the scenario's "properties" does not check
   bool expectation_met = true;
   std::string expectation_detail;  // why the expectation was not met
 };

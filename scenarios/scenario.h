@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,9 +59,12 @@ struct ClusterSpec {
 
 // How a producer picks keys.
 struct KeySpec {
-  enum class Kind : std::uint8_t { kNone, kUniform, kList } kind = Kind::kNone;
-  std::int32_t uniform = 0;            // kUniform: keys "key-0" .. "key-(N-1)"
+  enum class Kind : std::uint8_t { kNone, kUniform, kList, kZipf } kind = Kind::kNone;
+  std::int32_t uniform = 0;            // kUniform, kZipf: keys "key-0" .. "key-(N-1)"
   std::vector<std::string> list;       // kList: chosen uniformly
+  double exponent = 1.0;               // kZipf: P(key-k) proportional to 1 / (k + 1)^exponent
+  std::optional<std::string> hot;      // one hot key: chosen with probability hot_share, else the above
+  double hot_share = 0;
 };
 
 struct ProducerSpec {
@@ -203,6 +207,7 @@ struct Scenario {
   std::vector<TimelineStep> timeline;
   std::optional<FaultSchedule> faults;  // a random fault schedule, drawn from the run's seed
   Expectation expect;
+  std::set<std::string> ignored;      // anomalies "properties" turns off: not checked, not reported
   Plants plants;                      // planted bugs ("plant", or --plant): none by default
   std::optional<Found> found;         // a saved failure (written by logsim fuzz)
 };

@@ -39,7 +39,12 @@ ProducerApp::ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx, st
         engine::ProducerConfig c = spec.config;
         c.bootstrap_servers = std::move(bootstrap);
         return c;
-      }()), steps_(timeline, "produce", spec.name) {}
+      }()), steps_(timeline, "produce", spec.name), zipf_(zipf_for(spec.keys)) {}
+
+std::optional<ZipfDistribution> ProducerApp::zipf_for(const KeySpec& keys) {
+  if (keys.kind != KeySpec::Kind::kZipf) return std::nullopt;
+  return ZipfDistribution(static_cast<std::size_t>(keys.uniform), keys.exponent);
+}
 
 void ProducerApp::on_start() {
   producer_.start();
@@ -90,6 +95,7 @@ void ProducerApp::burst(std::size_t index) {
 }
 
 std::optional<std::string> ProducerApp::choose_key(Rng& rng) const {
+  if (spec_.keys.hot && rng.bernoulli(spec_.keys.hot_share)) return spec_.keys.hot;
   switch (spec_.keys.kind) {
     case KeySpec::Kind::kNone:
       return std::nullopt;
@@ -97,6 +103,8 @@ std::optional<std::string> ProducerApp::choose_key(Rng& rng) const {
       return "key-" + std::to_string(rng.uniform_u64(static_cast<std::uint64_t>(spec_.keys.uniform)));
     case KeySpec::Kind::kList:
       return spec_.keys.list[rng.uniform_u64(spec_.keys.list.size())];
+    case KeySpec::Kind::kZipf:
+      return "key-" + std::to_string(zipf_->sample(rng));
   }
   return std::nullopt;
 }

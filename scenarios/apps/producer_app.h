@@ -6,6 +6,7 @@
 #pragma once
 
 #include "engine/client/producer.h"
+#include "engine/env/rng.h"
 #include "scenarios/apps/app_steps.h"
 #include "scenarios/apps/run_context.h"
 #include "scenarios/scenario.h"
@@ -27,12 +28,14 @@ class ProducerApp final : public Node {
   // the timer for the next at a rate, else all of them.
   void burst(std::size_t index);
   std::optional<std::string> choose_key(Rng& rng) const;
+  static std::optional<ZipfDistribution> zipf_for(const KeySpec& keys);
 
   Env& env_;
   const ProducerSpec& spec_;
   RunContext& ctx_;
   engine::Producer producer_;
   AppSteps steps_;  // the produce steps aimed at this producer
+  std::optional<ZipfDistribution> zipf_;  // zipf keys' cumulative table
   TimerId tick_ = 0;
 };
 

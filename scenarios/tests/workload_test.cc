@@ -1,0 +1,131 @@
+// Producer workloads and the properties section: zipf keys and a hot key (loaded, and drawn in
+// the proportions asked), a producer that sends for a time, and "properties" turning checks
+// off (the checker does not report, the verdict and summary say so, and the loader refuses
+// contradictions).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "scenarios/loader.h"
+#include "scenarios/runner.h"
+#include "scenarios/tests/load_error.h"
+
+namespace logsim::scenarios {
+namespace {
+
+using properties::OpKind;
+
+std::string one_producer(const std::string& producer, const std::string& extra = "") {
+  return R"({"name": "w", "duration": "30s", "seed": 3, "topics": [{"name": "t", "partitions": 4}],
+             "producers": [{"name": "p", "topic": "t", )" +
+         producer + "}]" + extra + "}";
+}
+
+std::map<std::string, std::int64_t> keys_sent(const std::string& text) {
+  const Scenario s = parse_scenario(text, "w.json");
+  const RunOutput out = run_scenario(s, RunOptions{s.seed, false});
+  std::map<std::string, std::int64_t> keys;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kSendInvoke) ++keys[e.key.value_or("(null)")];
+  }
+  return keys;
+}
+
+TEST(Workload, KeyChoicesAreRead) {
+  const Scenario z = parse_scenario(one_producer(R"("keys": {"zipf": 500, "exponent": 1.3})"), "w.json");
+  EXPECT_EQ(z.producers[0].keys.kind, KeySpec::Kind::kZipf);
+  EXPECT_EQ(z.producers[0].keys.uniform, 500);
+  EXPECT_EQ(z.producers[0].keys.exponent, 1.3);
+  EXPECT_FALSE(z.producers[0].keys.hot);
+  const Scenario h = parse_scenario(one_producer(R"("keys": {"list": ["a"], "hot": "vip", "share": 0.25})"), "w.json");
+  EXPECT_EQ(h.producers[0].keys.kind, KeySpec::Kind::kList);
+  EXPECT_EQ(h.producers[0].keys.hot, "vip");
+  EXPECT_EQ(h.producers[0].keys.hot_share, 0.25);
+}
+
+TEST(Workload, AHotKeyTakesItsShareAndTheRestFollowTheOtherChoice) {
+  const auto keys = keys_sent(one_producer(R"("rate_per_sec": 1000, "count": 4000, "keys": {"uniform": 10, "hot": "vip", "share": 0.7})"));
+  std::int64_t total = 0;
+  for (const auto& [k, n] : keys) total += n;
+  ASSERT_EQ(total, 4000);
+  EXPECT_NEAR(static_cast<double>(keys.at("vip")) / 4000.0, 0.7, 0.03);
+  EXPECT_EQ(keys.size(), 11u) << "vip and key-0 .. key-9";
+  for (int k = 0; k < 10; ++k) EXPECT_NEAR(static_cast<double>(keys.at("key-" + std::to_string(k))), 120.0, 45.0) << k;
+}
+
+TEST(Workload, ZipfKeysFallOffByRank) {
+  const auto keys = keys_sent(one_producer(R"("rate_per_sec": 1000, "count": 5000, "keys": {"zipf": 100, "exponent": 1.0})"));
+  // P(key-0) = 1 / H(100) ~ 0.193, P(key-1) half of that, P(key-9) a tenth.
+  EXPECT_NEAR(static_cast<double>(keys.at("key-0")) / 5000.0, 0.193, 0.02);
+  EXPECT_GT(keys.at("key-0"), keys.at("key-1"));
+  EXPECT_GT(keys.at("key-1"), keys.at("key-9"));
+  EXPECT_NEAR(static_cast<double>(keys.at("key-0")) / static_cast<double>(keys.at("key-9")), 10.0, 3.5);
+}
+
+TEST(Workload, AProducerCanSendForATimeInsteadOfACount) {
+  const Scenario s = parse_scenario(one_producer(R"("rate_per_sec": 40, "start": "1s", "for": "2500ms")"), "w.json");
+  EXPECT_EQ(s.producers[0].count, 100) << "one every 25 ms from 1 s, the last at 3.475 s";
+  const RunOutput out = run_scenario(s, RunOptions{s.seed, false});
+  EXPECT_EQ(out.result.stats.at("records.sent"), 100);
+}
+
+TEST(Workload, WorkloadMistakesAreReportedWhereTheyAre) {
+  EXPECT_EQ(error_of(one_producer(R"("keys": {"zipf": 10, "uniform": 3})")).pointer(), "/producers/0/keys");
+  EXPECT_EQ(error_of(one_producer(R"("keys": {"zipf": 0})")).pointer(), "/producers/0/keys/zipf");
+  EXPECT_EQ(error_of(one_producer(R"("keys": {"uniform": 3, "share": 0.5})")).problem(), "a hot key needs both \"hot\" and \"share\"");
+  EXPECT_EQ(error_of(one_producer(R"("keys": {"uniform": 3, "hot": "k", "share": 1.5})")).pointer(), "/producers/0/keys/share");
+  EXPECT_EQ(error_of(one_producer(R"("count": 3, "for": "2s")")).problem(), "found both \"count\" and \"for\"");
+}
+
+// ---- properties
+
+std::string reorder_scenario(const std::string& properties, const std::string& expect) {
+  return R"({"name": "reorder", "duration": "15s", "seed": 11,
+    "cluster": {"brokers": 3, "network": {"latency_min": "2ms", "latency_mean": "1ms"}, "config": {"default.replication.factor": 3, "min.insync.replicas": 2}},
+    "topics": [{"name": "payments", "partitions": 1}],
+    "producers": [{"name": "checkout", "topic": "payments", "rate_per_sec": 200, "count": 2000, "keys": {"uniform": 10},
+      "config": {"acks": "all", "enable.idempotence": false, "max.in.flight.requests.per.connection": 5, "retries": 2147483647,
+                 "request.timeout.ms": 1000, "delivery.timeout.ms": 10000}}],
+    "consumers": [{"name": "ledger", "topics": ["payments"], "config": {"auto.offset.reset": "earliest"}}],
+    "timeline": [{"at": "3s", "action": "partition", "groups": [["checkout"], ["broker-1", "broker-2", "broker-3"]]}, {"at": "3150ms", "action": "heal"}])" +
+         properties + R"(, "expect": )" + expect + "}";
+}
+
+TEST(Workload, AnIgnoredAnomalyIsNeitherReportedNorAllowedInExpect) {
+  // Without properties the reordering is found (the library's retries-reorder-without-idempotence).
+  const Scenario found = parse_scenario(reorder_scenario("", R"({"verdict": "violated", "anomalies": ["nonmonotonic-send"]})"), "r.json");
+  const RunOutput a = run_scenario(found, RunOptions{found.seed, false});
+  EXPECT_EQ(a.result.verdict.outcome, properties::Outcome::kViolated);
+  EXPECT_TRUE(a.result.ignored.empty());
+
+  const Scenario ignored = parse_scenario(reorder_scenario(R"(, "properties": {"ignore": ["nonmonotonic-send"]})", R"({"verdict": "pass"})"), "r.json");
+  EXPECT_EQ(ignored.ignored, (std::set<std::string>{"nonmonotonic-send"}));
+  const RunOutput b = run_scenario(ignored, RunOptions{ignored.seed, false});
+  EXPECT_EQ(b.result.verdict.outcome, properties::Outcome::kPass);
+  EXPECT_EQ(b.result.ignored, (std::vector<std::string>{"nonmonotonic-send"}));
+  EXPECT_EQ(b.result.trace_hash, a.result.trace_hash) << "checking less changes nothing in the run";
+
+  const Scenario only = parse_scenario(reorder_scenario(R"(, "properties": {"check": ["nonmonotonic-send"]})",
+                                                        R"({"verdict": "violated", "anomalies": ["nonmonotonic-send"]})"), "r.json");
+  EXPECT_EQ(only.ignored.size(), properties::anomaly_names().size() - 1);
+  EXPECT_EQ(run_scenario(only, RunOptions{only.seed, false}).result.verdict.outcome, properties::Outcome::kViolated);
+
+  const ScenarioError e = error_of(reorder_scenario(R"(, "properties": {"ignore": ["nonmonotonic-send"]})",
+                                                    R"({"verdict": "violated", "anomalies": ["nonmonotonic-send"]})"));
+  EXPECT_EQ(e.pointer(), "/expect/anomalies/0");
+  EXPECT_EQ(e.problem(), "\"nonmonotonic-send\" is not checked (see /properties)");
+}
+
+TEST(Workload, PropertiesMistakesAreReportedWhereTheyAre) {
+  const auto with = [](const std::string& properties) { return one_producer(R"("count": 1)", R"(, "properties": )" + properties); };
+  EXPECT_EQ(error_of(with(R"({})")).problem(), "found neither \"check\" nor \"ignore\"");
+  EXPECT_EQ(error_of(with(R"({"check": []})")).problem(), "found no anomalies to check");
+  const ScenarioError unseen = error_of(with(R"({"check": ["unseen"]})"));
+  EXPECT_EQ(unseen.pointer(), "/properties/check/0");
+  EXPECT_EQ(unseen.problem(), "unseen is checked only after a quiet period");
+  EXPECT_EQ(error_of(with(R"({"ignore": ["dupliate"]})")).expected(), "did you mean \"duplicate\"?");
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
