@@ -292,10 +292,24 @@ void read_topic_log_config(const JsonReader& c, LogConfig& log) {
   }
 }
 
+// The brokers' and the controller's disks (sim/disk.h's fault model).
+sim::SimDiskOptions read_disk(const JsonReader& r) {
+  r.expect_object({"fsync_latency_min", "fsync_latency_mean", "torn_write_probability", "torn_corrupt_probability",
+                   "lying_fsync_probability"});
+  sim::SimDiskOptions d;
+  if (auto v = r.get("fsync_latency_min")) d.fsync_latency_min_ns = v->duration();
+  if (auto v = r.get("fsync_latency_mean")) d.fsync_latency_mean_ns = v->duration();
+  if (auto v = r.get("torn_write_probability")) d.torn_write_probability = v->number(0, 1);
+  if (auto v = r.get("torn_corrupt_probability")) d.torn_corrupt_probability = v->number(0, 1);
+  if (auto v = r.get("lying_fsync_probability")) d.lying_fsync_probability = v->number(0, 1);
+  return d;
+}
+
 void read_cluster(const JsonReader& r, Scenario& s) {
-  r.expect_object({"brokers", "network", "config"});
+  r.expect_object({"brokers", "network", "disk", "config"});
   if (auto v = r.get("brokers")) s.cluster.brokers = static_cast<std::int32_t>(v->integer(1, 100));
   if (auto v = r.get("network")) s.cluster.network = read_network(*v);
+  if (auto v = r.get("disk")) s.cluster.disk = read_disk(*v);
   if (auto v = r.get("config")) read_broker_config(*v, s.cluster.config);
   if (s.cluster.config.default_replication_factor > s.cluster.brokers) {
     r.at("config").at("default.replication.factor").fail(

@@ -172,7 +172,7 @@ std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
   for (std::int32_t b = 1; b <= n; ++b) {
     const NodeId id = world.add_node("broker-" + std::to_string(b), [broker_config](Env& env) {
       return std::make_unique<engine::Broker>(env, broker_config);
-    });
+    }, scenario.cluster.disk);
     LOGSIM_ASSERT(id == brokers[static_cast<std::size_t>(b - 1)], "broker ids out of order");
   }
   engine::ControllerConfig cc;
@@ -188,7 +188,8 @@ std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
         t.name, t.partitions, t.replication_factor,
         engine::TopicConfigs{t.min_insync_replicas, t.unclean_leader_election.value_or(c.unclean_leader_election_enable), t.log}});
   }
-  const NodeId id = world.add_node("controller", [cc](Env& env) { return std::make_unique<engine::Controller>(env, cc); });
+  const NodeId id = world.add_node("controller", [cc](Env& env) { return std::make_unique<engine::Controller>(env, cc); },
+                                   scenario.cluster.disk);
   LOGSIM_ASSERT(id == controller_id, "controller id out of order");
   return brokers;
 }

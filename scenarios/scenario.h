@@ -16,6 +16,7 @@
 #include "engine/env/plants.h"
 #include "engine/env/types.h"
 #include "scenarios/faults.h"
+#include "sim/disk.h"
 #include "sim/network.h"
 
 namespace logsim::scenarios {
@@ -54,6 +55,7 @@ struct BrokerSettings {
 struct ClusterSpec {
   std::int32_t brokers = 1;      // named broker-1 .. broker-N; the controller is "controller"
   sim::LinkOptions network;      // every link's default
+  sim::SimDiskOptions disk;      // the brokers' and the controller's disks
   BrokerSettings config;
 };
 

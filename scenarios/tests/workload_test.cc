@@ -1,6 +1,7 @@
-// Producer workloads and the properties section: zipf keys and a hot key (loaded, and drawn in
-// the proportions asked), a producer that sends for a time, and "properties" turning checks
-// off (the checker does not report, the verdict and summary say so, and the loader refuses
+// Producer workloads, disks and the properties section: zipf keys and a hot key (loaded, and
+// drawn in the proportions asked), a producer that sends for a time, a lying disk losing what
+// flush.messages=1 would have kept through a power loss, and "properties" turning checks off
+// (the checker does not report, the verdict and summary say so, and the loader refuses
 // contradictions).
 #include <gtest/gtest.h>
 
@@ -76,6 +77,36 @@ TEST(Workload, WorkloadMistakesAreReportedWhereTheyAre) {
   EXPECT_EQ(error_of(one_producer(R"("keys": {"uniform": 3, "share": 0.5})")).problem(), "a hot key needs both \"hot\" and \"share\"");
   EXPECT_EQ(error_of(one_producer(R"("keys": {"uniform": 3, "hot": "k", "share": 1.5})")).pointer(), "/producers/0/keys/share");
   EXPECT_EQ(error_of(one_producer(R"("count": 3, "for": "2s")")).problem(), "found both \"count\" and \"for\"");
+}
+
+// ---- disks
+
+// One broker, flush.messages=1 (an fsync after every append), a power loss at 5 s.
+std::string power_loss_with_disk(const std::string& disk) {
+  return R"({"name": "disk", "duration": "20s", "quiesce": "10s", "seed": 2,
+    "cluster": {"brokers": 1, "disk": )" +
+         disk + R"(, "config": {"offsets.topic.replication.factor": 1, "offsets.topic.num.partitions": 1}},
+    "topics": [{"name": "t", "partitions": 1, "config": {"flush.messages": 1}}],
+    "producers": [{"name": "p", "topic": "t", "rate_per_sec": 100, "count": 1500, "keys": {"uniform": 5},
+                   "config": {"acks": "all", "request.timeout.ms": 2000}}],
+    "consumers": [{"name": "c", "topics": ["t"], "config": {"auto.offset.reset": "earliest", "request.timeout.ms": 2000}}],
+    "timeline": [{"at": "5s", "action": "power-loss", "target": "broker-1"}, {"at": "6s", "action": "restart", "target": "broker-1"}]})";
+}
+
+TEST(Workload, ALyingDiskLosesWhatFsyncedAppendsKeepThroughAPowerLoss) {
+  const Scenario honest = parse_scenario(power_loss_with_disk("{}"), "disk.json");
+  EXPECT_EQ(honest.cluster.disk.lying_fsync_probability, 0.0);
+  const RunOutput a = run_scenario(honest, RunOptions{honest.seed, false});
+  EXPECT_EQ(a.result.verdict.outcome, properties::Outcome::kPass) << "every acknowledged record was fsynced first";
+  EXPECT_EQ(a.result.stats.at("records.acknowledged"), 1500);
+
+  const Scenario lying = parse_scenario(power_loss_with_disk(R"({"lying_fsync_probability": 1, "fsync_latency_min": "1ms"})"), "disk.json");
+  EXPECT_EQ(lying.cluster.disk.lying_fsync_probability, 1.0);
+  EXPECT_EQ(lying.cluster.disk.fsync_latency_min_ns, millis(1));
+  const RunOutput b = run_scenario(lying, RunOptions{lying.seed, false});
+  ASSERT_EQ(b.result.verdict.outcome, properties::Outcome::kViolated);
+  EXPECT_EQ(b.result.verdict.violations.front().anomaly, "inconsistent-offsets") << "the offsets were given out again";
+  EXPECT_EQ(b.result.verdict.violations.front().offset, 0);
 }
 
 // ---- properties
