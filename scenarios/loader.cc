@@ -306,8 +306,18 @@ sim::SimDiskOptions read_disk(const JsonReader& r) {
 }
 
 void read_cluster(const JsonReader& r, Scenario& s) {
-  r.expect_object({"brokers", "network", "disk", "config"});
+  r.expect_object({"brokers", "racks", "network", "disk", "config"});
   if (auto v = r.get("brokers")) s.cluster.brokers = static_cast<std::int32_t>(v->integer(1, 100));
+  if (auto v = r.get("racks")) {
+    for (const auto& item : v->items()) {
+      s.cluster.racks.push_back(item.string());
+      if (s.cluster.racks.back().empty()) item.fail("found an empty rack name", "a rack name such as \"us-east-1a\"");
+    }
+    if (static_cast<std::int32_t>(s.cluster.racks.size()) != s.cluster.brokers) {
+      v->fail("found " + std::to_string(s.cluster.racks.size()) + " racks for " + std::to_string(s.cluster.brokers) + " brokers",
+              "one rack name per broker (broker.rack of broker-1, broker-2, ...)");
+    }
+  }
   if (auto v = r.get("network")) s.cluster.network = read_network(*v);
   if (auto v = r.get("disk")) s.cluster.disk = read_disk(*v);
   if (auto v = r.get("config")) read_broker_config(*v, s.cluster.config);

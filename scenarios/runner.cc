@@ -177,6 +177,7 @@ std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
   }
   engine::ControllerConfig cc;
   cc.brokers = brokers;
+  for (std::size_t i = 0; i < scenario.cluster.racks.size(); ++i) cc.racks[brokers[i]] = scenario.cluster.racks[i];
   cc.num_partitions = c.num_partitions;
   cc.default_replication_factor = c.default_replication_factor;
   cc.topic_defaults = engine::TopicConfigs{c.min_insync_replicas, c.unclean_leader_election_enable, LogConfig{}};

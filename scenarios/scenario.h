@@ -54,6 +54,7 @@ struct BrokerSettings {
 
 struct ClusterSpec {
   std::int32_t brokers = 1;      // named broker-1 .. broker-N; the controller is "controller"
+  std::vector<std::string> racks;  // broker.rack of broker-1 .. broker-N (none: no racks)
   sim::LinkOptions network;      // every link's default
   sim::SimDiskOptions disk;      // the brokers' and the controller's disks
   BrokerSettings config;

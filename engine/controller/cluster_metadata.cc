@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "engine/env/assert.h"
 
@@ -54,6 +55,60 @@ std::vector<NodeId> assign_replicas(std::int32_t partition, std::int32_t rf, con
   return out;
 }
 
+std::vector<NodeId> rack_alternated(const std::vector<NodeId>& brokers, const BrokerRacks& racks) {
+  std::map<std::string, std::vector<NodeId>> by_rack;  // racks in name order, brokers in id order
+  for (const NodeId b : brokers) by_rack[racks.at(b)].push_back(b);
+  for (auto& [_, members] : by_rack) std::sort(members.begin(), members.end());
+  std::vector<NodeId> out;
+  for (std::size_t round = 0; out.size() < brokers.size(); ++round) {
+    for (const auto& [_, members] : by_rack) {
+      if (round < members.size()) out.push_back(members[round]);
+    }
+  }
+  return out;
+}
+
+std::vector<NodeId> assign_replicas_rack_aware(std::int32_t partition, std::int32_t rf, const std::vector<NodeId>& brokers,
+                                               const BrokerRacks& racks, std::int32_t start_index, std::int32_t start_shift,
+                                               std::int32_t first_partition) {
+  const std::vector<NodeId> arranged = rack_alternated(brokers, racks);
+  const auto n = static_cast<std::int32_t>(arranged.size());
+  std::set<std::string> all_racks;
+  for (const NodeId b : arranged) all_racks.insert(racks.at(b));
+  const auto rack_count = static_cast<std::int32_t>(all_racks.size());
+  const std::int32_t first = (start_index + partition) % n;
+  const std::int32_t bumps = partition / n - (first_partition > 0 ? (first_partition - 1) / n : 0);
+  const std::int32_t second_shift = (start_shift + bumps) * rack_count;
+  std::vector<NodeId> out{arranged[static_cast<std::size_t>(first)]};
+  std::set<std::string> racks_used{racks.at(out.front())};
+  std::set<NodeId> brokers_used{out.front()};
+  for (std::int32_t k = 0; static_cast<std::int32_t>(out.size()) < rf; ++k) {
+    const std::int32_t shift = 1 + (second_shift + k) % (n - 1);
+    const NodeId b = arranged[static_cast<std::size_t>((first + shift) % n)];
+    const std::string& rack = racks.at(b);
+    // Skip a broker in a rack that has a replica while some rack has none, and one that has a
+    // replica while some broker has none.
+    if ((racks_used.contains(rack) && static_cast<std::int32_t>(racks_used.size()) < rack_count) ||
+        (brokers_used.contains(b) && static_cast<std::int32_t>(brokers_used.size()) < n)) {
+      continue;
+    }
+    out.push_back(b);
+    racks_used.insert(rack);
+    brokers_used.insert(b);
+  }
+  return out;
+}
+
+namespace {
+// Rack-aware when every broker has a rack.
+std::vector<NodeId> place_replicas(std::int32_t partition, std::int32_t rf, const std::vector<NodeId>& brokers,
+                                   const BrokerRacks& racks, std::int32_t start, std::int32_t shift, std::int32_t first) {
+  const bool aware = !racks.empty() && std::all_of(brokers.begin(), brokers.end(), [&](NodeId b) { return racks.contains(b); });
+  return aware ? assign_replicas_rack_aware(partition, rf, brokers, racks, start, shift, first)
+               : assign_replicas(partition, rf, brokers, start, shift, first);
+}
+}  // namespace
+
 std::vector<NodeId> ClusterMetadata::live_brokers() const {
   std::vector<NodeId> out;
   for (const auto& [b, _] : broker_epochs) out.push_back(b);
@@ -67,7 +122,7 @@ std::int32_t ClusterMetadata::partition_count(const std::string& name) const {
 }
 
 AdminOutcome ClusterMetadata::create_topic(const TopicCreation& t, const std::vector<NodeId>& brokers, Rng& rng,
-                                           bool validate_only) {
+                                           bool validate_only, const BrokerRacks& racks) {
   if (auto why = invalid_topic_name(t.name); !why.empty()) return {ErrorCode::INVALID_TOPIC_EXCEPTION, why};
   if (has_topic(t.name)) return {ErrorCode::TOPIC_ALREADY_EXISTS, "Topic '" + t.name + "' already exists."};
   if (t.partitions < 1) {
@@ -88,7 +143,7 @@ AdminOutcome ClusterMetadata::create_topic(const TopicCreation& t, const std::ve
     s.topic = t.name;
     s.partition = PartitionId(p);
     s.topic_id = id;
-    s.replicas = assign_replicas(p, t.replication_factor, brokers, start, shift);
+    s.replicas = place_replicas(p, t.replication_factor, brokers, racks, start, shift, 0);
     s.isr = s.replicas;
     s.min_insync_replicas = t.configs.min_insync_replicas;
     s.leader = NodeId(-1);
@@ -110,7 +165,8 @@ AdminOutcome ClusterMetadata::delete_topic(const std::string& name) {
 }
 
 AdminOutcome ClusterMetadata::create_partitions(const std::string& name, std::int32_t count,
-                                                const std::vector<NodeId>& brokers, bool validate_only) {
+                                                const std::vector<NodeId>& brokers, bool validate_only,
+                                                const BrokerRacks& racks) {
   if (!has_topic(name)) return {ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, unknown_topic(name)};
   const std::int32_t current = partition_count(name);
   if (count < current) {
@@ -133,7 +189,7 @@ AdminOutcome ClusterMetadata::create_partitions(const std::string& name, std::in
     s.topic = name;
     s.partition = PartitionId(p);
     s.topic_id = info.topic_id;
-    s.replicas = assign_replicas(p, rf, brokers, start, start, current);
+    s.replicas = place_replicas(p, rf, brokers, racks, start, start, current);
     s.isr = s.replicas;
     s.min_insync_replicas = info.configs.min_insync_replicas;
     s.leader = NodeId(-1);

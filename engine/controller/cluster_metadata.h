@@ -53,6 +53,23 @@ std::vector<NodeId> assign_replicas(std::int32_t partition, std::int32_t replica
                                     const std::vector<NodeId>& brokers, std::int32_t start_index,
                                     std::int32_t start_shift, std::int32_t first_partition = 0);
 
+// broker.rack of each broker that has one (empty: the cluster has no rack information).
+using BrokerRacks = std::map<NodeId, std::string>;
+
+// The brokers ordered alternately by rack: racks in name order, the brokers of each in id
+// order, one from each rack in turn (Kafka's getRackAlternatedBrokerList). Every broker must
+// have a rack.
+std::vector<NodeId> rack_alternated(const std::vector<NodeId>& brokers, const BrokerRacks& racks);
+
+// Kafka's rack-aware replica assignment (AdminUtils.assignReplicasToBrokersRackAware) of one
+// partition over `brokers`, every one with a rack: the first replica walks the rack-alternated
+// list from the start index, and each next one is the next broker along the shifted walk that
+// is in a rack without a replica yet (while such racks remain) and holds none yet.
+std::vector<NodeId> assign_replicas_rack_aware(std::int32_t partition, std::int32_t replication_factor,
+                                               const std::vector<NodeId>& brokers, const BrokerRacks& racks,
+                                               std::int32_t start_index, std::int32_t start_shift,
+                                               std::int32_t first_partition = 0);
+
 class ClusterMetadata {
  public:
   using Key = std::pair<std::string, std::int32_t>;
@@ -71,17 +88,18 @@ class ClusterMetadata {
   bool is_live(NodeId b) const { return broker_epochs.contains(b); }
   std::vector<NodeId> live_brokers() const;
 
-  // Creates a topic with Kafka's rack-unaware replica assignment over `brokers` (sorted),
-  // starting at a random broker. With validate_only nothing changes (the rng is still drawn).
+  // Creates a topic with Kafka's replica assignment over `brokers` (sorted), starting at a
+  // random broker: rack-aware when every one of them has a rack in `racks`, else rack-unaware.
+  // With validate_only nothing changes (the rng is still drawn).
   AdminOutcome create_topic(const TopicCreation& t, const std::vector<NodeId>& brokers, Rng& rng,
-                            bool validate_only = false);
+                            bool validate_only = false, const BrokerRacks& racks = {});
   // Deletes a topic: its partitions leave the metadata; brokers then delete their logs.
   AdminOutcome delete_topic(const std::string& name);
   // Grows a topic to `count` partitions, placing the new ones over `brokers` (sorted) the way
   // Kafka's CreatePartitions does: continuing the assignment from the first replica of
-  // partition 0.
+  // partition 0 (rack-aware as create_topic).
   AdminOutcome create_partitions(const std::string& name, std::int32_t count, const std::vector<NodeId>& brokers,
-                                 bool validate_only = false);
+                                 bool validate_only = false, const BrokerRacks& racks = {});
   // IncrementalAlterConfigs on a topic (all or nothing). min.insync.replicas reaches every
   // partition's state; turning unclean.leader.election.enable on elects leaders for offline
   // partitions at once, as KRaft's controller does.

@@ -117,7 +117,7 @@ void Controller::handle_admin(NodeId from, const Message& msg) {
         return;
       }
     }
-    const AdminOutcome out = md_.create_topic(t, live, env_.rng(), req->validate_only);
+    const AdminOutcome out = md_.create_topic(t, live, env_.rng(), req->validate_only, config_.racks);
     resp.error = out.error;
     resp.error_message = out.message;
     if (out.ok()) {
@@ -136,7 +136,7 @@ void Controller::handle_admin(NodeId from, const Message& msg) {
     if (out.ok()) answer_when_durable(from, std::move(resp));
     else env_.send(from, std::move(resp));
   } else if (const auto* cp = std::get_if<CreatePartitionsRequest>(&msg)) {
-    const AdminOutcome out = md_.create_partitions(cp->name, cp->count, live, cp->validate_only);
+    const AdminOutcome out = md_.create_partitions(cp->name, cp->count, live, cp->validate_only, config_.racks);
     CreatePartitionsResponse resp{cp->correlation_id, cp->name, out.error, out.message};
     if (out.ok() && !cp->validate_only) answer_when_durable(from, std::move(resp));
     else env_.send(from, std::move(resp));
@@ -179,7 +179,7 @@ void Controller::create_initial_topics() {
   if (md_.initial_topics_created) return;
   md_.initial_topics_created = true;
   for (const TopicCreation& t : config_.topics) {
-    const AdminOutcome created = md_.create_topic(t, config_.brokers, env_.rng());
+    const AdminOutcome created = md_.create_topic(t, config_.brokers, env_.rng(), false, config_.racks);
     LOGSIM_ASSERT(created.ok(), "cannot create topic " + t.name + ": " + created.message);
   }
 }

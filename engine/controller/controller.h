@@ -32,6 +32,7 @@ namespace logsim::engine {
 
 struct ControllerConfig {
   std::vector<NodeId> brokers;                       // the cluster's brokers
+  BrokerRacks racks;                                 // broker.rack of each (none: rack-unaware placement)
   std::vector<TopicCreation> topics;                 // created once every broker has registered
   std::int32_t broker_session_timeout_ms = 9000;     // broker.session.timeout.ms
   bool auto_leader_rebalance_enable = true;          // auto.leader.rebalance.enable

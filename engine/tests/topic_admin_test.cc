@@ -2,6 +2,10 @@
 // Kafka's errors and messages, topic config parsing, and the metadata encoding round trip.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <string>
+
 #include "engine/controller/cluster_metadata.h"
 #include "engine/controller/topic_config.h"
 
@@ -49,6 +53,65 @@ TEST(ReplicaPlacement, GrowingATopicContinuesTheSameAssignment) {
   // Starting at 5 (a multiple of the broker count) bumps the shift at once, as Kafka's loop does.
   EXPECT_EQ(assign_replicas(5, 3, brokers(5), 0, 0, 5), assign_replicas(5, 3, brokers(5), 0, 0, 0));
   EXPECT_NE(assign_replicas(6, 3, brokers(5), 0, 0, 6), assign_replicas(6, 3, brokers(5), 0, 0, 0));
+}
+
+// Kafka's AdminRackAwareTest (testGetRackAlternatedBrokerListAndAssignReplicasToBrokers):
+// brokers 0..5 in racks rack1, rack3, rack3, rack2, rack2, rack1.
+BrokerRacks kafka_test_racks() {
+  return {{NodeId(0), "rack1"}, {NodeId(1), "rack3"}, {NodeId(2), "rack3"},
+          {NodeId(3), "rack2"}, {NodeId(4), "rack2"}, {NodeId(5), "rack1"}};
+}
+
+std::vector<NodeId> ids(std::initializer_list<std::int32_t> v) {
+  std::vector<NodeId> out;
+  for (const std::int32_t i : v) out.emplace_back(i);
+  return out;
+}
+
+TEST(ReplicaPlacement, RackAlternatedOrderTakesOneBrokerOfEachRackInTurn) {
+  EXPECT_EQ(rack_alternated(brokers(6), kafka_test_racks()), ids({0, 3, 1, 5, 4, 2}));
+  // Uneven racks: the larger one fills the tail.
+  const BrokerRacks uneven = {{NodeId(0), "a"}, {NodeId(1), "a"}, {NodeId(2), "a"}, {NodeId(3), "b"}};
+  EXPECT_EQ(rack_alternated(brokers(4), uneven), ids({0, 3, 1, 2}));
+}
+
+TEST(ReplicaPlacement, MatchesKafkasRackAwareAssignment) {
+  const std::vector<std::vector<std::int32_t>> expected = {{0, 3, 1}, {3, 1, 5}, {1, 5, 4}, {5, 4, 2},
+                                                          {4, 2, 0}, {2, 0, 3}, {0, 4, 2}};
+  for (std::int32_t p = 0; p < 7; ++p) {
+    std::vector<std::int32_t> got;
+    for (const NodeId n : assign_replicas_rack_aware(p, 3, brokers(6), kafka_test_racks(), 0, 0)) got.push_back(n.value());
+    EXPECT_EQ(got, expected[static_cast<std::size_t>(p)]) << "partition " << p;
+  }
+}
+
+TEST(ReplicaPlacement, WithRacksEveryPartitionSpansAsManyRacksAsItCan) {
+  ClusterMetadata md = cluster(6);
+  const BrokerRacks racks = {{NodeId(0), "a"}, {NodeId(1), "a"}, {NodeId(2), "b"},
+                             {NodeId(3), "b"}, {NodeId(4), "c"}, {NodeId(5), "c"}};
+  Rng rng(3);
+  ASSERT_TRUE(md.create_topic(topic("orders", 12, 3), md.live_brokers(), rng, false, racks).ok());
+  ASSERT_TRUE(md.create_partitions("orders", 24, md.live_brokers(), false, racks).ok());
+  std::map<NodeId, int> leaders;
+  for (std::int32_t p = 0; p < 24; ++p) {
+    const PartitionState& s = md.partitions.at({"orders", p});
+    std::set<std::string> spanned;
+    for (const NodeId b : s.replicas) spanned.insert(racks.at(b));
+    EXPECT_EQ(spanned.size(), 3u) << "partition " << p << ": one replica in each rack";
+    ++leaders[s.replicas.front()];
+  }
+  EXPECT_EQ(leaders.size(), 6u) << "leaders spread over every broker";
+  // Without racks the same draw can put two replicas in one rack.
+  ClusterMetadata unaware = cluster(6);
+  Rng rng2(3);
+  ASSERT_TRUE(unaware.create_topic(topic("orders", 12, 3), unaware.live_brokers(), rng2).ok());
+  bool doubled = false;
+  for (std::int32_t p = 0; p < 12; ++p) {
+    std::set<std::string> spanned;
+    for (const NodeId b : unaware.partitions.at({"orders", p}).replicas) spanned.insert(racks.at(b));
+    doubled |= spanned.size() < 3;
+  }
+  EXPECT_TRUE(doubled);
 }
 
 TEST(TopicAdmin, CreateSpreadsLeadersAndReplicas) {

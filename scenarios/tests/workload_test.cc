@@ -109,6 +109,16 @@ TEST(Workload, ALyingDiskLosesWhatFsyncedAppendsKeepThroughAPowerLoss) {
   EXPECT_EQ(b.result.verdict.violations.front().offset, 0);
 }
 
+TEST(Workload, RacksAreOnePerBroker) {
+  const std::string base = R"({"name": "r", "topics": [{"name": "t"}], "cluster": {"brokers": 3, "racks": )";
+  const Scenario s = parse_scenario(base + R"(["a", "b", "a"]}})", "r.json");
+  EXPECT_EQ(s.cluster.racks, (std::vector<std::string>{"a", "b", "a"}));
+  const ScenarioError e = error_of(base + R"(["a", "b"]}})");
+  EXPECT_EQ(e.pointer(), "/cluster/racks");
+  EXPECT_EQ(e.problem(), "found 2 racks for 3 brokers");
+  EXPECT_EQ(error_of(base + R"(["a", "", "c"]}})").pointer(), "/cluster/racks/1");
+}
+
 // ---- properties
 
 std::string reorder_scenario(const std::string& properties, const std::string& expect) {
