@@ -168,7 +168,8 @@ void Broker::register_with_controller() {
 
 void Broker::heartbeat() {
   state_.env.send(*state_.config.controller,
-                  BrokerHeartbeatRequest{++state_.next_correlation, state_.env.self(), broker_epoch_});
+                  BrokerHeartbeatRequest{++state_.next_correlation, state_.env.self(), broker_epoch_,
+                                         state_.controller_epoch, state_.metadata_version});
 }
 
 void Broker::on_message(NodeId from, const Message& msg) {

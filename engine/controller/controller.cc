@@ -79,6 +79,12 @@ void Controller::on_message(NodeId from, const Message& msg) {
     const bool current = it != md_.broker_epochs.end() && it->second == hb->broker_epoch;
     if (current) last_heartbeat_[hb->broker_id] = env_.now();
     env_.send(from, BrokerHeartbeatResponse{hb->correlation_id, current ? ErrorCode::NONE : ErrorCode::STALE_BROKER_EPOCH});
+    // A broker that missed a LeaderAndIsr (cut off when it was sent) catches up here, as a KRaft
+    // broker fetching the metadata log would: without this it would follow a deposed leader
+    // for ever, never fetching from the new one, and the high watermark would stall.
+    const bool behind = hb->controller_epoch < md_.controller_epoch ||
+                        (hb->controller_epoch == md_.controller_epoch && hb->metadata_version < durable_version_);
+    if (current && behind && durable_version_ == md_.version) env_.send(from, md_.snapshot());
   } else if (std::holds_alternative<CreateTopicsRequest>(msg) || std::holds_alternative<DeleteTopicsRequest>(msg) ||
              std::holds_alternative<CreatePartitionsRequest>(msg) ||
              std::holds_alternative<IncrementalAlterConfigsRequest>(msg) || std::holds_alternative<DescribeConfigsRequest>(msg)) {

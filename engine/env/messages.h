@@ -202,7 +202,13 @@ struct BrokerHeartbeatRequest {
   CorrelationId correlation_id = 0;
   NodeId broker_id;
   std::int64_t broker_epoch = -1;
-  void fold(Digest& d) const { d.add(correlation_id).add(broker_id).add(broker_epoch); }
+  // The metadata the broker has (KRaft's CurrentMetadataOffset): the controller epoch and
+  // version of the last LeaderAndIsr it applied. A broker behind is sent the metadata again.
+  std::int32_t controller_epoch = 0;
+  std::int64_t metadata_version = -1;
+  void fold(Digest& d) const {
+    d.add(correlation_id).add(broker_id).add(broker_epoch).add(controller_epoch).add(metadata_version);
+  }
 };
 
 struct BrokerHeartbeatResponse {
