@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   fuzz_cmd->add_option("--plant", fz.plants, "Switch the engine into a known-wrong behaviour (a planted bug); repeatable");
   fuzz_cmd->add_flag("--list-plants", fz.list_plants, "List the plants and exit");
   fuzz_cmd->add_option("--faults", fz.faults, "Fault kinds to draw from, comma-separated (default: every kind under which Kafka promises "
-                                             "safety: crash,isolate,partition,pause,controller-crash,member-crash,member-pause,member-stop; "
+                                             "safety: crash,isolate,partition,pause,controller-crash,member-crash,member-pause,member-stop,member-seek; "
                                              "also clog and power-loss: the kinds of a scenario's faults section)");
   fuzz_cmd->add_option("--out", fz.out, "Where a failure is written (default logsim-fuzz)");
   fuzz_cmd->add_flag("--keep-going", fz.keep_going, "Run every seed instead of stopping at the first failure");

@@ -72,6 +72,7 @@ Nanos duration_of(const json& j, Nanos fallback) {
 struct Targets {
   std::int32_t brokers = 1;
   std::vector<std::string> members;
+  std::vector<std::vector<std::string>> member_topics;  // each member's group's topics
 };
 
 Targets targets_of(const json& doc) {
@@ -81,7 +82,11 @@ Targets targets_of(const json& doc) {
     for (const auto& g : doc["groups"]) {
       const std::string name = g.value("name", "");
       const int members = g.value("members", 1);
-      for (int i = 1; i <= members; ++i) t.members.push_back(name + "-" + std::to_string(i));
+      const auto topics = g.value("topics", std::vector<std::string>{});
+      for (int i = 1; i <= members; ++i) {
+        t.members.push_back(name + "-" + std::to_string(i));
+        t.member_topics.push_back(topics);
+      }
     }
   }
   return t;
@@ -147,6 +152,21 @@ void add_fault_steps(json& timeline, const fuzz::PlacedFault& p, const Targets& 
       const bool pause = f.kind == FaultKind::kMemberPause;
       timeline.push_back(step(p.start_ms, pause ? "pause" : f.kind == FaultKind::kMemberCrash ? "crash" : "stop", m));
       timeline.push_back(step(p.end_ms, pause ? "resume" : "restart", m));
+      break;
+    }
+    case FaultKind::kMemberSeek: {  // one step, as the runner draws it for a "faults" section
+      if (t.members.empty()) return;
+      const std::size_t i = static_cast<std::size_t>(f.target) % t.members.size();
+      const auto& topics = t.member_topics[i];
+      if (topics.empty()) return;
+      const auto draw = static_cast<std::uint64_t>(f.length_ms) * 7919 + static_cast<std::uint64_t>(f.target);
+      json s = step(p.start_ms, "seek", t.members[i]);
+      s["topic"] = topics[draw / 300 % topics.size()];
+      const engine::ResetOffsetsRequest to = scenarios::member_seek_to(draw);
+      s["to"] = to.mode == engine::ResetMode::kToEarliest ? json("earliest")
+                : to.mode == engine::ResetMode::kToLatest ? json("latest")
+                                                          : json{{"shift_by", to.value}};
+      timeline.push_back(s);
       break;
     }
   }

@@ -4,15 +4,16 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 
 #include "scenarios/scenario.h"
 
 namespace logsim::scenarios {
 namespace {
 
-constexpr std::array<std::string_view, 10> kNames = {"crash", "power-loss", "isolate", "partition", "pause",
+constexpr std::array<std::string_view, 11> kNames = {"crash", "power-loss", "isolate", "partition", "pause",
                                                      "clog", "controller-crash", "member-crash", "member-pause",
-                                                     "member-stop"};
+                                                     "member-stop", "member-seek"};
 
 bool is_network_kind(FaultKind k) { return k == FaultKind::kIsolate || k == FaultKind::kPartition; }
 
@@ -51,19 +52,38 @@ bool fault_kind_by_name(std::string_view name, FaultKind& out) {
 }
 
 bool is_member_fault(FaultKind k) {
-  return k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause || k == FaultKind::kMemberStop;
+  return k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause || k == FaultKind::kMemberStop ||
+         k == FaultKind::kMemberSeek;
 }
 
 std::vector<FaultKind> safe_fault_kinds() {
-  return {FaultKind::kCrash,           FaultKind::kIsolate,     FaultKind::kPartition,    FaultKind::kPause,
-          FaultKind::kControllerCrash, FaultKind::kMemberCrash, FaultKind::kMemberPause, FaultKind::kMemberStop};
+  return {FaultKind::kCrash,       FaultKind::kIsolate,     FaultKind::kPartition,  FaultKind::kPause,
+          FaultKind::kControllerCrash, FaultKind::kMemberCrash, FaultKind::kMemberPause, FaultKind::kMemberStop,
+          FaultKind::kMemberSeek};
+}
+
+engine::ResetOffsetsRequest member_seek_to(std::uint64_t draw) {
+  engine::ResetOffsetsRequest to;
+  switch (draw % 3) {
+    case 0: to.mode = engine::ResetMode::kToEarliest; break;
+    case 1: to.mode = engine::ResetMode::kToLatest; break;
+    default:
+      to.mode = engine::ResetMode::kShiftBy;
+      to.value = -static_cast<std::int64_t>(draw / 3 % 100 + 1);
+      break;
+  }
+  return to;
 }
 
 std::vector<TimelineStep> draw_faults(const FaultSchedule& schedule, const Scenario& scenario, Rng& rng) {
   std::vector<std::string> brokers, members;
+  std::map<std::string, const GroupSpec*> group_of;  // member -> its group
   for (std::int32_t b = 1; b <= scenario.cluster.brokers; ++b) brokers.push_back("broker-" + std::to_string(b));
   for (const auto& g : scenario.groups) {
-    for (std::int32_t i = 1; i <= g.members; ++i) members.push_back(g.member_name(i));
+    for (std::int32_t i = 1; i <= g.members; ++i) {
+      members.push_back(g.member_name(i));
+      group_of[members.back()] = &g;
+    }
   }
   const Nanos until = schedule.until < 0 ? scenario.duration : schedule.until;
   std::vector<TimelineStep> steps;
@@ -142,6 +162,15 @@ std::vector<TimelineStep> draw_faults(const FaultSchedule& schedule, const Scena
       case FaultKind::kClog: {
         TimelineStep s = step_at(t, "clog", {target});
         s.for_duration = end - t;
+        steps.push_back(std::move(s));
+        break;
+      }
+      case FaultKind::kMemberSeek: {  // one step; the member is left alone for the fault's length
+        const std::uint64_t draw = rng.next_u64();
+        const auto& topics = group_of.at(target)->topics;
+        TimelineStep s = step_at(t, "seek", {target});
+        s.topic = topics[draw / 300 % topics.size()];
+        s.reset = member_seek_to(draw);
         steps.push_back(std::move(s));
         break;
       }

@@ -2,6 +2,7 @@
 #include "scenarios/runner.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -292,7 +293,18 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   RunContext ctx{out.history, world, {}};
   ctx.poison_salt = world.stream("failures").next_u64();
   ctx.plants = scenario.plants;
-  ctx.step_begun.assign(scenario.timeline.size(), 0);
+  // The random fault schedule, drawn from its own stream of the seed; with the timeline, the
+  // steps the applications carry out themselves (produce, seek) come from both.
+  std::vector<TimelineStep> drawn;
+  if (scenario.faults) {
+    Rng rng = world.stream("faults");
+    drawn = draw_faults(*scenario.faults, scenario, rng);
+  }
+  std::vector<TimelineStep> app_steps;
+  const auto is_app_step = [](const TimelineStep& step) { return step.is_app_step(); };
+  std::copy_if(scenario.timeline.begin(), scenario.timeline.end(), std::back_inserter(app_steps), is_app_step);
+  std::copy_if(drawn.begin(), drawn.end(), std::back_inserter(app_steps), is_app_step);
+  ctx.step_begun.assign(app_steps.size(), 0);
   properties::CheckerOptions checker_options;
   checker_options.compacted_topics.emplace();
   for (const auto& t : scenario.topics) {
@@ -311,8 +323,8 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   const std::vector<NodeId> bootstrap = add_cluster(world, scenario);
   for (const auto& p : scenario.producers) {
     ctx.producers.emplace(p.name, ProducerProgress{0, world.stream("workload/" + p.name)});
-    world.add_node(p.name, [&p, &ctx, &scenario, bootstrap](Env& env) {
-      return std::make_unique<ProducerApp>(env, p, ctx, bootstrap, scenario.timeline);
+    world.add_node(p.name, [&p, &ctx, &app_steps, bootstrap](Env& env) {
+      return std::make_unique<ProducerApp>(env, p, ctx, bootstrap, app_steps);
     });
   }
   // Consumers assign every partition of their topics: those under /topics and, once created,
@@ -325,16 +337,16 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
     if (step.create) topics.push_back(*step.create);
   }
   for (const auto& c : scenario.consumers) {
-    world.add_node(c.name, [&c, &topics, &ctx, &scenario, bootstrap](Env& env) {
-      return std::make_unique<ConsumerApp>(env, c, topics, ctx, bootstrap, scenario.timeline);
+    world.add_node(c.name, [&c, &topics, &ctx, &app_steps, bootstrap](Env& env) {
+      return std::make_unique<ConsumerApp>(env, c, topics, ctx, bootstrap, app_steps);
     });
   }
   std::vector<std::pair<NodeId, Nanos>> delayed_starts;
   std::vector<NodeId> added_members;  // started by their add-member steps
   for (const auto& g : scenario.groups) {
     for (std::int32_t i = 1; i <= g.member_count(); ++i) {
-      const NodeId id = world.add_node(g.member_name(i), [&g, i, &ctx, &scenario, bootstrap](Env& env) {
-        return std::make_unique<GroupMemberApp>(env, g, g.member_name(i), ctx, bootstrap, scenario.timeline);
+      const NodeId id = world.add_node(g.member_name(i), [&g, i, &ctx, &app_steps, bootstrap](Env& env) {
+        return std::make_unique<GroupMemberApp>(env, g, g.member_name(i), ctx, bootstrap, app_steps);
       });
       if (i > g.members) added_members.push_back(id);
       else if (g.start > 0) delayed_starts.emplace_back(id, g.start);
@@ -361,13 +373,8 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
     world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),
                    [&world, &ctx, &step] { apply_step(world, ctx, step); });
   }
-  // The random fault schedule, drawn from its own stream of the seed.
-  std::vector<TimelineStep> drawn;
-  if (scenario.faults) {
-    Rng rng = world.stream("faults");
-    drawn = draw_faults(*scenario.faults, scenario, rng);
-  }
   for (const auto& step : drawn) {
+    if (step.is_app_step()) continue;
     world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),
                    [&world, &ctx, &step] { apply_step(world, ctx, step); });
   }

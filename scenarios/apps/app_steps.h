@@ -21,8 +21,8 @@ namespace logsim::scenarios {
 
 class AppSteps {
  public:
-  using Step = std::pair<std::size_t, const TimelineStep*>;  // (index in the scenario's timeline, step)
-  // The steps of `timeline` with this action aimed at `target`.
+  using Step = std::pair<std::size_t, const TimelineStep*>;  // (index in the run's application steps, step)
+  // The steps of `timeline` (the run's application steps) with this action aimed at `target`.
   AppSteps(const std::vector<TimelineStep>& timeline, const std::string& action, const std::string& target);
 
   // Arms a timer for each step not begun yet (at once for one already due).

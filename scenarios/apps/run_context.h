@@ -32,8 +32,9 @@ struct RunContext {
   // Dead-letter copies are numbered from 2^48, apart from the producers' values, so that
   // dead-lettering does not renumber (and so re-draw the failures of) the records after it.
   std::uint64_t last_dead_letter_id = std::uint64_t{1} << 48;
-  // The timeline's application steps (produce, seek) that have begun, by index in the
-  // timeline: each is carried out once, whatever restarts its application goes through.
+  // The application steps (produce, seek; from the timeline and the fault schedule) that have
+  // begun, by index in the run's list of them: each is carried out once, whatever restarts its
+  // application goes through.
   std::vector<std::uint8_t> step_begun{};
 
   properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const {

@@ -68,9 +68,16 @@ void check_schedule(const std::vector<TimelineStep>& steps, const FaultSchedule&
       ASSERT_TRUE(network);
       network = false;
       --at_once;
-    } else if (s.action == "clog") {
+    } else if (s.action == "clog" || s.action == "seek") {  // one step each, no repair
       EXPECT_LE(s.at + s.for_duration, until);
       EXPECT_LE(at_once + 1, f.concurrency);
+      if (s.action == "seek") {
+        EXPECT_FALSE(s.topic.empty());
+        ASSERT_TRUE(s.reset.has_value());
+        const auto m = s.reset->mode;
+        EXPECT_TRUE(m == engine::ResetMode::kToEarliest || m == engine::ResetMode::kToLatest ||
+                    (m == engine::ResetMode::kShiftBy && s.reset->value >= -100 && s.reset->value <= -1));
+      }
     } else {
       EXPECT_FALSE(busy.contains(target)) << "two faults on " << target << " at " << to_millis(s.at) << " ms";
       if (s.action == "isolate" || s.action == "partition") {
@@ -91,7 +98,7 @@ TEST(Faults, DrawnSchedulesKeepTheirPromises) {
   for (const char* spec : {R"({"every": "2s", "for": "3s"})", R"({"every": "1s", "for": "5s", "concurrency": 3})",
                            R"({"every": "1s", "for": "4s", "from": "10s", "until": "30s", "concurrency": 2,
                                "kinds": ["crash", "power-loss", "isolate", "partition", "pause", "controller-crash",
-                                         "member-crash", "member-pause", "member-stop"]})"}) {
+                                         "member-crash", "member-pause", "member-stop", "member-seek"]})"}) {
     const Scenario s = parse_scenario(doc(spec), "f.json");
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
       SCOPED_TRACE(std::string(spec) + " seed " + std::to_string(seed));
@@ -118,11 +125,15 @@ TEST(Faults, OnlyTheNamedKindsAndByDefaultOnlyTheSafeOnes) {
   }
   EXPECT_FALSE(actions.contains("power-loss")) << "power loss is unsafe under Kafka's rules (KIP-966): only when named";
   EXPECT_TRUE(actions.contains("stop")) << "member faults are drawn when the scenario has members";
+  EXPECT_TRUE(actions.contains("seek")) << "member-seek is safe: a seek is the group's own choice";
   EXPECT_TRUE(actions.contains("partition"));
 
   const Scenario no_members = parse_scenario(doc(R"({"every": "1s"})", ""), "f.json");
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    for (const auto& st : draw(no_members, seed)) EXPECT_NE(st.action, "stop") << "no members to stop";
+    for (const auto& st : draw(no_members, seed)) {
+      EXPECT_NE(st.action, "stop") << "no members to stop";
+      EXPECT_NE(st.action, "seek") << "no members to seek";
+    }
   }
 }
 
