@@ -347,6 +347,11 @@ void read_timeline(const JsonReader& r, Scenario& s) {
       if (auto v = step.get("rate")) {
         t.rate_per_sec = v->number(0, 1e9);
         if (t.rate_per_sec <= 0) v->fail("found a rate of 0", "records per second above zero (or no \"rate\": all at once)");
+      } else if (t.count > 1'000'000) {
+        // All at once, every record is in the client's memory together (Kafka's producer would
+        // block on buffer.memory long before).
+        step.at("count").fail("found a burst of " + std::to_string(t.count) + " records all at once",
+                              "at most 1000000 at once, or a \"rate\" to send them at");
       }
     } else if (t.action == "seek") {
       t.targets.push_back(check_node_of(step.at("target"), names, consuming, t.action, "group member or consumer"));

@@ -242,6 +242,8 @@ TEST(AppSteps, MistakesAreReportedWhereTheyAre) {
       {R"([{"at": "5s", "action": "produce", "target": "backfill"}])", "/timeline/0", "missing required key \"count\"", "\"count\" to be present"},
       {R"([{"at": "5s", "action": "produce", "target": "backfill", "count": 5, "rate": 0}])", "/timeline/0/rate",
        "found a rate of 0", "records per second"},
+      {R"([{"at": "5s", "action": "produce", "target": "backfill", "count": 2000000}])", "/timeline/0/count",
+       "found a burst of 2000000 records all at once", "or a \"rate\""},
       {R"([{"at": "5s", "action": "produce", "target": "backfill", "count": 5, "topic": "orders"}])", "/timeline/0/topic",
        "produce takes no \"topic\"", "\"count\""},
       {R"([{"at": "5s", "action": "seek", "target": "checkout", "topic": "orders", "to": "earliest"}])", "/timeline/0/target",
