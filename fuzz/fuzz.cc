@@ -100,75 +100,53 @@ json step(std::int64_t at_ms, const std::string& action, const std::string& targ
   return s;
 }
 
+// A fault step as scenario JSON (the steps scenarios::fault_steps makes).
+json step_json(const scenarios::TimelineStep& st) {
+  json s = step(to_millis(st.at), st.action);
+  if (st.action == "partition") {
+    s["groups"] = json::array();
+    for (const auto& group : st.targets) {
+      json names = json::array();
+      std::size_t from = 0;
+      while (from <= group.size()) {
+        const std::size_t comma = std::min(group.find(',', from), group.size());
+        names.push_back(group.substr(from, comma - from));
+        from = comma + 1;
+      }
+      s["groups"].push_back(names);
+    }
+    return s;
+  }
+  if (!st.targets.empty()) s["target"] = st.targets.front();
+  if (st.action == "clog") s["for"] = ms(to_millis(st.for_duration));
+  if (st.action == "seek") {
+    s["topic"] = st.topic;
+    const engine::ResetOffsetsRequest& to = *st.reset;
+    s["to"] = to.mode == engine::ResetMode::kToEarliest ? json("earliest")
+              : to.mode == engine::ResetMode::kToLatest ? json("latest")
+                                                        : json{{"shift_by", to.value}};
+  }
+  return s;
+}
+
 void add_fault_steps(json& timeline, const fuzz::PlacedFault& p, const Targets& t) {
   const auto& f = p.fault;
-  switch (f.kind) {
-    case FaultKind::kCrash:
-    case FaultKind::kPowerLoss: {
-      const std::string b = broker(f.target, t.brokers);
-      timeline.push_back(step(p.start_ms, f.kind == FaultKind::kCrash ? "crash" : "power-loss", b));
-      timeline.push_back(step(p.end_ms, "restart", b));
-      break;
-    }
-    case FaultKind::kIsolate:
-      timeline.push_back(step(p.start_ms, "isolate", broker(f.target, t.brokers)));
-      timeline.push_back(step(p.end_ms, "heal"));
-      break;
-    case FaultKind::kPartition: {
-      if (t.brokers < 2) return;
-      const std::string b = broker(f.target, t.brokers);
-      json rest = json::array();
-      for (std::int32_t i = 0; i < t.brokers; ++i) {
-        if (broker(i, t.brokers) != b) rest.push_back(broker(i, t.brokers));
-      }
-      rest.push_back("controller");
-      json s = step(p.start_ms, "partition");
-      s["groups"] = json::array({json::array({b}), rest});
-      timeline.push_back(s);
-      timeline.push_back(step(p.end_ms, "heal"));
-      break;
-    }
-    case FaultKind::kPause: {
-      const std::string b = broker(f.target, t.brokers);
-      timeline.push_back(step(p.start_ms, "pause", b));
-      timeline.push_back(step(p.end_ms, "resume", b));
-      break;
-    }
-    case FaultKind::kClog: {  // one step: the clog carries its length
-      json s = step(p.start_ms, "clog", broker(f.target, t.brokers));
-      s["for"] = std::to_string(p.end_ms - p.start_ms) + "ms";
-      timeline.push_back(s);
-      break;
-    }
-    case FaultKind::kControllerCrash:
-      timeline.push_back(step(p.start_ms, "crash", "controller"));
-      timeline.push_back(step(p.end_ms, "restart", "controller"));
-      break;
-    case FaultKind::kMemberCrash:
-    case FaultKind::kMemberPause:
-    case FaultKind::kMemberStop: {
-      if (t.members.empty()) return;
-      const std::string& m = t.members[static_cast<std::size_t>(f.target) % t.members.size()];
-      const bool pause = f.kind == FaultKind::kMemberPause;
-      timeline.push_back(step(p.start_ms, pause ? "pause" : f.kind == FaultKind::kMemberCrash ? "crash" : "stop", m));
-      timeline.push_back(step(p.end_ms, pause ? "resume" : "restart", m));
-      break;
-    }
-    case FaultKind::kMemberSeek: {  // one step, as the runner draws it for a "faults" section
-      if (t.members.empty()) return;
-      const std::size_t i = static_cast<std::size_t>(f.target) % t.members.size();
-      const auto& topics = t.member_topics[i];
-      if (topics.empty()) return;
-      const auto draw = static_cast<std::uint64_t>(f.length_ms) * 7919 + static_cast<std::uint64_t>(f.target);
-      json s = step(p.start_ms, "seek", t.members[i]);
-      s["topic"] = topics[draw / 300 % topics.size()];
-      const engine::ResetOffsetsRequest to = scenarios::member_seek_to(draw);
-      s["to"] = to.mode == engine::ResetMode::kToEarliest ? json("earliest")
-                : to.mode == engine::ResetMode::kToLatest ? json("latest")
-                                                          : json{{"shift_by", to.value}};
-      timeline.push_back(s);
-      break;
-    }
+  if (f.kind == FaultKind::kPartition && t.brokers < 2) return;
+  std::string target;
+  std::vector<std::string> topics;
+  if (scenarios::is_member_fault(f.kind)) {
+    if (t.members.empty()) return;
+    const std::size_t i = static_cast<std::size_t>(f.target) % t.members.size();
+    target = t.members[i];
+    topics = t.member_topics[i];
+  } else {
+    target = f.kind == FaultKind::kControllerCrash ? "controller" : broker(f.target, t.brokers);
+  }
+  std::vector<std::string> brokers;
+  for (std::int32_t i = 0; i < t.brokers; ++i) brokers.push_back(broker(i, t.brokers));
+  const auto draw = static_cast<std::uint64_t>(f.length_ms) * 7919 + static_cast<std::uint64_t>(f.target);
+  for (const auto& st : scenarios::fault_steps(f.kind, target, millis(p.start_ms), millis(p.end_ms), brokers, topics, draw)) {
+    timeline.push_back(step_json(st));
   }
 }
 

@@ -75,6 +75,58 @@ engine::ResetOffsetsRequest member_seek_to(std::uint64_t draw) {
   return to;
 }
 
+std::vector<TimelineStep> fault_steps(FaultKind kind, const std::string& target, Nanos start, Nanos end,
+                                      const std::vector<std::string>& brokers, const std::vector<std::string>& topics,
+                                      std::uint64_t draw) {
+  std::vector<TimelineStep> steps;
+  switch (kind) {
+    case FaultKind::kCrash:
+    case FaultKind::kPowerLoss:
+    case FaultKind::kControllerCrash:
+    case FaultKind::kMemberCrash:
+      steps.push_back(step_at(start, kind == FaultKind::kPowerLoss ? "power-loss" : "crash", {target}));
+      steps.push_back(step_at(end, "restart", {target}));
+      break;
+    case FaultKind::kMemberStop:
+      steps.push_back(step_at(start, "stop", {target}));
+      steps.push_back(step_at(end, "restart", {target}));
+      break;
+    case FaultKind::kPause:
+    case FaultKind::kMemberPause:
+      steps.push_back(step_at(start, "pause", {target}));
+      steps.push_back(step_at(end, "resume", {target}));
+      break;
+    case FaultKind::kIsolate:
+      steps.push_back(step_at(start, "isolate", {target}));
+      steps.push_back(step_at(end, "heal", {}));
+      break;
+    case FaultKind::kPartition: {
+      std::string rest;
+      for (const auto& b : brokers) {
+        if (b != target) rest += b + ",";
+      }
+      steps.push_back(step_at(start, "partition", {target, rest + "controller"}));
+      steps.push_back(step_at(end, "heal", {}));
+      break;
+    }
+    case FaultKind::kClog: {
+      TimelineStep s = step_at(start, "clog", {target});
+      s.for_duration = end - start;
+      steps.push_back(std::move(s));
+      break;
+    }
+    case FaultKind::kMemberSeek: {  // one step; the member is left alone for the fault's length
+      if (topics.empty()) break;
+      TimelineStep s = step_at(start, "seek", {target});
+      s.topic = topics[draw / 300 % topics.size()];
+      s.reset = member_seek_to(draw);
+      steps.push_back(std::move(s));
+      break;
+    }
+  }
+  return steps;
+}
+
 std::vector<TimelineStep> draw_faults(const FaultSchedule& schedule, const Scenario& scenario, Rng& rng) {
   std::vector<std::string> brokers, members;
   std::map<std::string, const GroupSpec*> group_of;  // member -> its group
@@ -129,51 +181,11 @@ std::vector<TimelineStep> draw_faults(const FaultSchedule& schedule, const Scena
     const Nanos end = std::min(t + std::max<Nanos>(len, kNanosPerMilli), until);
     if (end <= t) continue;
     active.push_back(Active{end, target, is_network_kind(kind)});
-    switch (kind) {
-      case FaultKind::kCrash:
-      case FaultKind::kPowerLoss:
-      case FaultKind::kControllerCrash:
-      case FaultKind::kMemberCrash:
-        steps.push_back(step_at(t, kind == FaultKind::kPowerLoss ? "power-loss" : "crash", {target}));
-        steps.push_back(step_at(end, "restart", {target}));
-        break;
-      case FaultKind::kMemberStop:
-        steps.push_back(step_at(t, "stop", {target}));
-        steps.push_back(step_at(end, "restart", {target}));
-        break;
-      case FaultKind::kPause:
-      case FaultKind::kMemberPause:
-        steps.push_back(step_at(t, "pause", {target}));
-        steps.push_back(step_at(end, "resume", {target}));
-        break;
-      case FaultKind::kIsolate:
-        steps.push_back(step_at(t, "isolate", {target}));
-        steps.push_back(step_at(end, "heal", {}));
-        break;
-      case FaultKind::kPartition: {
-        std::string rest;
-        for (const auto& b : brokers) {
-          if (b != target) rest += b + ",";
-        }
-        steps.push_back(step_at(t, "partition", {target, rest + "controller"}));
-        steps.push_back(step_at(end, "heal", {}));
-        break;
-      }
-      case FaultKind::kClog: {
-        TimelineStep s = step_at(t, "clog", {target});
-        s.for_duration = end - t;
-        steps.push_back(std::move(s));
-        break;
-      }
-      case FaultKind::kMemberSeek: {  // one step; the member is left alone for the fault's length
-        const std::uint64_t draw = rng.next_u64();
-        const auto& topics = group_of.at(target)->topics;
-        TimelineStep s = step_at(t, "seek", {target});
-        s.topic = topics[draw / 300 % topics.size()];
-        s.reset = member_seek_to(draw);
-        steps.push_back(std::move(s));
-        break;
-      }
+    const std::vector<std::string> no_topics;
+    const bool seek = kind == FaultKind::kMemberSeek;
+    const std::uint64_t draw = seek ? rng.next_u64() : 0;
+    for (auto& step : fault_steps(kind, target, t, end, brokers, seek ? group_of.at(target)->topics : no_topics, draw)) {
+      steps.push_back(std::move(step));
     }
   }
   std::stable_sort(steps.begin(), steps.end(), [](const TimelineStep& a, const TimelineStep& b) { return a.at < b.at; });

@@ -56,6 +56,15 @@ struct FaultSchedule {
   std::int32_t concurrency = 1;  // at most this many faults at once
 };
 
+// The steps one fault comes to: its start at `start` and its repair at `end` (clog carries its
+// length instead, member-seek has none). `brokers` are the scenario's broker names (a partition
+// cuts the target from the others and the controller); for member-seek, `topics` are the target
+// member's group's topics and `draw` a number drawn for the fault (which topic, where to).
+// The runner's schedule and `logsim fuzz` both render faults with it.
+std::vector<TimelineStep> fault_steps(FaultKind kind, const std::string& target, Nanos start, Nanos end,
+                                      const std::vector<std::string>& brokers, const std::vector<std::string>& topics,
+                                      std::uint64_t draw);
+
 // The steps a schedule comes to for one seed: each fault a start step and (except clog, which
 // carries its length) an end step, sorted by time. A node is never the target of two faults at
 // once, and one network fault (isolate, partition) runs at a time, since heal ends them all.
