@@ -45,7 +45,7 @@ struct EventIds {
   Id process = kNoId;
   Id group = kNoId;  // kNoId when the event's group is empty
   Id topic = kNoId;
-  Id key = kNoId;    // kNoId when the event has no key
+  Id key = kNoId;    // sends only (invoke and outcomes); kNoId when the event has no key or is not a send
   Id tp = kNoId;     // the (topic, partition) pair
   std::span<const Id> assignment;
 };
