@@ -20,7 +20,7 @@ const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop"
 
 // The keys each timeline action takes besides "at" and "action".
 std::vector<std::string> step_keys(const std::string& action) {
-  if (action == "partition") return {"groups"};
+  if (action == "partition") return {"groups", "one_way"};
   if (action == "heal") return {};
   if (action == "clog") return {"target", "for"};
   if (action == "set-network") return {"target", "network"};
@@ -308,7 +308,7 @@ void read_timeline(const JsonReader& r, Scenario& s) {
   for (std::size_t index = 0; index < items.size(); ++index) {
     const JsonReader& step = items[index];
     step.expect_object({"at", "action", "target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for",
-                        "network", "offset", "drift_ppm", "count", "rate", "partition"});
+                        "network", "offset", "drift_ppm", "count", "rate", "partition", "one_way"});
     TimelineStep t;
     t.pointer = step.pointer();
     t.at = step.at("at").duration();
@@ -326,7 +326,7 @@ void read_timeline(const JsonReader& r, Scenario& s) {
     }
     const std::vector<std::string> keys = step_keys(t.action);
     for (const std::string key : {"target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for", "network",
-                                  "offset", "drift_ppm", "count", "rate", "partition"}) {
+                                  "offset", "drift_ppm", "count", "rate", "partition", "one_way"}) {
       if (!step.has(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
       std::string expected = "only";
       for (const auto& k : keys) expected += " \"" + k + "\"";
@@ -335,12 +335,21 @@ void read_timeline(const JsonReader& r, Scenario& s) {
       step.at(key).fail(t.action + " takes no \"" + key + "\"", expected);
     }
     if (t.action == "partition") {
+      std::map<std::string, std::string> seen;  // node -> where it was named first
       for (const auto& g : step.at("groups").items()) {
         std::string group;
-        for (const auto& n : g.items()) group += (group.empty() ? "" : ",") + check_node(n, names);
+        for (const auto& n : g.items()) {
+          const std::string name = check_node(n, names);
+          if (auto [it, fresh] = seen.emplace(name, n.pointer()); !fresh) {
+            n.fail("\"" + name + "\" is already named at " + it->second, "each node in at most one group");
+          }
+          group += (group.empty() ? "" : ",") + name;
+        }
+        if (group.empty()) g.fail("found an empty group", "one or more node names");
         t.targets.push_back(group);
       }
       if (t.targets.size() < 2) step.at("groups").fail("found fewer than two groups", "two or more groups of node names");
+      if (auto v = step.get("one_way")) t.one_way = v->boolean();
     } else if (t.action == "produce") {
       t.targets.push_back(check_node_of(step.at("target"), names, producers, t.action, "producer"));
       t.count = step.at("count").integer(1, 1'000'000'000);

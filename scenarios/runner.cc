@@ -40,7 +40,17 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
       groups.emplace_back();
       for (const auto& n : split(g, ',')) groups.back().push_back(id(n));
     }
-    world.network_fault("partition", [&](sim::Network& n) { n.partition(groups); });
+    if (step.one_way) {
+      world.network_fault("partition one-way", [&](sim::Network& n) {
+        for (const NodeId from : groups.front()) {
+          for (std::size_t g = 1; g < groups.size(); ++g) {
+            for (const NodeId to : groups[g]) n.cut_one_way(from, to);
+          }
+        }
+      });
+    } else {
+      world.network_fault("partition", [&](sim::Network& n) { n.partition(groups); });
+    }
   } else if (a == "set-network") {
     const sim::LinkOptions opts = *step.network;
     if (step.targets.empty()) {
@@ -75,6 +85,7 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
   e.note = a;
   for (std::size_t i = 0; i < step.targets.size(); ++i) e.note += (i ? " | " : " ") + step.targets[i];
   if (a == "clog") e.note += " for " + std::to_string(to_millis(step.for_duration)) + "ms";
+  if (step.one_way) e.note += " (one-way: only from the first group)";
   if (a == "clock-skew") e.note += " offset " + std::to_string(to_millis(step.clock_offset)) + "ms drift " + std::to_string(step.drift_ppm) + "ppm";
   if (a == "set-network") {
     e.note += " latency_min " + std::to_string(to_millis(step.network->latency_min_ns)) + "ms loss " +

@@ -160,6 +160,7 @@ struct TimelineStep {
   double rate_per_sec = 0;            // produce: how fast (0: all at once)
   std::int32_t partition = -1;        // seek: the partition of `topic` (-1: every one the target holds)
   // Network and clock steps.
+  bool one_way = false;               // partition: only messages from the first group to the others are cut
   Nanos for_duration = 0;             // clog: how long messages to and from the target wait
   std::optional<sim::LinkOptions> network;  // set-network: the links' new options
   Nanos clock_offset = 0;             // clock-skew: the target's clock runs this far ahead (or behind)

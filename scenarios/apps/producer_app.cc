@@ -7,7 +7,7 @@
 namespace logsim::scenarios {
 namespace {
 constexpr std::uint64_t kTickTag = 1000;
-constexpr std::uint64_t kBurstTag = 0x5f000000;  // + the produce step's timeline index
+constexpr std::uint64_t kBurstTag = 0x5f000000;  // + the produce step's index among the run's application steps
 }  // namespace
 
 bool is_poison(std::uint64_t value_id, std::uint64_t salt, double probability) {

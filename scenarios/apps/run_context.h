@@ -19,7 +19,7 @@ namespace logsim::scenarios {
 struct ProducerProgress {
   std::int64_t sent = 0;  // records of the workload handed to the client so far
   Rng workload;           // key choices
-  std::map<std::size_t, std::int64_t> burst_left{};  // produce steps begun (by timeline index): records still to send
+  std::map<std::size_t, std::int64_t> burst_left{};  // produce steps begun (by application-step index): records still to send
 };
 
 struct RunContext {

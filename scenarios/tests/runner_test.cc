@@ -258,3 +258,53 @@ TEST(Retention, AReplayAfterRetentionStartsAtTheMovedLogStart) {
 
 }  // namespace
 }  // namespace logsim::scenarios
+
+namespace logsim::scenarios {
+namespace {
+
+// An asymmetric cut: the brokers cannot reach the producer, the producer still reaches them.
+// What it sends lands in the log (the consumer reads it) while no acknowledgement comes back.
+TEST(Runner, AOneWayPartitionCutsOnlyTheFirstGroupsMessages) {
+  const Scenario s = small(R"([{"at": "1s", "action": "partition", "groups": [["broker-1"], ["p"]], "one_way": true},
+                               {"at": "2500ms", "action": "heal"}])");
+  ASSERT_TRUE(s.timeline[0].one_way);
+  const RunOutput out = run_scenario(s, {1, false});
+  std::set<std::uint64_t> sent_in_cut;
+  std::int64_t acked_in_cut = 0;
+  std::int64_t read_in_cut = 0;
+  for (const auto& e : out.history.events()) {
+    const bool in_cut = e.at > seconds(1) + millis(10) && e.at < millis(2500);
+    if (e.kind == properties::OpKind::kSendInvoke && in_cut) sent_in_cut.insert(e.value_id);
+    if (e.kind == properties::OpKind::kSendOk && in_cut) ++acked_in_cut;
+    if (e.kind == properties::OpKind::kProcess && in_cut && sent_in_cut.contains(e.value_id)) ++read_in_cut;
+  }
+  ASSERT_FALSE(sent_in_cut.empty());
+  EXPECT_EQ(acked_in_cut, 0) << "no answer crosses the cut";
+  EXPECT_GT(read_in_cut, 0) << "the records themselves did";
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass);
+
+  // Both directions: nothing sent during the cut is read before the heal.
+  const Scenario both = small(R"([{"at": "1s", "action": "partition", "groups": [["broker-1"], ["p"]]}, {"at": "2500ms", "action": "heal"}])");
+  const RunOutput b = run_scenario(both, {1, false});
+  std::set<std::uint64_t> sent;
+  for (const auto& e : b.history.events()) {
+    if (e.kind == properties::OpKind::kSendInvoke && e.at > seconds(1) + millis(10) && e.at < millis(2500)) sent.insert(e.value_id);
+    if (e.kind == properties::OpKind::kProcess && e.at < millis(2500)) {
+      EXPECT_FALSE(sent.contains(e.value_id));
+    }
+  }
+  EXPECT_FALSE(sent.empty());
+}
+
+TEST(Runner, APartitionNamesEachNodeOnce) {
+  try {
+    small(R"([{"at": "3s", "action": "partition", "groups": [["broker-1", "p"], ["p"]]}])");
+    FAIL() << "loaded";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.pointer(), "/timeline/0/groups/1/0");
+    EXPECT_EQ(e.problem(), "\"p\" is already named at /timeline/0/groups/0/1");
+  }
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
