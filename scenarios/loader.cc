@@ -3,6 +3,7 @@
 #include "scenarios/loader.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -598,7 +599,7 @@ void read_properties(const JsonReader& r, Scenario& s) {
   for (const auto& a : list.items()) {
     const std::string name = check_anomaly(a);
     if ((name == "unseen" || name == "liveness") && only && s.quiesce == 0) {
-      a.fail(name + " is checked only after a quiet period", "a top-level \"quiesce\" (e.g. \"15s\") to check it");
+      a.fail(name + " is checked only after a quiet period", "a top-level \"quiesce\" (e.g. \"15s\") or a \"heal-and-quiesce\" phase to check it");
     }
     named.insert(name);
   }
@@ -712,6 +713,44 @@ std::optional<std::string> did_you_mean(std::string_view word, const std::vector
   return best;
 }
 
+namespace {
+
+// `phases`: the run as a fault phase and then, optionally, a heal-and-quiesce phase; the same
+// run as `duration` plus `quiesce`, written the way the run unfolds.
+void read_phases(const JsonReader& root, const JsonReader& phases, Scenario& s) {
+  for (const char* key : {"duration", "quiesce"}) {
+    if (root.has(key)) {
+      root.at(key).fail(std::string("\"") + key + "\" and \"phases\" both give the run's length",
+                        "one of them: a \"faults\" phase is the duration, a \"heal-and-quiesce\" phase the quiesce");
+    }
+  }
+  const auto items = phases.items();
+  if (items.empty() || items.size() > 2) {
+    phases.fail("found " + std::to_string(items.size()) + " phases",
+                "a \"faults\" phase, optionally followed by a \"heal-and-quiesce\" phase");
+  }
+  constexpr std::array<std::string_view, 2> kKinds{"faults", "heal-and-quiesce"};
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const JsonReader& item = items[i];
+    item.expect_object({"phase", "for"});
+    const JsonReader kind = item.at("phase");
+    const std::string name = kind.string();
+    if (name != kKinds[i]) {
+      const bool known = name == kKinds[0] || name == kKinds[1];
+      kind.fail(known ? "found the \"" + name + "\" phase in position " + std::to_string(i + 1)
+                      : "unknown phase \"" + name + "\"",
+                i == 0 ? "\"faults\" first (the phase with the timeline and the fault schedule)"
+                       : "\"heal-and-quiesce\" second (faults heal, then every group must catch up)");
+    }
+    const JsonReader length = item.at("for");
+    const Nanos d = length.duration();
+    if (d <= 0) length.fail("found a zero duration", "a positive duration");
+    (i == 0 ? s.duration : s.quiesce) = d;
+  }
+}
+
+}  // namespace
+
 Scenario parse_scenario(std::string_view text, const std::string& file) {
   nlohmann::json j;
   try {
@@ -723,7 +762,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
     throw ScenarioError(file, "/", std::string("not valid JSON: ") + e.what(), "a JSON object with numbers in range");
   }
   const JsonReader root(j, "", file);
-  root.expect_object({"$schema", "name", "description", "duration", "quiesce", "seed", "cluster", "topics",
+  root.expect_object({"$schema", "name", "description", "duration", "quiesce", "phases", "seed", "cluster", "topics",
                       "producers", "consumers", "groups", "timeline", "faults", "properties", "expect", "plant", "found"});
   Scenario s;
   s.file = file;
@@ -732,6 +771,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   if (auto v = root.get("duration")) s.duration = v->duration();
   if (s.duration <= 0) root.at("duration").fail("found a zero duration", "a positive duration");
   if (auto v = root.get("quiesce")) s.quiesce = v->duration();
+  if (auto v = root.get("phases")) read_phases(root, *v, s);
   if (auto v = root.get("seed")) s.seed = static_cast<std::uint64_t>(v->integer(0, INT64_MAX));
   if (auto v = root.get("cluster")) read_cluster(*v, s);
   read_topics(root.at("topics"), s);

@@ -95,6 +95,46 @@ TEST(Loader, MinimalScenarioGetsDefaults) {
   EXPECT_EQ(s.expect.verdict, "pass");
 }
 
+// `phases` is the same run as duration + quiesce, written the way the run unfolds.
+TEST(Loader, PhasesGiveTheDurationAndTheQuietPeriod) {
+  const Scenario both = parse_scenario(
+      R"({"name": "m", "topics": [{"name": "t"}],
+          "phases": [{"phase": "faults", "for": "45s"}, {"phase": "heal-and-quiesce", "for": "15s"}]})",
+      "mem.json");
+  EXPECT_EQ(both.duration, seconds(45));
+  EXPECT_EQ(both.quiesce, seconds(15));
+  const Scenario faults_only =
+      parse_scenario(R"({"name": "m", "topics": [{"name": "t"}], "phases": [{"phase": "faults", "for": "2m"}]})", "mem.json");
+  EXPECT_EQ(faults_only.duration, seconds(120));
+  EXPECT_EQ(faults_only.quiesce, 0);
+  // Timeline steps are judged against the faults phase's length, as against duration.
+  const auto late = error_of(R"({"name": "m", "topics": [{"name": "t"}], "cluster": {"brokers": 2},
+      "phases": [{"phase": "faults", "for": "5s"}, {"phase": "heal-and-quiesce", "for": "50s"}],
+      "timeline": [{"at": "6s", "action": "crash", "target": "broker-1"}]})");
+  EXPECT_EQ(late.pointer(), "/timeline/0/at");
+}
+
+TEST(Loader, PhasesAreAFaultPhaseThenAQuietOne) {
+  const std::string head = R"({"name": "m", "topics": [{"name": "t"}], )";
+  auto e = error_of(head + R"("duration": "10s", "phases": [{"phase": "faults", "for": "10s"}]})");
+  EXPECT_EQ(e.pointer(), "/duration");
+  EXPECT_CONTAINS(e.problem(), "both give the run's length");
+  e = error_of(head + R"("quiesce": "10s", "phases": [{"phase": "faults", "for": "10s"}]})");
+  EXPECT_EQ(e.pointer(), "/quiesce");
+  e = error_of(head + R"("phases": [{"phase": "heal-and-quiesce", "for": "5s"}, {"phase": "faults", "for": "10s"}]})");
+  EXPECT_EQ(e.pointer(), "/phases/0/phase");
+  EXPECT_CONTAINS(e.expected(), "\"faults\" first");
+  e = error_of(head + R"("phases": [{"phase": "faults", "for": "5s"}, {"phase": "cooldown", "for": "10s"}]})");
+  EXPECT_EQ(e.pointer(), "/phases/1/phase");
+  EXPECT_CONTAINS(e.problem(), "unknown phase \"cooldown\"");
+  e = error_of(head + R"("phases": []})");
+  EXPECT_EQ(e.pointer(), "/phases");
+  e = error_of(head + R"("phases": [{"phase": "faults", "for": "0s"}]})");
+  EXPECT_EQ(e.pointer(), "/phases/0/for");
+  e = error_of(head + R"("phases": [{"phase": "faults"}]})");
+  EXPECT_EQ(e.pointer(), "/phases/0");
+}
+
 TEST(Loader, ClientsGetKafkasDefaults) {
   const Scenario s = parse_scenario(with(""), "mem.json");
   ASSERT_EQ(s.producers.size(), 1u);
