@@ -12,7 +12,7 @@ constexpr std::string_view kBrokerFaults = "crash,isolate,partition,pause";
 // truncate-to-hw (KAFKA-1211) has no campaign yet: replicated-writes with broker faults does
 // not find it in 200 seeds (it needs a quick double failover while the followers' high
 // watermarks trail the log end); engine/tests/broker_test.cc proves the plant itself.
-constexpr std::array<PlantCampaign, 7> kCampaigns{{
+constexpr std::array<PlantCampaign, 8> kCampaigns{{
     {Plant::kAcceptStaleCommit, "scenarios/templates/zombie-members.json", kMemberFaults, 30},
     {Plant::kAutoCommitFetchedOnRebalance, "scenarios/templates/slow-consumers.json", kMemberFaults, 30},
     {Plant::kAdvanceHwWithoutIsr, "scenarios/templates/replicated-writes.json", kBrokerFaults, 30},
@@ -20,6 +20,7 @@ constexpr std::array<PlantCampaign, 7> kCampaigns{{
     {Plant::kCooperativeDoubleOwnership, "scenarios/templates/rebalance-storm.json", kMemberFaults, 150},
     {Plant::kFetchAboveHighWatermark, "scenarios/templates/replicated-writes.json", kBrokerFaults, 60},
     {Plant::kFetchSkipsRecord, "scenarios/templates/slow-consumers.json", kMemberFaults, 10},
+    {Plant::kDeleteSegmentAboveHighWatermark, "scenarios/templates/short-retention.json", kBrokerFaults, 30},
 }};
 
 }  // namespace

@@ -57,6 +57,10 @@ struct HistoryEvent {
   std::optional<std::string> key;
   std::uint64_t value_id = 0;  // unique id of the value a producer sent (0: none)
   std::uint64_t commit_id = 0; // kCommit*: pairs a commit's request with its outcome, per process
+  // kSeek by auto.offset.reset: the log start offset and high watermark the out-of-range fetch
+  // answer carried (-1: not known). Kafka keeps the log start at or below the high watermark.
+  std::int64_t log_start_offset = -1;
+  std::int64_t high_watermark = -1;
   bool idempotent = false;     // kSendInvoke: the producer had enable.idempotence on
   std::vector<TopicPartitionRef> assignment;  // kAssign: the new assignment
   std::string error;           // Kafka error name for failed or unknown sends

@@ -32,6 +32,10 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
       if (ids.process < read_from_.size()) read_from_[ids.process].clear();
       return;
     case OpKind::kSeek:
+      if (e.high_watermark >= 0 && e.log_start_offset > e.high_watermark) {
+        deleted_above_hw_.push_back(
+            DeletedAboveHw{ids.tp, e.high_watermark, e.log_start_offset, e.index, e.at, ids.process});
+      }
       if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
       if (e.offset >= 0) read_from_[ids.process][ids.tp] = e.offset;
       else read_from_[ids.process].erase(ids.tp);
@@ -51,7 +55,7 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   if (e.value_id == 0 || e.offset < 0) return;
   Partition& p = partition(ids.tp);
   if (e.kind == OpKind::kSendOk) {
-    const Ack ack{e.value_id, ids.tp, ids.key, ids.process, e.offset, e.index};
+    const Ack ack{e.value_id, ids.tp, ids.key, ids.process, e.offset, e.index, e.at};
     const auto [index, fresh] = ack_of_.emplace(value_key(e.value_id), acked_.size());
     if (fresh) acked_.push_back(ack);
     else acked_[*index] = ack;
@@ -74,6 +78,7 @@ void LogChecker::finish() {
     if (!processed_.contains(value_key(a.value))) order.push_back(&a);
   }
   std::sort(order.begin(), order.end(), [](const Ack* a, const Ack* b) { return a->value < b->value; });
+  OffsetSet reported;  // values already reported as lost
   for (const Ack* ack : order) {
     const Partition& p = partitions_[ack->tp];
     if (p.processings.empty()) continue;
@@ -100,6 +105,41 @@ void LogChecker::finish() {
                     "), but no consumer ever processed it, although " + reader + " read that partition from offset " +
                     std::to_string(shown->read_from) + " to offset " + std::to_string(shown->offset) +
                     " after the acknowledgement";
+    report(std::move(v));
+    reported.insert(value_key(ack->value));
+  }
+  report_deleted_above_hw(reported);
+}
+
+void LogChecker::report_deleted_above_hw(const OffsetSet& reported) {
+  if (deleted_above_hw_.empty()) return;
+  const Symbols& s = symbols();
+  OffsetSet named;  // values named by an earlier range
+  for (const DeletedAboveHw& gap : deleted_above_hw_) {
+    // The acknowledged values in the range that nobody processed, lowest offset first.
+    const Ack* first = nullptr;
+    std::int64_t lost = 0;
+    for (const Ack& a : acked_) {
+      if (a.tp != gap.tp || a.offset < gap.from || a.offset >= gap.to) continue;
+      const std::int64_t key = value_key(a.value);
+      if (processed_.contains(key) || reported.contains(key) || !named.insert(key)) continue;
+      ++lost;
+      if (first == nullptr || a.offset < first->offset) first = &a;
+    }
+    if (first == nullptr) continue;
+    const bool seek_last = gap.event > first->event;
+    Violation v = violation_of("lost-write", seek_last ? gap.event : first->event, seek_last ? gap.at : first->at,
+                               seek_last ? gap.process : first->process, gap.tp, first->offset, first->key);
+    const std::string& acker = s.process(first->process);
+    const std::string& reader = s.process(gap.process);
+    v.members = {acker, reader};
+    v.explanation = "value " + std::to_string(first->value) + " was acknowledged to " + acker + " at " +
+                    s.where(gap.tp) + " offset " + std::to_string(first->offset) + " (event #" +
+                    std::to_string(first->event) + "), but " + reader + "'s fetch was answered with log start offset " +
+                    std::to_string(gap.to) + " above high watermark " + std::to_string(gap.from) + " (event #" +
+                    std::to_string(gap.event) + "): the leader deleted offsets " + std::to_string(gap.from) + " to " +
+                    std::to_string(gap.to - 1) + " before they were committed, and " + std::to_string(lost) +
+                    " acknowledged record(s) there were never processed";
     report(std::move(v));
   }
 }

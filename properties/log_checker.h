@@ -6,6 +6,13 @@
 //   (no new assignment, no seek or reset in between) it started at or below the offset and
 //   processed at or past it. A reader that started above it (auto.offset.reset=latest, a
 //   seek) says nothing about it. Found at the end; the first event is that processing.
+//   Also a `lost-write`: an acknowledged value at an offset that a leader deleted while it was
+//   still above the high watermark. A consumer whose fetch was out of range records the log
+//   start offset and high watermark of that answer on its auto.offset.reset `seek`; Kafka
+//   keeps log start <= high watermark (retention and DeleteRecords stop at it), so an answer
+//   with log start L above high watermark h shows offsets [h, L) deleted before they were
+//   committed. An acknowledged value there that nobody processed was lost. The first event is
+//   the later of that seek and the acknowledgement.
 // Records are told apart by their value ids (each send's value is unique in a run).
 //
 // State: per topic-partition (indexed by its id), the value first seen at each offset
@@ -43,6 +50,16 @@ class LogChecker final : public Checker {
     Id process;
     std::int64_t offset;
     std::uint64_t event;
+    Nanos at;
+  };
+  // Offsets [from, to) of a partition deleted above the high watermark (a seek's answer).
+  struct DeletedAboveHw {
+    Id tp;
+    std::int64_t from;
+    std::int64_t to;
+    std::uint64_t event;
+    Nanos at;
+    Id process;
   };
   struct Processing {
     std::int64_t offset;
@@ -59,12 +76,14 @@ class LogChecker final : public Checker {
 
   Partition& partition(Id tp);
   void note(Partition& p, const HistoryEvent& e, const EventIds& ids, bool processed);
+  void report_deleted_above_hw(const OffsetSet& reported);
 
   std::vector<Partition> partitions_;                 // by topic-partition id
   // Tables by value id (a run numbers values 1, 2, ...: dense, so paged tables beat hashing).
   std::vector<Ack> acked_;                            // in acknowledgement order
   OffsetTable<std::size_t> ack_of_;                   // value -> its entry in acked_ (the last ack wins)
   OffsetSet processed_;                               // values some consumer processed
+  std::vector<DeletedAboveHw> deleted_above_hw_;      // in history order (none when Kafka's rule holds)
   // Per process, per partition, where its current continuous read began (a seek's position,
   // else its first processed offset); a new assignment ends every read of the process.
   // (Hash maps: looked up and cleared, never iterated.)

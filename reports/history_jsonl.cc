@@ -17,7 +17,7 @@ using properties::OpKind;
 
 const std::vector<std::string> kKeys = {"index", "at_ns", "op", "process", "group", "generation", "topic", "partition",
                                         "offset", "key", "value_id", "idempotent", "assignment", "error", "note",
-                                        "commit_id"};
+                                        "commit_id", "log_start_offset", "high_watermark"};
 
 std::vector<std::string> op_names() {
   std::vector<std::string> out;
@@ -52,6 +52,8 @@ nlohmann::ordered_json event_json(const HistoryEvent& e) {
   if (!e.error.empty()) j["error"] = e.error;
   if (!e.note.empty()) j["note"] = e.note;
   if (e.commit_id != 0) j["commit_id"] = e.commit_id;
+  if (e.log_start_offset >= 0) j["log_start_offset"] = e.log_start_offset;
+  if (e.high_watermark >= 0) j["high_watermark"] = e.high_watermark;
   return j;
 }
 
@@ -151,6 +153,8 @@ HistoryEvent read_event(const nlohmann::json& j, const std::string& file, std::s
     if (!v->is_number_unsigned()) r.fail("\"commit_id\" is " + LineReader::type_of(*v), "a positive integer");
     e.commit_id = v->get<std::uint64_t>();
   }
+  e.log_start_offset = r.integer("log_start_offset", -1, INT64_MAX, -1);
+  e.high_watermark = r.integer("high_watermark", -1, INT64_MAX, -1);
   return e;
 }
 

@@ -2,6 +2,7 @@
 // registry.
 #include "engine/broker/broker.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "engine/env/assert.h"
@@ -135,15 +136,20 @@ void Broker::recover_logs() {
   for (const std::string& file : disk.list()) {
     if (auto key = partition_of_file(file)) state_.open(key->first, PartitionId(key->second));
   }
-  if (!disk.exists(kCheckpointFile)) return;
-  std::istringstream in(disk.read(kCheckpointFile, 0, disk.size(kCheckpointFile)));
-  std::string topic;
-  std::int32_t p = 0;
-  std::int64_t hw = 0;
-  while (in >> topic >> p >> hw) {
-    if (Partition* part = state_.find(topic, PartitionId(p))) {
-      part->high_watermark = std::min(Offset(hw), part->log->log_end_offset());
+  if (disk.exists(kCheckpointFile)) {
+    std::istringstream in(disk.read(kCheckpointFile, 0, disk.size(kCheckpointFile)));
+    std::string topic;
+    std::int32_t p = 0;
+    std::int64_t hw = 0;
+    while (in >> topic >> p >> hw) {
+      if (Partition* part = state_.find(topic, PartitionId(p))) part->high_watermark = Offset(hw);
     }
+  }
+  // As Kafka: the high watermark lies within [log start, log end]. The checkpoint may be older
+  // than the retention that moved the log start, or newer than what the disk kept.
+  for (auto& [key, part] : state_.partitions) {
+    const PartitionLog& log = *part.log;
+    part.high_watermark = std::clamp(part.high_watermark, log.log_start_offset(), log.log_end_offset());
   }
 }
 

@@ -14,7 +14,12 @@ void run_log_maintenance(BrokerState& b) {
   const std::int64_t now_ms = to_millis(b.env.now());
   for (auto& [key, p] : b.partitions) {
     PartitionLog& log = *p.log;
-    if (log.config().deletes()) log.apply_retention(now_ms, p.high_watermark);
+    if (log.config().deletes()) {
+      // PLANTED BUG (delete-segment-above-hw): retention is bounded by the log end, not the
+      // high watermark, so uncommitted segments can go.
+      const bool to_log_end = b.config.plants.has(Plant::kDeleteSegmentAboveHighWatermark);
+      log.apply_retention(now_ms, to_log_end ? log.log_end_offset() : p.high_watermark);
+    }
     if (log.config().compacts()) log.compact(now_ms, p.high_watermark);
     flush_if_due(b, p);
   }

@@ -175,8 +175,11 @@ void Consumer::delay(PartitionState& st, const TopicPartition& tp, Nanos after) 
   by_timer_[st.timer] = tp;
 }
 
-void Consumer::reset_position(const TopicPartition& tp, PartitionState& st) {
-  if (st.position) st.reset_from = st.fetch_offset.value() >= 0 ? st.fetch_offset : *st.position;
+void Consumer::reset_position(const TopicPartition& tp, PartitionState& st, const FetchResponse& out_of_range) {
+  if (st.position) {
+    st.reset_from = OutOfRange{st.fetch_offset.value() >= 0 ? st.fetch_offset : *st.position,
+                               out_of_range.log_start_offset, out_of_range.high_watermark};
+  }
   st.buffer.clear();
   st.position.reset();
   if (config_.auto_offset_reset == OffsetReset::kNone) st.error = ErrorCode::OFFSET_OUT_OF_RANGE;
@@ -215,7 +218,8 @@ void Consumer::on_list_offsets(const ListOffsetsResponse& resp) {
     resets_.push_back(AutoReset{tp, Offset(-1), resp.offset, st->seek_to});
     st->seek_to.reset();
   } else if (st->reset_from) {
-    resets_.push_back(AutoReset{tp, *st->reset_from, resp.offset, std::nullopt});
+    const OutOfRange& from = *st->reset_from;
+    resets_.push_back(AutoReset{tp, from.from, resp.offset, std::nullopt, from.log_start_offset, from.high_watermark});
     st->reset_from.reset();
   }
   pump(tp);
@@ -226,7 +230,7 @@ void Consumer::on_fetch(const FetchResponse& resp) {
   PartitionState* st = state_for(resp.correlation_id, tp);
   if (st == nullptr) return;
   if (resp.error == ErrorCode::OFFSET_OUT_OF_RANGE) {
-    reset_position(tp, *st);
+    reset_position(tp, *st, resp);
     return;
   }
   if (resp.error != ErrorCode::NONE) {

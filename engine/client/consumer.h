@@ -127,6 +127,10 @@ class Consumer {
     Offset from;  // the position that was out of range (-1 after a seek_to)
     Offset to;    // where auto.offset.reset or the seek_to put it
     std::optional<std::int64_t> seek_to;  // the seek_to's timestamp; none for auto.offset.reset
+    // auto.offset.reset: the log start offset and high watermark in the out-of-range answer
+    // (Kafka keeps log start <= high watermark; -1 after a seek_to).
+    Offset log_start_offset{-1};
+    Offset high_watermark{-1};
   };
   std::vector<AutoReset> take_resets() { return std::exchange(resets_, {}); }
 
@@ -154,6 +158,12 @@ class Consumer {
   void on_disconnect(NodeId peer);
 
  private:
+  // A fetch answered OFFSET_OUT_OF_RANGE: where it asked, and the log's bounds in the answer.
+  struct OutOfRange {
+    Offset from;
+    Offset log_start_offset;
+    Offset high_watermark;
+  };
   struct PartitionState {
     std::optional<Offset> position;  // next offset to hand out
     bool awaiting_committed = false; // newly assigned in a group: waiting for OffsetFetch
@@ -164,7 +174,7 @@ class Consumer {
     TimerId timer = 0;               // request timeout or next-fetch delay
     bool waiting = false;            // timer is a delay, not a request timeout
     std::optional<ErrorCode> error;
-    std::optional<Offset> reset_from;  // out of range here: auto.offset.reset is under way
+    std::optional<OutOfRange> reset_from;  // out of range: auto.offset.reset is under way
     std::optional<std::int64_t> seek_to;  // a seek_to is under way: what ListOffsets asks for
   };
 
@@ -172,7 +182,7 @@ class Consumer {
   void pump(const TopicPartition& tp);
   void send_request(const TopicPartition& tp, PartitionState& st, NodeId leader, bool list_offsets);
   void delay(PartitionState& st, const TopicPartition& tp, Nanos after);
-  void reset_position(const TopicPartition& tp, PartitionState& st);
+  void reset_position(const TopicPartition& tp, PartitionState& st, const FetchResponse& out_of_range);
   void drop_fetching(PartitionState& st);
   void on_fetch(const FetchResponse& resp);
   void on_list_offsets(const ListOffsetsResponse& resp);

@@ -5,7 +5,7 @@
 
 namespace logsim {
 namespace {
-constexpr std::array<PlantInfo, 8> kPlants{{
+constexpr std::array<PlantInfo, 9> kPlants{{
     {Plant::kAcceptStaleCommit, "accept-stale-commit",
      "the group coordinator accepts an offset commit from a stale generation (a fenced zombie's)", "stale-commit-accepted"},
     {Plant::kAutoCommitFetchedOnRebalance, "auto-commit-fetched-on-rebalance",
@@ -23,6 +23,8 @@ constexpr std::array<PlantInfo, 8> kPlants{{
      "the leader serves consumer fetches above the high watermark (records a failover may truncate)", "inconsistent-offsets"},
     {Plant::kFetchSkipsRecord, "fetch-skips-record",
      "the leader's answer to a consumer fetch leaves out its second record (the consumer's position passes it)", "poll-skip"},
+    {Plant::kDeleteSegmentAboveHighWatermark, "delete-segment-above-hw",
+     "retention deletes old segments above the high watermark, before the followers have them", "lost-write"},
 }};
 }  // namespace
 

@@ -45,6 +45,11 @@ enum class Plant : std::uint8_t {
   // so the consumer's position moves past a record that is in the log and nobody reset it.
   // Replicas are served whole, so the log itself loses nothing. Found as poll-skip.
   kFetchSkipsRecord = 7,
+  // Retention deletes old segments up to the log end instead of stopping at the high
+  // watermark, so records a follower has not yet replicated can go before they are committed
+  // (and an acks=1 write acknowledged above the high watermark goes with them); the log start
+  // passes the high watermark. Found as lost-write.
+  kDeleteSegmentAboveHighWatermark = 8,
 };
 
 struct PlantInfo {

@@ -613,6 +613,7 @@ class BrokerTopicLifecycleTest : public ::testing::Test {
   FakeEnv env{t.disk};
   std::unique_ptr<Broker> broker;
   CorrelationId cid = 0;
+  std::optional<LogConfig> log_config;  // the topic's, sent with the state when set
 };
 
 TEST_F(BrokerTopicLifecycleTest, DeletingATopicDeletesItsLogAndAnswersUnknownTopic) {
@@ -697,7 +698,15 @@ struct Replica {
     s.isr = {kBroker, kOtherReplica};
     s.min_insync_replicas = 2;
     req.partitions.push_back(s);
+    if (log_config) req.topic_configs.push_back(TopicConfig{"orders", *log_config});
     broker->on_message(kControllerNode, req);
+  }
+
+  // Fires every live timer with this tag (the broker re-arms periodic ones).
+  void fire(std::uint64_t tag) {
+    for (const auto& timer : env.live_timers()) {
+      if (timer.tag == tag) broker->on_timer(timer.id, timer.tag);
+    }
   }
 
   const Partition& partition() const { return broker->state().partitions.at({"orders", 0}); }
@@ -725,6 +734,7 @@ struct Replica {
   FakeEnv env{t.disk};
   std::unique_ptr<Broker> broker;
   CorrelationId cid = 0;
+  std::optional<LogConfig> log_config;  // the topic's, sent with the state when set
 };
 
 std::optional<Plant> plant_if(bool planted, Plant p) { return planted ? std::optional(p) : std::nullopt; }
@@ -799,6 +809,62 @@ TEST(ReplicaPlant, TruncateToHighWatermarkPlantCutsCommittedRecords) {
       EXPECT_EQ(r.sent_to<OffsetsForLeaderEpochRequest>(kOtherReplica).size(), 1u);
     }
   }
+}
+
+// delete-segment-above-hw: retention deletes expired segments the follower has not fetched
+// (above the high watermark), and a consumer's fetch then shows the log start above the high
+// watermark. Kafka stops retention at the high watermark.
+TEST(ReplicaPlant, DeleteSegmentAboveHighWatermarkPlantDeletesUncommittedSegments) {
+  for (const bool planted : {false, true}) {
+    SCOPED_TRACE(planted ? "planted" : "correct");
+    Replica r(plant_if(planted, Plant::kDeleteSegmentAboveHighWatermark));
+    LogConfig config;
+    config.retention_ms = 1000;
+    config.segment_bytes = 14;  // a segment per batch
+    r.log_config = config;
+    r.state(1, kBroker, 1);
+    for (int i = 0; i < 3; ++i) r.produce({rec("k", "v" + std::to_string(i), 0)}, 1);  // acks=1: answered at once
+    ASSERT_EQ(r.sent_to<ProduceResponse>(kClient).size(), 3u);
+    ASSERT_EQ(r.partition().high_watermark, Offset(0)) << "the follower has fetched nothing";
+    r.env.set_now(seconds(10));  // every segment's records are 10 s old: past retention.ms
+    r.fire(kRetentionTag);
+    const Offset start = r.partition().log->log_start_offset();
+    EXPECT_EQ(start, planted ? Offset(2) : Offset(0)) << "the active segment stays either way";
+    r.broker->on_message(kClient, FetchRequest{++r.cid, "orders", PartitionId(0), Offset(0), 500, 0});
+    const auto fetched = r.sent_to<FetchResponse>(kClient);
+    ASSERT_EQ(fetched.size(), 1u);
+    EXPECT_EQ(fetched[0].error, planted ? ErrorCode::OFFSET_OUT_OF_RANGE : ErrorCode::NONE);
+    EXPECT_EQ(fetched[0].high_watermark, Offset(0));
+    EXPECT_EQ(fetched[0].log_start_offset, start);
+  }
+}
+
+// As in Kafka, a restarted broker's high watermark lies within [log start, log end], even when
+// its checkpoint is older than the retention that moved the log start.
+TEST(ReplicaRecovery, TheHighWatermarkIsNeverBelowTheLogStartAfterARestart) {
+  Replica r(std::nullopt);
+  LogConfig config;
+  config.retention_ms = 1000;
+  config.segment_bytes = 14;
+  r.log_config = config;
+  r.state(1, kBroker, 1);
+  for (int i = 0; i < 3; ++i) r.produce({rec("k", "v" + std::to_string(i), 0)}, 1);
+  r.broker->on_message(kOtherReplica, FetchRequest{++r.cid, "orders", PartitionId(0), Offset(3), 500, 0,
+                                                   kOtherReplica, LeaderEpoch(1)});
+  ASSERT_EQ(r.partition().high_watermark, Offset(3));
+  r.env.set_now(seconds(10));
+  r.fire(kRetentionTag);
+  ASSERT_EQ(r.partition().log->log_start_offset(), Offset(2));
+  r.t.disk.crash();  // before any high-watermark checkpoint was written
+
+  FakeEnv env2(r.t.disk);
+  BrokerConfig c;
+  c.controller = kControllerNode;
+  Broker restarted(env2, c);
+  restarted.on_start();
+  const Partition& p = restarted.state().partitions.at({"orders", 0});
+  EXPECT_EQ(p.log->log_start_offset(), Offset(2));
+  EXPECT_EQ(p.high_watermark, Offset(2));
 }
 
 // skip-idempotent-dedup: a retried idempotent batch is written twice, and the producer's next

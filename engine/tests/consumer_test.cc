@@ -125,6 +125,17 @@ class ConsumerTest : public ::testing::Test {
     resp.records = std::move(records);
     consumer->on_message(kB2, resp);
   }
+  // OFFSET_OUT_OF_RANGE, with the log's bounds as the broker reports them.
+  void answer_out_of_range(const FetchRequest& req, std::int64_t log_start, std::int64_t high_watermark) {
+    FetchResponse resp;
+    resp.correlation_id = req.correlation_id;
+    resp.topic = req.topic;
+    resp.partition = req.partition;
+    resp.error = ErrorCode::OFFSET_OUT_OF_RANGE;
+    resp.high_watermark = Offset(high_watermark);
+    resp.log_start_offset = Offset(log_start);
+    consumer->on_message(kB2, resp);
+  }
 
   // Assigns `tps` (all led by broker 2), answers Metadata and each ListOffsets with `start`.
   void assign_at(const std::vector<TopicPartition>& tps, std::int64_t start, ConsumerConfig c = base_config()) {
@@ -387,7 +398,7 @@ TEST_F(ConsumerTest, OffsetOutOfRangeResetsByPolicyEarliest) {
   ASSERT_EQ(fetches(kP0).size(), 2u);
   EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(22));
   // Retention deleted everything below 30 meanwhile.
-  answer_fetch(fetches(kP0).back(), {}, ErrorCode::OFFSET_OUT_OF_RANGE);
+  answer_out_of_range(fetches(kP0).back(), 30, 41);
   const auto lists = list_offsets(kP0);
   ASSERT_EQ(lists.size(), 2u) << "OFFSET_OUT_OF_RANGE resets through ListOffsets";
   EXPECT_EQ(lists.back().timestamp_ms, kListOffsetsEarliest);
@@ -404,6 +415,10 @@ TEST_F(ConsumerTest, OffsetOutOfRangeResetsByPolicyEarliest) {
   EXPECT_EQ(resets[0].tp, kP0);
   EXPECT_EQ(resets[0].from, Offset(22));
   EXPECT_EQ(resets[0].to, Offset(30));
+  // ... and with the bounds the out-of-range answer carried (the checkers hold Kafka to
+  // log start <= high watermark).
+  EXPECT_EQ(resets[0].log_start_offset, Offset(30));
+  EXPECT_EQ(resets[0].high_watermark, Offset(41));
   EXPECT_TRUE(consumer->take_resets().empty()) << "each reset is told once";
 }
 

@@ -120,6 +120,60 @@ TEST_F(LogCheckerTest, AnAcknowledgedValueNotYetReachedIsNotLost) {
   EXPECT_TRUE(finish().empty());
 }
 
+// An auto.offset.reset whose out-of-range answer showed the log start above the high
+// watermark: the offsets in between were deleted before they were committed.
+class DeletedAboveHwTest : public LogCheckerTest {
+ protected:
+  void reset(const std::string& who, std::int32_t partition, std::int64_t log_start, std::int64_t hw) {
+    HistoryEvent e;
+    e.kind = OpKind::kSeek;
+    e.process = who;
+    e.topic = "t";
+    e.partition = partition;
+    e.offset = log_start;  // where auto.offset.reset=earliest put it
+    e.log_start_offset = log_start;
+    e.high_watermark = hw;
+    e.at = static_cast<Nanos>(history.size());
+    history.append(e);
+  }
+};
+
+TEST_F(DeletedAboveHwTest, AcknowledgedValuesDeletedAboveTheHighWatermarkAreLost) {
+  ack(1, 0, 0);
+  process("c", 1, 0, 0);
+  reset("c", 0, 4, 1);  // log start 4, high watermark 1: offsets 1..3 deleted uncommitted
+  ack(2, 0, 1);         // the acknowledgements came after (acks=all: once followers skipped ahead)
+  ack(3, 0, 2);
+  ack(9, 1, 2);         // another partition: not in the range
+  ack(4, 0, 4);
+  process("c", 4, 0, 4);
+  const auto v = finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "lost-write");
+  EXPECT_EQ(v[0].offset, 1);
+  EXPECT_EQ(v[0].first_event, 3u);  // the first acknowledgement, after the reset
+  EXPECT_NE(v[0].explanation.find("log start offset 4 above high watermark 1"), std::string::npos) << v[0].explanation;
+  EXPECT_NE(v[0].explanation.find("2 acknowledged record(s)"), std::string::npos) << v[0].explanation;
+}
+
+TEST_F(DeletedAboveHwTest, AResetWithinKafkasRuleExcusesTheSkippedRecords) {
+  ack(1, 0, 0);
+  ack(2, 0, 1);
+  ack(3, 0, 2);
+  reset("c", 0, 2, 3);  // retention took 0 and 1 after they were committed: no loss
+  process("c", 3, 0, 2);
+  EXPECT_TRUE(finish().empty());
+}
+
+TEST_F(DeletedAboveHwTest, AValueSomeoneProcessedIsNotLost) {
+  ack(1, 0, 0);
+  ack(2, 0, 1);
+  process("d", 2, 0, 1);  // another consumer got it before it went
+  reset("c", 0, 2, 1);
+  const auto v = finish();
+  EXPECT_TRUE(v.empty()) << v[0].explanation;
+}
+
 TEST_F(LogCheckerTest, AValueReadAtAnotherOffsetIsNotLost) {
   ack(1, 0, 0);
   process("c", 1, 0, 0);

@@ -49,6 +49,17 @@ properties::History sample() {
   fail.commit_id = 4;
   fail.error = "ILLEGAL_GENERATION";
   h.append(fail);
+  HistoryEvent reset;
+  reset.at = 13;
+  reset.kind = OpKind::kSeek;
+  reset.process = "billing-1";
+  reset.topic = "orders";
+  reset.partition = 1;
+  reset.offset = 30;
+  reset.log_start_offset = 30;
+  reset.high_watermark = 52;
+  reset.note = "auto.offset.reset: offset 12 was out of range";
+  h.append(reset);
   return h;
 }
 
@@ -57,7 +68,8 @@ std::string describe(const HistoryEvent& e) {
                   " " + e.process + " " + e.group + " " + std::to_string(e.generation) + " " + e.topic + " " +
                   std::to_string(e.partition) + " " + std::to_string(e.offset) + " " + (e.key ? *e.key : "<null>") + " " +
                   std::to_string(e.value_id) + " " + (e.idempotent ? "idem" : "") + " " + e.error + " " + e.note + " " +
-                  std::to_string(e.commit_id) + " [";
+                  std::to_string(e.commit_id) + " " + std::to_string(e.log_start_offset) + " " +
+                  std::to_string(e.high_watermark) + " [";
   for (const auto& tp : e.assignment) s += tp.topic + "/" + std::to_string(tp.partition) + " ";
   return s + "]";
 }
@@ -65,7 +77,8 @@ std::string describe(const HistoryEvent& e) {
 TEST(HistoryJsonl, RoundTrips) {
   const properties::History h = sample();
   const std::string text = history_jsonl(h);
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
+  EXPECT_NE(text.find("\"log_start_offset\":30,\"high_watermark\":52"), std::string::npos) << text;
   EXPECT_EQ(text.find("\"generation\""), text.find("\"generation\":3")) << "absent fields are left out";
   const properties::History back = read_history_jsonl(text, "h.jsonl");
   ASSERT_EQ(back.size(), h.size());

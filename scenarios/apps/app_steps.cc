@@ -118,6 +118,8 @@ void record_moves(engine::Consumer& consumer, const EventMaker& event, propertie
     e.offset = move.to.value();
     e.note = move.seek_to ? seek_to_name(*move.seek_to)
                           : "auto.offset.reset: offset " + std::to_string(move.from.value()) + " was out of range";
+    e.log_start_offset = move.log_start_offset.value();
+    e.high_watermark = move.high_watermark.value();
     history.append(e);
   }
 }
