@@ -9,13 +9,11 @@ namespace {
 constexpr std::string_view kMemberFaults = "member-crash,member-stop,member-pause";
 constexpr std::string_view kBrokerFaults = "crash,isolate,partition,pause";
 
-// truncate-to-hw (KAFKA-1211) has no campaign yet: replicated-writes with broker faults does
-// not find it in 200 seeds (it needs a quick double failover while the followers' high
-// watermarks trail the log end); engine/tests/broker_test.cc proves the plant itself.
-constexpr std::array<PlantCampaign, 8> kCampaigns{{
+constexpr std::array<PlantCampaign, 9> kCampaigns{{
     {Plant::kAcceptStaleCommit, "scenarios/templates/zombie-members.json", kMemberFaults, 30},
     {Plant::kAutoCommitFetchedOnRebalance, "scenarios/templates/slow-consumers.json", kMemberFaults, 30},
     {Plant::kAdvanceHwWithoutIsr, "scenarios/templates/replicated-writes.json", kBrokerFaults, 30},
+    {Plant::kTruncateToHighWatermark, "scenarios/templates/double-failover.json", kBrokerFaults, 30},
     {Plant::kSkipIdempotentDedup, "scenarios/templates/replicated-writes.json", kBrokerFaults, 30},
     {Plant::kCooperativeDoubleOwnership, "scenarios/templates/rebalance-storm.json", kMemberFaults, 150},
     {Plant::kFetchAboveHighWatermark, "scenarios/templates/replicated-writes.json", kBrokerFaults, 60},

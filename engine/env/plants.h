@@ -27,7 +27,8 @@ enum class Plant : std::uint8_t {
   kAdvanceHwWithoutIsr = 2,
   // KAFKA-1211 (before KIP-101): a replica that becomes a follower truncates its log to its
   // own, possibly stale, high watermark instead of asking the leader for the epoch's end
-  // offset; after a quick double failover acknowledged records vanish. Found as lost-write.
+  // offset; after a quick double failover acknowledged records vanish. Found as lost-write, or
+  // as inconsistent-offsets when a consumer had read a record whose offset the new leader reused.
   kTruncateToHighWatermark = 3,
   // The broker appends a retried idempotent batch again instead of answering with the
   // original offsets (no sequence-number de-duplication). Found as duplicate.
