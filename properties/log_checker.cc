@@ -33,8 +33,14 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
       return;
     case OpKind::kSeek:
       if (e.high_watermark >= 0 && e.log_start_offset > e.high_watermark) {
-        deleted_above_hw_.push_back(
-            DeletedAboveHw{ids.tp, e.high_watermark, e.log_start_offset, e.index, e.at, ids.process});
+        // The same answer seen by several consumers is one range (the first to report it).
+        const bool known = std::any_of(deleted_above_hw_.begin(), deleted_above_hw_.end(), [&](const DeletedAboveHw& d) {
+          return d.tp == ids.tp && d.from == e.high_watermark && d.to == e.log_start_offset;
+        });
+        if (!known) {
+          deleted_above_hw_.push_back(
+              DeletedAboveHw{ids.tp, e.high_watermark, e.log_start_offset, e.index, e.at, ids.process});
+        }
       }
       if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
       if (e.offset >= 0) read_from_[ids.process][ids.tp] = e.offset;
@@ -114,18 +120,34 @@ void LogChecker::finish() {
 void LogChecker::report_deleted_above_hw(const OffsetSet& reported) {
   if (deleted_above_hw_.empty()) return;
   const Symbols& s = symbols();
-  OffsetSet named;  // values named by an earlier range
-  for (const DeletedAboveHw& gap : deleted_above_hw_) {
-    // The acknowledged values in the range that nobody processed, lowest offset first.
-    const Ack* first = nullptr;
-    std::int64_t lost = 0;
-    for (const Ack& a : acked_) {
-      if (a.tp != gap.tp || a.offset < gap.from || a.offset >= gap.to) continue;
-      const std::int64_t key = value_key(a.value);
-      if (processed_.contains(key) || reported.contains(key) || !named.insert(key)) continue;
-      ++lost;
-      if (first == nullptr || a.offset < first->offset) first = &a;
+  // The ranges of each partition, in history order; one pass over the acknowledgements gives
+  // each lost value to the first range that holds it.
+  std::vector<std::vector<std::size_t>> ranges_of(partitions_.size());
+  for (std::size_t i = 0; i < deleted_above_hw_.size(); ++i) {
+    const Id tp = deleted_above_hw_[i].tp;
+    if (tp >= ranges_of.size()) ranges_of.resize(tp + std::size_t{1});
+    ranges_of[tp].push_back(i);
+  }
+  struct Lost {
+    const Ack* first = nullptr;  // lowest offset
+    std::int64_t count = 0;
+  };
+  std::vector<Lost> lost(deleted_above_hw_.size());
+  for (const Ack& a : acked_) {
+    if (a.tp >= ranges_of.size() || ranges_of[a.tp].empty()) continue;
+    const std::int64_t key = value_key(a.value);
+    if (processed_.contains(key) || reported.contains(key)) continue;
+    for (const std::size_t i : ranges_of[a.tp]) {
+      const DeletedAboveHw& gap = deleted_above_hw_[i];
+      if (a.offset < gap.from || a.offset >= gap.to) continue;
+      ++lost[i].count;
+      if (lost[i].first == nullptr || a.offset < lost[i].first->offset) lost[i].first = &a;
+      break;
     }
+  }
+  for (std::size_t i = 0; i < deleted_above_hw_.size(); ++i) {
+    const DeletedAboveHw& gap = deleted_above_hw_[i];
+    const Ack* first = lost[i].first;
     if (first == nullptr) continue;
     const bool seek_last = gap.event > first->event;
     Violation v = violation_of("lost-write", seek_last ? gap.event : first->event, seek_last ? gap.at : first->at,
@@ -138,7 +160,7 @@ void LogChecker::report_deleted_above_hw(const OffsetSet& reported) {
                     std::to_string(first->event) + "), but " + reader + "'s fetch was answered with log start offset " +
                     std::to_string(gap.to) + " above high watermark " + std::to_string(gap.from) + " (event #" +
                     std::to_string(gap.event) + "): the leader deleted offsets " + std::to_string(gap.from) + " to " +
-                    std::to_string(gap.to - 1) + " before they were committed, and " + std::to_string(lost) +
+                    std::to_string(gap.to - 1) + " before they were committed, and " + std::to_string(lost[i].count) +
                     " acknowledged record(s) there were never processed";
     report(std::move(v));
   }

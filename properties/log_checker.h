@@ -17,7 +17,9 @@
 //
 // State: per topic-partition (indexed by its id), the value first seen at each offset
 // (OffsetTable) and every processing; per value, where it was acknowledged and whether it was
-// processed (paged tables by value id). O(1) per event (amortized), linear memory.
+// processed (paged tables by value id). O(1) per event (amortized), linear memory. Ranges
+// deleted above the high watermark exist only when a broker broke Kafka's rule; each new one
+// costs O(ranges so far), and the end one pass over the acknowledgements per partition's ranges.
 #pragma once
 
 #include <cstdint>
