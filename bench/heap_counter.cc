@@ -2,8 +2,10 @@
 #include "bench/heap_counter.h"
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
@@ -38,6 +40,17 @@ void counted_free(void* p) noexcept {
 
 namespace logsim::bench {
 std::int64_t live_heap_bytes() { return g_live_bytes.load(std::memory_order_relaxed); }
+
+std::int64_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return -1;
+  long long size = 0;
+  long long resident = 0;
+  const int read = std::fscanf(f, "%lld %lld", &size, &resident);
+  std::fclose(f);
+  if (read != 2) return -1;
+  return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+}
 }  // namespace logsim::bench
 
 void* operator new(std::size_t n) { return counted_alloc(n); }

@@ -7,7 +7,12 @@
 
 namespace logsim::bench {
 
-// Bytes the process holds through operator new right now.
+// Bytes the process holds through operator new right now (usable sizes: this includes address
+// space an allocator reserved but never touched, such as glibc's padding of aligned blocks).
 std::int64_t live_heap_bytes();
+
+// Bytes of the process resident in memory right now (/proc/self/statm): what the operating
+// system charges for. -1 where it cannot be read.
+std::int64_t resident_bytes();
 
 }  // namespace logsim::bench
