@@ -105,16 +105,7 @@ json step_json(const scenarios::TimelineStep& st) {
   json s = step(to_millis(st.at), st.action);
   if (st.action == "partition") {
     s["groups"] = json::array();
-    for (const auto& group : st.targets) {
-      json names = json::array();
-      std::size_t from = 0;
-      while (from <= group.size()) {
-        const std::size_t comma = std::min(group.find(',', from), group.size());
-        names.push_back(group.substr(from, comma - from));
-        from = comma + 1;
-      }
-      s["groups"].push_back(names);
-    }
+    for (std::size_t g = 0; g < st.targets.size(); ++g) s["groups"].push_back(st.group_names(g));
     return s;
   }
   if (!st.targets.empty()) s["target"] = st.targets.front();

@@ -37,16 +37,6 @@ std::vector<std::string> step_keys(const std::string& action) {
 }
 
 
-std::vector<std::string> split_names(const std::string& group) {
-  std::vector<std::string> out;
-  std::size_t from = 0;
-  while (from <= group.size()) {
-    const std::size_t comma = std::min(group.find(',', from), group.size());
-    out.push_back(group.substr(from, comma - from));
-    from = comma + 1;
-  }
-  return out;
-}
 
 std::vector<std::string> node_names(const Scenario& s) {
   std::vector<std::string> out;
@@ -211,8 +201,8 @@ void check_added_members(const Scenario& s) {
   if (starts.empty()) return;
   for (const auto& step : s.timeline) {
     if (step.action == "add-member") continue;
-    for (const auto& group : step.targets) {
-      for (const auto& name : split_names(group)) {
+    for (std::size_t g = 0; g < step.targets.size(); ++g) {
+      for (const auto& name : step.action == "partition" ? step.group_names(g) : std::vector{step.targets[g]}) {
         auto it = starts.find(name);
         if (it == starts.end() || it->second <= step.at) continue;
         throw ScenarioError(s.file, step.pointer + (step.action == "partition" ? "/groups" : "/target"),

@@ -20,14 +20,6 @@
 namespace logsim::scenarios {
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  return out;
-}
-
 // Applies one timeline step to the world, and notes it in the history for context.
 void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
   auto id = [&](const std::string& name) { return *world.find(name); };
@@ -36,9 +28,9 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
     world.network_fault("heal", [](sim::Network& n) { n.heal(); });
   } else if (a == "partition") {
     std::vector<std::vector<NodeId>> groups;
-    for (const auto& g : step.targets) {
+    for (std::size_t g = 0; g < step.targets.size(); ++g) {
       groups.emplace_back();
-      for (const auto& n : split(g, ',')) groups.back().push_back(id(n));
+      for (const auto& n : step.group_names(g)) groups.back().push_back(id(n));
     }
     if (step.one_way) {
       world.network_fault("partition one-way", [&](sim::Network& n) {

@@ -3,6 +3,7 @@
 // data with Kafka's defaults filled in.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -165,6 +166,19 @@ struct TimelineStep {
   std::optional<sim::LinkOptions> network;  // set-network: the links' new options
   Nanos clock_offset = 0;             // clock-skew: the target's clock runs this far ahead (or behind)
   double drift_ppm = 0;               // clock-skew: and drifts this many parts per million
+
+  // partition: the node names of group `i` (targets[i], comma-separated).
+  std::vector<std::string> group_names(std::size_t i) const {
+    std::vector<std::string> out;
+    const std::string& joined = targets.at(i);
+    std::size_t from = 0;
+    while (from <= joined.size()) {
+      const std::size_t comma = std::min(joined.find(',', from), joined.size());
+      out.push_back(joined.substr(from, comma - from));
+      from = comma + 1;
+    }
+    return out;
+  }
 
   bool is_group_admin() const {
     return action == "reset-offsets" || action == "delete-offsets" || action == "delete-group" ||
