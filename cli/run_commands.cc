@@ -358,8 +358,12 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
     for (const auto& o : outcomes) runs.push_back(reports::summary_json(o.result, o.wall_ms));
     std::cout << runs.dump(2) << "\n";
   } else if (!args.quiet) {
-    std::cout << fmt::format("logsim: {} runs ({} scenarios x {} seeds) in {:.1f}s on {} jobs: {} as expected, {} not\n", jobs.size(),
-                             files.size(), seeds, wall_s, n, jobs.size() - failed, failed);
+    const auto plural = [](std::size_t count, const char* word) {
+      return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
+    };
+    std::cout << fmt::format("logsim: {} ({} x {}) in {:.1f}s on {}: {} as expected, {} not\n", plural(jobs.size(), "run"),
+                             plural(files.size(), "scenario"), plural(static_cast<std::size_t>(seeds), "seed"), wall_s,
+                             plural(static_cast<std::size_t>(n), "job"), jobs.size() - failed, failed);
     if (!args.out.empty()) std::cout << "  report     " << args.out << "/junit.xml, runs.json" << (failed ? ", and a report.html per failing run" : "") << "\n";
   }
   return worst_exit(outcomes);
