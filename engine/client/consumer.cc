@@ -286,9 +286,12 @@ bool Consumer::on_timer(TimerId id, std::uint64_t tag) {
   PartitionState& st = partitions_.at(tp);
   st.timer = 0;
   if (!st.waiting) {
-    // The request timed out: forget it and ask again (its late answer is dropped).
-    by_correlation_.erase(st.in_flight);
-    st.in_flight = 0;
+    // The request timed out. As Kafka's NetworkClient does, the connection to that broker is
+    // closed: this request and every other one in flight to it fail as a disconnect (late
+    // answers are dropped), and each asks again after a backoff. (The group coordinator has
+    // a connection of its own, as in Kafka, and is not affected.)
+    close_connection(st.target);
+    return true;
   }
   st.waiting = false;
   pump(tp);
@@ -305,6 +308,10 @@ void Consumer::on_disconnect(NodeId peer) {
     group_.retry_timer = 0;
     find_coordinator();
   }
+  close_connection(peer);
+}
+
+void Consumer::close_connection(NodeId peer) {
   if (metadata_correlation_ > 0 && metadata_target_ == peer) {
     // Ask again after a backoff (reconnect.backoff.ms in Kafka), not at once: a broker that is
     // down would answer every immediate retry with another reset.

@@ -183,6 +183,8 @@ class Consumer {
   void send_request(const TopicPartition& tp, PartitionState& st, NodeId leader, bool list_offsets);
   void delay(PartitionState& st, const TopicPartition& tp, Nanos after);
   void reset_position(const TopicPartition& tp, PartitionState& st, const FetchResponse& out_of_range);
+  // Fails the Fetch, ListOffsets and Metadata requests in flight to `peer` as a disconnect.
+  void close_connection(NodeId peer);
   void drop_fetching(PartitionState& st);
   void on_fetch(const FetchResponse& resp);
   void on_list_offsets(const ListOffsetsResponse& resp);

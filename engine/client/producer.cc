@@ -495,10 +495,14 @@ bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
   if (it == by_timer_.end()) return false;
   const auto [key, batch_id] = it->second;
   Batch& b = *find_batch(key, batch_id);
+  const NodeId peer = b.target;
   // The attempt timed out: it may have been written. A retry may duplicate it. As Kafka's
-  // NetworkClient does for a timed-out request, ask for metadata too: a leader that went
-  // silent (cut off, paused, powered off) may have been replaced meanwhile.
+  // NetworkClient does for a timed-out request, close the connection (every other request in
+  // flight to that broker fails as a disconnect, and late answers are never read) and ask
+  // for metadata: a leader that went silent (cut off, paused, powered off) may have been
+  // replaced meanwhile.
   end_attempt(env_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
+  close_connection(peer);
   request_metadata();
   retry_or_fail(key, batch_id, ErrorCode::REQUEST_TIMED_OUT, true);
   drain();
@@ -506,6 +510,11 @@ bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
 }
 
 void Producer::on_disconnect(NodeId peer) {
+  close_connection(peer);
+  drain();
+}
+
+void Producer::close_connection(NodeId peer) {
   if (metadata_correlation_ > 0 && metadata_target_ == peer) {
     // Ask again after a backoff (reconnect.backoff.ms in Kafka), not at once: a broker that is
     // down would answer every immediate retry with another reset.
@@ -530,7 +539,6 @@ void Producer::on_disconnect(NodeId peer) {
     // Kafka's NetworkException: the request may have been processed before the reset.
     retry_or_fail(key, batch_id, ErrorCode::NETWORK_EXCEPTION, true);
   }
-  drain();
 }
 
 }  // namespace logsim::engine

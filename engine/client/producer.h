@@ -84,6 +84,7 @@ class Producer {
   bool on_message(NodeId from, const Message& msg);
   bool on_timer(TimerId id, std::uint64_t tag);
   // The connection to a broker broke: requests in flight to it fail (maybe written) and retry.
+  // A request that times out closes its connection the same way (as Kafka's NetworkClient).
   void on_disconnect(NodeId peer);
 
   std::size_t in_flight() const { return sends_.size(); }
@@ -91,6 +92,9 @@ class Producer {
   ProducerEpoch producer_epoch() const { return producer_epoch_; }
 
  private:
+  // Fails every request in flight to `peer` as a disconnect (without draining).
+  void close_connection(NodeId peer);
+
   struct PendingSend {
     std::string topic;
     Record record;

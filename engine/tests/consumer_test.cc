@@ -480,6 +480,8 @@ TEST_F(ConsumerTest, NotLeaderRefreshesMetadataAndFetchesFromTheNewLeader) {
   EXPECT_EQ(fs[1].second.fetch_offset, Offset(8)) << "from the same position";
 }
 
+// As Kafka's NetworkClient, a request that times out closes its connection: it is sent again
+// after a backoff, and its late answer is dropped.
 TEST_F(ConsumerTest, RequestTimeoutRefetchesAndDropsTheLateAnswer) {
   ConsumerConfig c = base_config();
   c.request_timeout_ms = 1000;
@@ -487,8 +489,12 @@ TEST_F(ConsumerTest, RequestTimeoutRefetchesAndDropsTheLateAnswer) {
   const FetchRequest old = fetches(kP0).back();
   advance_to(millis(999));
   EXPECT_EQ(fetches(kP0).size(), 1u);
+  const auto metas_before = sent_of<MetadataRequest>().size();
   advance_to(millis(1000));
-  ASSERT_EQ(fetches(kP0).size(), 2u) << "request.timeout.ms passed: fetch again";
+  EXPECT_EQ(fetches(kP0).size(), 1u) << "not again before the backoff";
+  EXPECT_GT(sent_of<MetadataRequest>().size(), metas_before) << "a closed connection asks for metadata";
+  advance_to(millis(1000 + c.retry_backoff_ms));
+  ASSERT_EQ(fetches(kP0).size(), 2u) << "request.timeout.ms and the backoff passed: fetch again";
   const FetchRequest again = fetches(kP0).back();
   EXPECT_EQ(again.fetch_offset, Offset(4));
   EXPECT_NE(again.correlation_id, old.correlation_id);
@@ -496,6 +502,23 @@ TEST_F(ConsumerTest, RequestTimeoutRefetchesAndDropsTheLateAnswer) {
   EXPECT_TRUE(consumer->poll().empty()) << "the timed-out request's answer is dropped";
   answer_fetch(again, range(4, 6));
   EXPECT_EQ(offsets_of(consumer->poll(), kP0), (Offsets{4, 5}));
+}
+
+TEST_F(ConsumerTest, ARequestTimeoutFailsEveryFetchInFlightToThatBroker) {
+  ConsumerConfig c = base_config();
+  c.request_timeout_ms = 1000;
+  assign_at({kP0, kP1}, 0, c);  // both led by broker 2
+  advance_to(millis(300));
+  answer_fetch(fetches(kP1).back(), range(0, 2));
+  const FetchRequest p1 = fetches(kP1).back();  // sent at 300 ms: 300 ms left at 1000 ms
+  ASSERT_EQ(p1.fetch_offset, Offset(2));
+  advance_to(millis(1000));  // partition 0's first fetch times out: the connection closes
+  answer_fetch(p1, range(2, 4));
+  const auto polled = consumer->poll();
+  EXPECT_EQ(offsets_of(polled, kP1), (Offsets{0, 1})) << "the answer on the closed connection was read";
+  advance_to(millis(1000 + c.retry_backoff_ms));
+  EXPECT_EQ(fetches(kP1).back().fetch_offset, Offset(2));
+  EXPECT_NE(fetches(kP1).back().correlation_id, p1.correlation_id) << "partition 1 fetches again";
 }
 
 TEST_F(ConsumerTest, DisconnectRetriesAfterBackoff) {

@@ -797,12 +797,19 @@ TEST_F(ProducerTest, AnExpiredBatchBumpsTheEpochAndEveryPartitionCountsFromZero)
   EXPECT_EQ(reqs.back().producer_epoch, ProducerEpoch(4));
   EXPECT_EQ(reqs.back().base_sequence, Sequence(0));
 
-  advance_to(millis(1600));  // b's retry keeps epoch 3's numbers: a may be in the log after all
+  // When a's first request timed out (1000 ms) the connection to broker 1 closed and cut b's
+  // retry in flight; b was sent again at 1100 ms and keeps epoch 3's numbers: a may be in the
+  // log after all.
+  advance_to(millis(1600));
   reqs = produces();
-  EXPECT_EQ(values(reqs.back()), Strings{"b"});
-  EXPECT_EQ(reqs.back().producer_epoch, ProducerEpoch(3));
-  EXPECT_EQ(reqs.back().base_sequence, Sequence(1));
-  ASSERT_TRUE(respond(reqs.back(), ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER));  // it was not
+  std::optional<ProduceRequest> b_retry;
+  for (const auto& r : reqs) {
+    if (values(r) == Strings{"b"}) b_retry = r;
+  }
+  ASSERT_TRUE(b_retry.has_value());
+  EXPECT_EQ(b_retry->producer_epoch, ProducerEpoch(3));
+  EXPECT_EQ(b_retry->base_sequence, Sequence(1));
+  ASSERT_TRUE(respond(*b_retry, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER));  // it was not
   EXPECT_EQ(sent_of<InitProducerIdRequest>().size(), 1u) << "b is behind the hole already closed";
   advance_to(millis(1700));
   reqs = produces();
@@ -1002,6 +1009,27 @@ TEST_F(ProducerTest, ARestartedProducerIgnoresAnswersMeantForItsPreviousIncarnat
   EXPECT_TRUE(respond(after[0], ErrorCode::NONE, 1));
   ASSERT_NE(result_of("new"), nullptr);
   EXPECT_EQ(result_of("new")->result.offset, Offset(1));
+}
+
+// A request that times out closes its connection, as Kafka's NetworkClient does: the other
+// requests in flight to that broker fail as a disconnect and are retried, and their late
+// answers are not read.
+TEST_F(ProducerTest, ARequestTimeoutClosesTheConnectionForEveryRequestInFlightToThatBroker) {
+  ProducerConfig c = base_config();
+  c.request_timeout_ms = 1000;
+  start_ready(c, {kB1, kB1});  // both partitions led by broker 1
+  send("a", PartitionId(0));
+  advance_to(millis(300));
+  send("b", PartitionId(1));
+  const auto first = produces();
+  ASSERT_EQ(first.size(), 2u);
+  advance_to(millis(1001));  // a's request times out; b's (sent at 300 ms) has 300 ms left
+  EXPECT_FALSE(respond(first[1], ErrorCode::NONE, 0)) << "b's late answer was read on a closed connection";
+  EXPECT_EQ(result_of("b"), nullptr) << "b is retried, not finished";
+  advance_to(millis(1001 + c.retry_backoff_ms + 1));
+  std::vector<Strings> resent;
+  for (std::size_t i = 2; i < produces().size(); ++i) resent.push_back(values(produces()[i]));
+  EXPECT_EQ(resent.size(), 2u) << "both a and b are sent again";
 }
 
 // A request that times out asks for metadata, as Kafka's NetworkClient does: the leader that
