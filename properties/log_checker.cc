@@ -43,7 +43,7 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
         }
       }
       if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
-      if (e.offset >= 0) read_from_[ids.process][ids.tp] = e.offset;
+      if (e.offset >= 0) read_from_[ids.process][ids.tp] = CurrentRead{e.offset};
       else read_from_[ids.process].erase(ids.tp);
       return;
     case OpKind::kCommitOk:
@@ -70,8 +70,12 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   }
   processed_.insert(value_key(e.value_id));
   if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
-  const std::int64_t from = read_from_[ids.process].try_emplace(ids.tp, e.offset).first->second;
-  p.processings.push_back(Processing{e.offset, from, e.index, e.at, ids.process});
+  CurrentRead& current = read_from_[ids.process].try_emplace(ids.tp, CurrentRead{e.offset}).first->second;
+  if (current.read == kNoRead) {
+    current.read = p.reads.size();
+    p.reads.push_back(Read{ids.process, current.from, {}});
+  }
+  p.reads[current.read].steps.push_back(Read::Step{e.offset, e.index, e.at});
   note(p, e, ids, true);
 }
 
@@ -87,29 +91,36 @@ void LogChecker::finish() {
   OffsetSet reported;  // values already reported as lost
   for (const Ack* ack : order) {
     const Partition& p = partitions_[ack->tp];
-    if (p.processings.empty()) continue;
+    if (p.reads.empty()) continue;
     const std::int64_t offset = ack->offset;
     // Nobody processed anything at that offset, and a group committed past it: the group
     // skipped the record (lost-commit explains it), which says nothing about the log.
     const Seen* seen = p.at.find(offset);
     if ((seen == nullptr || !seen->processed) && p.committed > offset) continue;
-    // The first processing at or past the offset, after the acknowledgement, shows the loss.
-    const Processing* shown = nullptr;
-    for (const Processing& q : p.processings) {
-      if (q.event > ack->event && q.offset >= offset && q.read_from <= offset) {
-        shown = &q;
-        break;
+    // The first processing at or past the offset, after the acknowledgement, in a read that
+    // began at or below it, shows the loss.
+    const Read* by = nullptr;
+    const Read::Step* shown = nullptr;
+    for (const Read& r : p.reads) {
+      if (r.from > offset) continue;
+      for (const Read::Step& q : r.steps) {
+        if (q.event <= ack->event || q.offset < offset) continue;
+        if (shown == nullptr || q.event < shown->event) {
+          shown = &q;
+          by = &r;
+        }
+        break;  // the read's first such step
       }
     }
     if (shown == nullptr) continue;  // not read through that far: unseen, not lost
     const std::string& acker = s.process(ack->process);
-    const std::string& reader = s.process(shown->process);
-    Violation v = violation_of("lost-write", shown->event, shown->at, shown->process, ack->tp, offset, ack->key);
+    const std::string& reader = s.process(by->process);
+    Violation v = violation_of("lost-write", shown->event, shown->at, by->process, ack->tp, offset, ack->key);
     v.members = {acker, reader};
     v.explanation = "value " + std::to_string(ack->value) + " was acknowledged to " + acker + " at " + s.where(ack->tp) +
                     " offset " + std::to_string(offset) + " (event #" + std::to_string(ack->event) +
                     "), but no consumer ever processed it, although " + reader + " read that partition from offset " +
-                    std::to_string(shown->read_from) + " to offset " + std::to_string(shown->offset) +
+                    std::to_string(by->from) + " to offset " + std::to_string(shown->offset) +
                     " after the acknowledgement";
     report(std::move(v));
     reported.insert(value_key(ack->value));

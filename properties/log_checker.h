@@ -16,7 +16,7 @@
 // Records are told apart by their value ids (each send's value is unique in a run).
 //
 // State: per topic-partition (indexed by its id), the value first seen at each offset
-// (OffsetTable) and every processing; per value, where it was acknowledged and whether it was
+// (OffsetTable) and every processing, grouped by continuous read (24 bytes each); per value, where it was acknowledged and whether it was
 // processed (paged tables by value id). O(1) per event (amortized), linear memory. Ranges
 // deleted above the high watermark exist only when a broker broke Kafka's rule; each new one
 // costs O(ranges so far), and the end one pass over the acknowledgements per partition's ranges.
@@ -63,17 +63,30 @@ class LogChecker final : public Checker {
     Nanos at;
     Id process;
   };
-  struct Processing {
-    std::int64_t offset;
-    std::int64_t read_from;  // where this process's continuous read of the partition began
-    std::uint64_t event;
-    Nanos at;
+  // One continuous read of a partition by one process: from its start (a first processed
+  // offset, or a seek's position) until the process's next assignment or seek of it, with the
+  // records it processed in history order (for naming a lost write's first event).
+  struct Read {
+    struct Step {
+      std::int64_t offset;
+      std::uint64_t event;
+      Nanos at;
+    };
     Id process;
+    std::int64_t from;
+    std::vector<Step> steps;
   };
   struct Partition {
-    OffsetTable<Seen> at;                // the first value seen at each offset
-    std::vector<Processing> processings; // in history order (for naming a lost write's first event)
-    std::int64_t committed = -1;         // highest offset some group's commit was accepted at
+    OffsetTable<Seen> at;         // the first value seen at each offset
+    std::vector<Read> reads;      // in the order they began
+    std::int64_t committed = -1;  // highest offset some group's commit was accepted at
+  };
+  // A process's current read of a partition: where it began, and its entry in the partition's
+  // reads once it has processed something (kNoRead before).
+  static constexpr std::size_t kNoRead = SIZE_MAX;
+  struct CurrentRead {
+    std::int64_t from;
+    std::size_t read = kNoRead;
   };
 
   Partition& partition(Id tp);
@@ -86,10 +99,9 @@ class LogChecker final : public Checker {
   OffsetTable<std::size_t> ack_of_;                   // value -> its entry in acked_ (the last ack wins)
   OffsetSet processed_;                               // values some consumer processed
   std::vector<DeletedAboveHw> deleted_above_hw_;      // in history order (none when Kafka's rule holds)
-  // Per process, per partition, where its current continuous read began (a seek's position,
-  // else its first processed offset); a new assignment ends every read of the process.
-  // (Hash maps: looked up and cleared, never iterated.)
-  std::vector<std::unordered_map<Id, std::int64_t>> read_from_;
+  // Per process, per partition, its current continuous read; a new assignment ends every read
+  // of the process. (Hash maps: looked up and cleared, never iterated.)
+  std::vector<std::unordered_map<Id, CurrentRead>> read_from_;
 };
 
 }  // namespace logsim::properties
