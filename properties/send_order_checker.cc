@@ -11,6 +11,8 @@ void SendOrderChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   switch (e.kind) {
     case OpKind::kSendInvoke:
       invoked_[send] = e.index;
+      if (ids.process >= in_flight_.size()) in_flight_.resize(ids.process + std::size_t{1});
+      in_flight_[ids.process].emplace_back(e.value_id, e.index);
       return;
     case OpKind::kSendFail:
     case OpKind::kSendInfo:
@@ -37,12 +39,24 @@ void SendOrderChecker::on_ack(const HistoryEvent& e, const EventIds& ids, std::u
     if (at != run.end() && at->invoke == invoke) return;
   }
   at = run.insert(at, acked);
-  if (at != run.begin()) {
-    const Acked& prev = *std::prev(at);
-    if (prev.offset > e.offset) return report_pair(e, prev, *at);
+  // One report per acknowledgement: the earlier neighbour first.
+  if (at != run.begin() && std::prev(at)->offset > e.offset) {
+    report_pair(e, *std::prev(at), *at);
+  } else if (const auto next = std::next(at); next != run.end() && next->offset < e.offset) {
+    report_pair(e, *at, *next);
   }
-  const auto next = std::next(at);
-  if (next != run.end() && next->offset < e.offset) report_pair(e, *at, *next);
+  // Every later acknowledgement of this process comes from a send invoked at or after its
+  // oldest one in flight: of the ones before it, only the last can still be a neighbour.
+  const std::uint64_t oldest = oldest_in_flight(ids.process);
+  const auto first_kept =
+      std::partition_point(run.begin(), run.end(), [&](const Acked& a) { return a.invoke < oldest; });
+  if (first_kept - run.begin() > 1) run.erase(run.begin(), std::prev(first_kept));
+}
+
+std::uint64_t SendOrderChecker::oldest_in_flight(Id process) {
+  auto& sends = in_flight_[process];
+  while (!sends.empty() && !invoked_.contains(Send{process, sends.front().first})) sends.pop_front();
+  return sends.empty() ? UINT64_MAX : sends.front().second;
 }
 
 // `later` was invoked after `earlier` but acknowledged at a lower offset; `e` completes the pair.

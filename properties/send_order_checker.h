@@ -8,13 +8,16 @@
 //
 // State: per (process, value), the index of its invoke until it completes; per (process,
 // topic-partition, key), the acknowledged sends ordered by invoke, in a vector (acknowledgements
-// mostly arrive in invoke order, so an insertion is usually an append). While a group holds no
+// mostly arrive in invoke order, so an insertion is usually an append), pruned to the last one
+// invoked before the producer's oldest send still in flight and the ones after it (no later
+// acknowledgement can land before that one). While a group holds no
 // violation its offsets increase with invoke order, so a new acknowledgement is compared only
 // with its neighbours in invoke order. After a violation every further report still names a
 // real out-of-order pair, though not necessarily every one.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -57,11 +60,17 @@ class SendOrderChecker final : public Checker {
   };
 
   void on_ack(const HistoryEvent& e, const EventIds& ids, std::uint64_t invoke);
+  // The invoke index of the process's oldest send still in flight (UINT64_MAX if none).
+  std::uint64_t oldest_in_flight(Id process);
   void report_pair(const HistoryEvent& e, const Acked& earlier, const Acked& later);
 
   // Hash maps: looked up, never iterated.
   std::unordered_map<Send, std::uint64_t, Hash> invoked_;          // -> the invoke's index
   std::unordered_map<Group, std::vector<Acked>, Hash> acked_;      // sorted by invoke
+  // Per process, its sends in invoke order (value, invoke), the completed ones dropped lazily
+  // from the front: the oldest one still in flight bounds where a later acknowledgement can
+  // land, so a group keeps only the last acknowledgement older than it and the ones after.
+  std::vector<std::deque<std::pair<std::uint64_t, std::uint64_t>>> in_flight_;
 };
 
 }  // namespace logsim::properties
