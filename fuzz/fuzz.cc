@@ -338,7 +338,20 @@ ScenarioSize scenario_size(const json& doc) {
   return s;
 }
 
-Shape shape_for_template(const json& doc, Shape shape) {
+// A template that gives its run as "phases" gives it again as duration and quiesce, the two
+// numbers the fuzzer reads and adjusts (the loader takes one form or the other, not both).
+json with_duration_and_quiesce(json doc) {
+  if (!doc.contains("phases") || !doc["phases"].is_array()) return doc;
+  const json phases = doc["phases"];
+  doc.erase("phases");
+  for (std::size_t i = 0; i < phases.size() && i < 2; ++i) {
+    if (phases[i].is_object() && phases[i].contains("for")) doc[i == 0 ? "duration" : "quiesce"] = phases[i]["for"];
+  }
+  return doc;
+}
+
+Shape shape_for_template(const json& template_doc, Shape shape) {
+  const json doc = with_duration_and_quiesce(template_doc);
   const std::int64_t duration_ms = duration_of(doc.value("duration", json()), seconds(60)) / 1'000'000;
   shape.faults_from_ms = std::min<std::int64_t>(shape.faults_from_ms, duration_ms / 10);
   shape.faults_until_ms = std::max<std::int64_t>(shape.faults_from_ms + 1, duration_ms - 500);
@@ -349,7 +362,7 @@ json render_case(const Case& c, const Shape& shape, std::uint64_t seed, const js
                  const std::vector<std::string>& plants) {
   json doc;
   if (template_doc != nullptr) {
-    doc = *template_doc;
+    doc = with_duration_and_quiesce(*template_doc);
     doc["name"] = doc.value("name", "template") + "-fuzz-seed-" + std::to_string(seed);
     doc["description"] = "logsim fuzz: the template \"" + template_doc->value("name", "") + "\" with a fault schedule drawn from seed " +
                          std::to_string(seed) + ". " + template_doc->value("description", "");

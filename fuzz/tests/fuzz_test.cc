@@ -97,6 +97,28 @@ TEST(Fuzz, ATemplateKeepsItsWorkloadAndGainsFaultsAimedAtItsOwnNodes) {
   EXPECT_GE(with_faults, 10u);
 }
 
+// A template may give its run as phases; the cases give it as duration and quiesce (the loader
+// refuses both at once), with faults inside the faults phase.
+TEST(Fuzz, ATemplateWrittenWithPhasesGivesCasesTheLoaderAccepts) {
+  FuzzOptions o = zombie_options();
+  json tmpl = *o.template_doc;
+  tmpl.erase("duration");
+  tmpl.erase("quiesce");
+  tmpl["phases"] = json::array({json{{"phase", "faults"}, {"for", "12s"}}, json{{"phase", "heal-and-quiesce"}, {"for", "7s"}}});
+  o.template_doc = tmpl;
+  std::size_t with_faults = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const json doc = fuzz_case_doc(o, seed);
+    EXPECT_FALSE(doc.contains("phases"));
+    scenarios::Scenario s;
+    ASSERT_NO_THROW(s = scenarios::parse_scenario(doc.dump(), "seed")) << doc.dump();
+    EXPECT_EQ(s.duration, seconds(12));
+    EXPECT_EQ(s.quiesce, seconds(7));
+    if (!s.timeline.empty()) ++with_faults;
+  }
+  EXPECT_GE(with_faults, 5u);
+}
+
 TEST(Fuzz, TheFailingSeedsAreTheSameWhateverTheNumberOfJobs) {
   FuzzOptions o = zombie_options();
   o.plants = {"accept-stale-commit"};
