@@ -26,6 +26,50 @@ void LogChecker::note(Partition& p, const HistoryEvent& e, const EventIds& ids, 
   report(std::move(v));
 }
 
+void LogChecker::add_pending(Partition& p, const Pending& pending) {
+  // Acknowledgements mostly come in offset order: usually an append.
+  if (p.head == p.pending.size() || p.pending.back().offset <= pending.offset) {
+    p.pending.push_back(pending);
+    return;
+  }
+  const auto at = std::upper_bound(p.pending.begin() + static_cast<std::ptrdiff_t>(p.head), p.pending.end(),
+                                   pending.offset, [](std::int64_t o, const Pending& q) { return o < q.offset; });
+  p.pending.insert(at, pending);
+}
+
+void LogChecker::claim(Partition& p, const HistoryEvent& e, Id reader, std::int64_t from) {
+  const auto begin = p.pending.begin() + static_cast<std::ptrdiff_t>(p.head);
+  const auto lo = std::lower_bound(begin, p.pending.end(), from,
+                                   [](const Pending& q, std::int64_t o) { return q.offset < o; });
+  auto kept = lo;
+  auto it = lo;
+  for (; it != p.pending.end() && it->offset <= e.offset; ++it) {
+    Ack* ack = acks_.find(value_key(it->value));
+    if (ack == nullptr || ack->number != it->number) continue;  // processed or acknowledged again
+    if (e.index <= ack->event) {  // not after the acknowledgement (only out-of-order histories)
+      *kept++ = *it;
+      continue;
+    }
+    ack->shown = true;
+    ack->reader = reader;
+    ack->read_from = from;
+    ack->shown_offset = e.offset;
+    ack->shown_event = e.index;
+    ack->shown_at = e.at;
+  }
+  if (kept == it) return;
+  if (lo == begin && kept == lo) {
+    p.head = static_cast<std::size_t>(it - p.pending.begin());
+  } else {
+    p.pending.erase(kept, it);
+  }
+  // Drop the spent front once it is most of the vector.
+  if (p.head >= 1024 && 2 * p.head >= p.pending.size()) {
+    p.pending.erase(p.pending.begin(), p.pending.begin() + static_cast<std::ptrdiff_t>(p.head));
+    p.head = 0;
+  }
+}
+
 void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   switch (e.kind) {
     case OpKind::kAssign:
@@ -43,7 +87,7 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
         }
       }
       if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
-      if (e.offset >= 0) read_from_[ids.process][ids.tp] = CurrentRead{e.offset};
+      if (e.offset >= 0) read_from_[ids.process][ids.tp] = e.offset;
       else read_from_[ids.process].erase(ids.tp);
       return;
     case OpKind::kCommitOk:
@@ -60,76 +104,63 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   }
   if (e.value_id == 0 || e.offset < 0) return;
   Partition& p = partition(ids.tp);
+  const std::int64_t value = value_key(e.value_id);
   if (e.kind == OpKind::kSendOk) {
-    const Ack ack{e.value_id, ids.tp, ids.key, ids.process, e.offset, e.index, e.at};
-    const auto [index, fresh] = ack_of_.emplace(value_key(e.value_id), acked_.size());
-    if (fresh) acked_.push_back(ack);
-    else acked_[*index] = ack;
     note(p, e, ids, false);
+    const std::uint64_t number = ++acks_seen_;
+    if (processed_.contains(value)) return;  // never reported: nothing to keep
+    const auto [ack, fresh] = acks_.emplace(value, Ack{});
+    const std::uint64_t order = fresh ? number : ack->order;  // a later acknowledgement keeps the first's place
+    *ack = Ack{e.value_id, ids.tp, ids.key, ids.process, kNoId, e.offset, e.index, e.at, order, number};
+    add_pending(p, Pending{e.offset, e.value_id, number});
     return;
   }
-  processed_.insert(value_key(e.value_id));
+  if (processed_.insert(value)) acks_.erase(value);
   if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
-  CurrentRead& current = read_from_[ids.process].try_emplace(ids.tp, CurrentRead{e.offset}).first->second;
-  if (current.read == kNoRead) {
-    current.read = p.reads.size();
-    p.reads.push_back(Read{ids.process, current.from, {}});
-  }
-  p.reads[current.read].steps.push_back(Read::Step{e.offset, e.index, e.at});
+  const std::int64_t from = *read_from_[ids.process].try_emplace(ids.tp, e.offset).first;
+  claim(p, e, ids.process, from);
   note(p, e, ids, true);
 }
 
 void LogChecker::finish() {
   const Symbols& s = symbols();
   // In value order, as the reports have always come.
-  std::vector<const Ack*> order;
-  order.reserve(acked_.size());
-  for (const Ack& a : acked_) {
-    if (!processed_.contains(value_key(a.value))) order.push_back(&a);
-  }
-  std::sort(order.begin(), order.end(), [](const Ack* a, const Ack* b) { return a->value < b->value; });
+  std::vector<const Ack*> unprocessed;
+  unprocessed.reserve(acks_.size());
+  acks_.for_each_from(INT64_MIN, [&](std::int64_t, const Ack& a) {
+    unprocessed.push_back(&a);
+    return true;
+  });
+  std::sort(unprocessed.begin(), unprocessed.end(), [](const Ack* a, const Ack* b) { return a->value < b->value; });
   OffsetSet reported;  // values already reported as lost
-  for (const Ack* ack : order) {
+  for (const Ack* ack : unprocessed) {
+    if (!ack->shown) continue;  // not read through that far: unseen, not lost
     const Partition& p = partitions_[ack->tp];
-    if (p.reads.empty()) continue;
     const std::int64_t offset = ack->offset;
     // Nobody processed anything at that offset, and a group committed past it: the group
     // skipped the record (lost-commit explains it), which says nothing about the log.
     const Seen* seen = p.at.find(offset);
     if ((seen == nullptr || !seen->processed) && p.committed > offset) continue;
-    // The first processing at or past the offset, after the acknowledgement, in a read that
-    // began at or below it, shows the loss.
-    const Read* by = nullptr;
-    const Read::Step* shown = nullptr;
-    for (const Read& r : p.reads) {
-      if (r.from > offset) continue;
-      for (const Read::Step& q : r.steps) {
-        if (q.event <= ack->event || q.offset < offset) continue;
-        if (shown == nullptr || q.event < shown->event) {
-          shown = &q;
-          by = &r;
-        }
-        break;  // the read's first such step
-      }
-    }
-    if (shown == nullptr) continue;  // not read through that far: unseen, not lost
     const std::string& acker = s.process(ack->process);
-    const std::string& reader = s.process(by->process);
-    Violation v = violation_of("lost-write", shown->event, shown->at, by->process, ack->tp, offset, ack->key);
+    const std::string& reader = s.process(ack->reader);
+    Violation v = violation_of("lost-write", ack->shown_event, ack->shown_at, ack->reader, ack->tp, offset, ack->key);
     v.members = {acker, reader};
     v.explanation = "value " + std::to_string(ack->value) + " was acknowledged to " + acker + " at " + s.where(ack->tp) +
                     " offset " + std::to_string(offset) + " (event #" + std::to_string(ack->event) +
                     "), but no consumer ever processed it, although " + reader + " read that partition from offset " +
-                    std::to_string(by->from) + " to offset " + std::to_string(shown->offset) +
+                    std::to_string(ack->read_from) + " to offset " + std::to_string(ack->shown_offset) +
                     " after the acknowledgement";
     report(std::move(v));
     reported.insert(value_key(ack->value));
   }
-  report_deleted_above_hw(reported);
+  report_deleted_above_hw(unprocessed, reported);
 }
 
-void LogChecker::report_deleted_above_hw(const OffsetSet& reported) {
+void LogChecker::report_deleted_above_hw(const std::vector<const Ack*>& unprocessed, const OffsetSet& reported) {
   if (deleted_above_hw_.empty()) return;
+  // In the order of the values' first acknowledgements.
+  std::vector<const Ack*> acked = unprocessed;
+  std::sort(acked.begin(), acked.end(), [](const Ack* a, const Ack* b) { return a->order < b->order; });
   const Symbols& s = symbols();
   // The ranges of each partition, in history order; one pass over the acknowledgements gives
   // each lost value to the first range that holds it.
@@ -144,10 +175,10 @@ void LogChecker::report_deleted_above_hw(const OffsetSet& reported) {
     std::int64_t count = 0;
   };
   std::vector<Lost> lost(deleted_above_hw_.size());
-  for (const Ack& a : acked_) {
+  for (const Ack* ack : acked) {
+    const Ack& a = *ack;
     if (a.tp >= ranges_of.size() || ranges_of[a.tp].empty()) continue;
-    const std::int64_t key = value_key(a.value);
-    if (processed_.contains(key) || reported.contains(key)) continue;
+    if (reported.contains(value_key(a.value))) continue;
     for (const std::size_t i : ranges_of[a.tp]) {
       const DeletedAboveHw& gap = deleted_above_hw_[i];
       if (a.offset < gap.from || a.offset >= gap.to) continue;

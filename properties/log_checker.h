@@ -16,17 +16,23 @@
 // Records are told apart by their value ids (each send's value is unique in a run).
 //
 // State: per topic-partition (indexed by its id), the value first seen at each offset
-// (OffsetTable) and every processing, grouped by continuous read (24 bytes each); per value, where it was acknowledged and whether it was
-// processed (paged tables by value id). O(1) per event (amortized), linear memory. Ranges
-// deleted above the high watermark exist only when a broker broke Kafka's rule; each new one
-// costs O(ranges so far), and the end one pass over the acknowledgements per partition's ranges.
+// (OffsetTable). Per acknowledged value not (yet) processed, its acknowledgement (a paged table
+// by value id, an entry erased when the value is processed, so only the unprocessed ones stay).
+// The first processing that shows an acknowledged value missing is found online: each
+// partition keeps the acknowledgements no read has yet passed, sorted by offset, and a
+// processing at offset o in a read that began at f claims those in [f, o] (it is the first
+// processing in history order that passed them; the end reports those still unprocessed).
+// O(log n) per event plus the acknowledgements claimed (each once), linear memory in the
+// offsets and the values still unprocessed. Ranges deleted above the high watermark exist only
+// when a broker broke Kafka's rule; each new one costs O(ranges so far), and the end one pass
+// over the unprocessed acknowledgements per partition's ranges.
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/flat_map.h"
 #include "properties/offset_table.h"
 
 namespace logsim::properties {
@@ -45,14 +51,31 @@ class LogChecker final : public Checker {
     bool conflicted = false;  // reported once per offset
     bool processed = false;   // some consumer processed this offset (any value)
   };
+  // The acknowledgement of a value not processed (yet), and the first processing after it that
+  // read past its offset in a read that began at or below it (`shown`).
   struct Ack {
-    std::uint64_t value;
-    Id tp;
-    Id key;
-    Id process;
+    std::uint64_t value = 0;
+    Id tp = kNoId;
+    Id key = kNoId;
+    Id process = kNoId;
+    Id reader = kNoId;             // shown: who read past it
+    std::int64_t offset = -1;
+    std::uint64_t event = 0;
+    Nanos at = 0;
+    std::uint64_t order = 0;       // the value's first acknowledgement among all (reports' order)
+    std::uint64_t number = 0;      // this acknowledgement among all (a later one replaces it)
+    bool shown = false;
+    std::int64_t shown_offset = -1;
+    std::int64_t read_from = -1;   // where that read began
+    std::uint64_t shown_event = 0;
+    Nanos shown_at = 0;
+  };
+  // An acknowledgement no read has passed yet (stale once its value is processed or acknowledged
+  // again: `number` no longer matches).
+  struct Pending {
     std::int64_t offset;
-    std::uint64_t event;
-    Nanos at;
+    std::uint64_t value;
+    std::uint64_t number;
   };
   // Offsets [from, to) of a partition deleted above the high watermark (a seek's answer).
   struct DeletedAboveHw {
@@ -63,45 +86,33 @@ class LogChecker final : public Checker {
     Nanos at;
     Id process;
   };
-  // One continuous read of a partition by one process: from its start (a first processed
-  // offset, or a seek's position) until the process's next assignment or seek of it, with the
-  // records it processed in history order (for naming a lost write's first event).
-  struct Read {
-    struct Step {
-      std::int64_t offset;
-      std::uint64_t event;
-      Nanos at;
-    };
-    Id process;
-    std::int64_t from;
-    std::vector<Step> steps;
-  };
   struct Partition {
-    OffsetTable<Seen> at;         // the first value seen at each offset
-    std::vector<Read> reads;      // in the order they began
-    std::int64_t committed = -1;  // highest offset some group's commit was accepted at
-  };
-  // A process's current read of a partition: where it began, and its entry in the partition's
-  // reads once it has processed something (kNoRead before).
-  static constexpr std::size_t kNoRead = SIZE_MAX;
-  struct CurrentRead {
-    std::int64_t from;
-    std::size_t read = kNoRead;
+    OffsetTable<Seen> at;            // the first value seen at each offset
+    std::vector<Pending> pending;    // sorted by offset from `head` on; [0, head) is spent
+    std::size_t head = 0;
+    std::int64_t committed = -1;     // highest offset some group's commit was accepted at
   };
 
   Partition& partition(Id tp);
   void note(Partition& p, const HistoryEvent& e, const EventIds& ids, bool processed);
-  void report_deleted_above_hw(const OffsetSet& reported);
+  void add_pending(Partition& p, const Pending& pending);
+  // A processing at `e.offset` by a read that began at `from`: claims the pending
+  // acknowledgements in [from, e.offset] acknowledged before it.
+  void claim(Partition& p, const HistoryEvent& e, Id reader, std::int64_t from);
+  void report_deleted_above_hw(const std::vector<const Ack*>& unprocessed, const OffsetSet& reported);
 
   std::vector<Partition> partitions_;                 // by topic-partition id
   // Tables by value id (a run numbers values 1, 2, ...: dense, so paged tables beat hashing).
-  std::vector<Ack> acked_;                            // in acknowledgement order
-  OffsetTable<std::size_t> ack_of_;                   // value -> its entry in acked_ (the last ack wins)
+  OffsetTable<Ack> acks_;                             // acknowledged values not processed (yet)
   OffsetSet processed_;                               // values some consumer processed
+  std::uint64_t acks_seen_ = 0;                       // acknowledgements so far (numbers them)
   std::vector<DeletedAboveHw> deleted_above_hw_;      // in history order (none when Kafka's rule holds)
-  // Per process, per partition, its current continuous read; a new assignment ends every read
-  // of the process. (Hash maps: looked up and cleared, never iterated.)
-  std::vector<std::unordered_map<Id, CurrentRead>> read_from_;
+  // Per process, per partition, where its current continuous read began; a new assignment ends
+  // every read of the process. (Hash maps: looked up and cleared, never iterated.)
+  struct IdHash {
+    std::uint64_t operator()(Id id) const { return id; }
+  };
+  std::vector<FlatMap<Id, std::int64_t, IdHash>> read_from_;
 };
 
 }  // namespace logsim::properties

@@ -23,6 +23,7 @@ class OffsetTable {
   static constexpr std::int64_t kPage = std::int64_t{1} << kBits;
   struct Page {
     std::bitset<kPage> present;
+    std::size_t count = 0;  // present entries; an emptied page is freed
     std::array<T, kPage> slots{};
   };
 
@@ -58,8 +59,29 @@ class OffsetTable {
     if (p.present[i]) return {&p.slots[i], false};
     p.present[i] = true;
     p.slots[i] = std::move(value);
+    ++p.count;
     ++size_;
     return {&p.slots[i], true};
+  }
+  // Removes the entry at `offset`, if any; a page left empty is freed (so a table whose entries
+  // come and go keeps pages only where entries remain). Returns whether there was one.
+  bool erase(std::int64_t offset) {
+    const std::int64_t number = offset >> kBits;
+    Page* p = const_cast<Page*>(page(number));
+    const auto i = slot(offset);
+    if (p == nullptr || !p->present[i]) return false;
+    p->present[i] = false;
+    p->slots[i] = T{};
+    --size_;
+    if (--p->count == 0) {
+      if (cached_ == p) cached_ = nullptr;
+      // Kept as the spare (all absent), so that a table whose few entries keep coming and
+      // going over one page does not allocate and clear a page each time.
+      const auto it = pages_.find(number);
+      spare_ = std::move(it->second);
+      pages_.erase(it);
+    }
+    return true;
   }
   // The entry at `offset`, default-constructed if absent.
   T& operator[](std::int64_t offset) { return *emplace(offset, T{}).first; }
@@ -111,13 +133,14 @@ class OffsetTable {
   Page& page_for(std::int64_t number) {
     if (cached_ != nullptr && cached_number_ == number) return *cached_;
     auto& p = pages_[number];
-    if (!p) p = std::make_unique<Page>();
+    if (!p) p = spare_ ? std::move(spare_) : std::make_unique<Page>();
     cached_number_ = number;
     cached_ = p.get();
     return *p;
   }
 
   std::map<std::int64_t, std::unique_ptr<Page>> pages_;
+  std::unique_ptr<Page> spare_;  // the last page emptied by erase, for the next new page
   std::size_t size_ = 0;
   mutable std::int64_t cached_number_ = 0;
   mutable Page* cached_ = nullptr;

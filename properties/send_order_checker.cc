@@ -23,11 +23,9 @@ void SendOrderChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     default:
       return;
   }
-  auto it = invoked_.find(send);
-  if (it == invoked_.end()) return;  // an acknowledgement without its invoke: nothing to order by
-  const std::uint64_t invoke = it->second;
-  invoked_.erase(it);
-  if (e.offset >= 0) on_ack(e, ids, invoke);  // acks=0 gives no offset
+  const std::optional<std::uint64_t> invoke = invoked_.take(send);
+  if (!invoke) return;  // an acknowledgement without its invoke: nothing to order by
+  if (e.offset >= 0) on_ack(e, ids, *invoke);  // acks=0 gives no offset
 }
 
 void SendOrderChecker::on_ack(const HistoryEvent& e, const EventIds& ids, std::uint64_t invoke) {

@@ -18,10 +18,10 @@
 
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/flat_map.h"
 
 namespace logsim::properties {
 
@@ -49,13 +49,9 @@ class SendOrderChecker final : public Checker {
     bool operator==(const Group&) const = default;
   };
   struct Hash {
-    std::size_t operator()(const Send& s) const noexcept { return mix(s.value ^ (std::uint64_t{s.process} << 48)); }
-    std::size_t operator()(const Group& g) const noexcept { return mix(pack(g.process, g.tp) ^ (std::uint64_t{g.key} * 0x9e3779b97f4a7c15ULL)); }
-    static std::size_t mix(std::uint64_t x) noexcept {
-      x ^= x >> 33;
-      x *= 0xff51afd7ed558ccdULL;
-      x ^= x >> 33;
-      return static_cast<std::size_t>(x);
+    std::uint64_t operator()(const Send& s) const noexcept { return s.value ^ (std::uint64_t{s.process} << 40); }
+    std::uint64_t operator()(const Group& g) const noexcept {
+      return pack(g.process, g.tp) ^ (std::uint64_t{g.key} * 0x9e3779b97f4a7c15ULL);
     }
   };
 
@@ -65,8 +61,8 @@ class SendOrderChecker final : public Checker {
   void report_pair(const HistoryEvent& e, const Acked& earlier, const Acked& later);
 
   // Hash maps: looked up, never iterated.
-  std::unordered_map<Send, std::uint64_t, Hash> invoked_;          // -> the invoke's index
-  std::unordered_map<Group, std::vector<Acked>, Hash> acked_;      // sorted by invoke
+  FlatMap<Send, std::uint64_t, Hash> invoked_;      // -> the invoke's index
+  FlatMap<Group, std::vector<Acked>, Hash> acked_;  // sorted by invoke
   // Per process, its sends in invoke order (value, invoke), the completed ones dropped lazily
   // from the front: the oldest one still in flight bounds where a later acknowledgement can
   // land, so a group keeps only the last acknowledgement older than it and the ones after.

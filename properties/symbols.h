@@ -11,7 +11,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -30,11 +29,15 @@ class Interner {
   std::size_t size() const { return names_.size(); }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  // Open addressing over (hash, id), at most half full: a lookup hashes the name once, compares
+  // hashes in one array, and compares the name only on a hash match.
+  struct Slot {
+    std::uint64_t hash = 0;
+    Id id = kNoId;  // kNoId: empty
   };
-  std::unordered_map<std::string, Id, Hash, std::equal_to<>> ids_;
+  static std::uint64_t hash(std::string_view name);
+  void grow();
+  std::vector<Slot> slots_;
   std::vector<std::string> names_;
   Id last_ = kNoId;  // consecutive events often repeat a name: checked before hashing
 };
@@ -74,7 +77,7 @@ class Symbols {
 
  private:
   Interner processes_, groups_, topics_, keys_;
-  std::unordered_map<std::uint64_t, Id> tp_ids_;  // (topic << 32 | partition) -> id
+  std::vector<std::vector<Id>> tp_ids_;  // [topic id][partition + 1] -> id (kNoId: none yet)
   std::vector<std::pair<Id, std::int32_t>> tps_;
   std::vector<Id> assignment_;
 };

@@ -113,6 +113,49 @@ TEST_F(LogCheckerTest, ANewAssignmentEndsAContinuousRead) {
   EXPECT_TRUE(finish().empty());
 }
 
+// An acknowledgement that arrives after the reads passed its offset is shown by the first
+// processing after it, in history order, among reads that began at or below the offset.
+TEST_F(LogCheckerTest, ALateAcknowledgementIsShownByTheFirstProcessingAfterIt) {
+  process("fast", 1, 0, 0);
+  process("fast", 3, 0, 2);   // passed offset 1 before it was acknowledged: shows nothing yet
+  add(OpKind::kSeek, "above", 0, 0, 2);
+  ack(2, 0, 1);               // event 3
+  process("above", 3, 0, 2);  // began above offset 1: not a witness
+  process("slow", 1, 0, 0);   // read from 0, not yet past 1
+  process("slow", 4, 0, 3);   // event 6: the first witness after the acknowledgement
+  process("fast", 5, 0, 4);   // a later witness
+  const auto v = finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "lost-write");
+  EXPECT_EQ(v[0].offset, 1);
+  EXPECT_EQ(v[0].first_event, 6u);
+  EXPECT_EQ(v[0].process, "slow");
+  EXPECT_NE(v[0].explanation.find("read that partition from offset 0 to offset 3"), std::string::npos)
+      << v[0].explanation;
+}
+
+// A value acknowledged twice (a hand-written history may do that) is judged by its last
+// acknowledgement: reads past the first one's offset before the second say nothing.
+TEST_F(LogCheckerTest, AValueAcknowledgedAgainIsJudgedByItsLastAcknowledgement) {
+  ack(2, 0, 1);
+  process("c", 1, 0, 0);
+  process("c", 3, 0, 2);  // past offset 1: would show value 2 lost
+  ack(2, 0, 5);           // event 3: now said to be at offset 5, not read yet
+  EXPECT_TRUE(finish().empty());
+}
+
+TEST_F(LogCheckerTest, AValueAcknowledgedAgainIsShownPastItsNewOffset) {
+  ack(2, 0, 1);
+  ack(2, 0, 5);           // event 1
+  process("c", 1, 0, 0);
+  process("c", 3, 0, 2);  // past 1 but not 5
+  process("c", 7, 0, 6);  // event 4: past 5
+  const auto v = finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].offset, 5);
+  EXPECT_EQ(v[0].first_event, 4u);
+}
+
 TEST_F(LogCheckerTest, AnAcknowledgedValueNotYetReachedIsNotLost) {
   ack(1, 0, 0);
   ack(2, 0, 1);

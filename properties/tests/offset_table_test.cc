@@ -61,6 +61,52 @@ TEST(OffsetTable, BehavesAsAnOrderedMap) {
   }
 }
 
+TEST(OffsetTable, EraseMatchesAMapAndAnEmptiedPageCanFillAgain) {
+  for (std::uint64_t seed : {4U, 5U, 6U}) {
+    OffsetTable<std::int64_t> table;
+    std::map<std::int64_t, std::int64_t> model;
+    std::mt19937_64 rng(seed);
+    const std::vector<std::int64_t> keys = offsets(seed);
+    std::int64_t n = 0;
+    for (int step = 0; step < 20000; ++step) {
+      const std::int64_t o = keys[rng() % keys.size()];
+      if (rng() % 3 == 0) {
+        ASSERT_EQ(table.erase(o), model.erase(o) == 1) << o;
+      } else {
+        const auto [entry, fresh] = table.emplace(o, ++n);
+        const auto [it, model_fresh] = model.emplace(o, n);
+        ASSERT_EQ(fresh, model_fresh) << o;
+        ASSERT_EQ(*entry, it->second) << o;
+      }
+      ASSERT_EQ(table.size(), model.size());
+    }
+    for (std::int64_t o : keys) {
+      const auto it = model.find(o);
+      ASSERT_EQ(table.find(o) == nullptr ? std::nullopt : std::optional(*table.find(o)),
+                it == model.end() ? std::nullopt : std::optional(it->second))
+          << o;
+    }
+    std::vector<std::int64_t> walked;
+    table.for_each_from(INT64_MIN, [&](std::int64_t o, std::int64_t) {
+      walked.push_back(o);
+      return true;
+    });
+    std::vector<std::int64_t> expected;
+    for (const auto& [o, v] : model) expected.push_back(o);
+    EXPECT_EQ(walked, expected);
+  }
+  // Every entry of a page erased, then the page used again: the freed page is not found.
+  OffsetTable<int> t;
+  for (int o = 0; o < 2048; ++o) t.emplace(o, o + 1);
+  for (int o = 0; o < 1024; ++o) EXPECT_TRUE(t.erase(o));
+  EXPECT_FALSE(t.erase(5));
+  EXPECT_EQ(t.find(5), nullptr);
+  EXPECT_EQ(t.next_at_or_after(0), std::optional<std::int64_t>(1024));
+  EXPECT_TRUE(t.emplace(7, 70).second);
+  EXPECT_EQ(*t.find(7), 70);
+  EXPECT_EQ(t.size(), 1025U);
+}
+
 TEST(OffsetTable, AMovedTableKeepsItsEntriesAndTheOldOneIsEmpty) {
   OffsetTable<int> a;
   a.emplace(7, 70);
