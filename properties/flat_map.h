@@ -25,7 +25,15 @@ inline std::uint64_t mix64(std::uint64_t x) {
   return x;
 }
 
-template <class Key, class Value, class Hash>
+// The hash of an integer key: itself (FlatMap mixes it).
+struct IntHash {
+  template <class T>
+  std::uint64_t operator()(T v) const noexcept {
+    return static_cast<std::uint64_t>(v);
+  }
+};
+
+template <class Key, class Value, class Hash = IntHash>
 class FlatMap {
   static_assert(std::is_trivially_copyable_v<Key>, "FlatMap keys are small plain values");
   struct Slot {

@@ -109,10 +109,7 @@ class LogChecker final : public Checker {
   std::vector<DeletedAboveHw> deleted_above_hw_;      // in history order (none when Kafka's rule holds)
   // Per process, per partition, where its current continuous read began; a new assignment ends
   // every read of the process. (Hash maps: looked up and cleared, never iterated.)
-  struct IdHash {
-    std::uint64_t operator()(Id id) const { return id; }
-  };
-  std::vector<FlatMap<Id, std::int64_t, IdHash>> read_from_;
+  std::vector<FlatMap<Id, std::int64_t>> read_from_;
 };
 
 }  // namespace logsim::properties

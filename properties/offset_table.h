@@ -146,25 +146,40 @@ class OffsetTable {
   mutable Page* cached_ = nullptr;
 };
 
-// A set of offsets: pages of 4,096 bits, one bit per offset, found as OffsetTable finds pages.
+// A set of offsets: pages of 4,096 bits, one bit per offset, found as OffsetTable finds pages
+// (the last page touched is remembered).
 class OffsetSet {
   static constexpr int kBits = 12;
   static constexpr std::int64_t kPage = std::int64_t{1} << kBits;
   using Page = std::bitset<kPage>;
 
  public:
+  OffsetSet() = default;
+  OffsetSet(OffsetSet&& other) noexcept : pages_(std::move(other.pages_)), size_(std::exchange(other.size_, 0)) {
+    other.cached_ = nullptr;
+  }
+  OffsetSet& operator=(OffsetSet&& other) noexcept {
+    pages_ = std::move(other.pages_);
+    size_ = std::exchange(other.size_, 0);
+    cached_ = nullptr;
+    other.cached_ = nullptr;
+    return *this;
+  }
+  OffsetSet(const OffsetSet&) = delete;
+  OffsetSet& operator=(const OffsetSet&) = delete;
+  ~OffsetSet() = default;
+
   bool insert(std::int64_t offset) {
-    auto& page = pages_[offset >> kBits];
-    if (!page) page = std::make_unique<Page>();
+    Page& page = page_for(offset >> kBits);
     const auto bit = slot(offset);
-    if (page->test(bit)) return false;
-    page->set(bit);
+    if (page.test(bit)) return false;
+    page.set(bit);
     ++size_;
     return true;
   }
   bool contains(std::int64_t offset) const {
-    const auto it = pages_.find(offset >> kBits);
-    return it != pages_.end() && it->second->test(slot(offset));
+    const Page* page = find_page(offset >> kBits);
+    return page != nullptr && page->test(slot(offset));
   }
   std::size_t size() const { return size_; }
   // The first offset in the set above `offset`.
@@ -182,9 +197,27 @@ class OffsetSet {
 
  private:
   static std::size_t slot(std::int64_t offset) { return static_cast<std::size_t>(offset & (kPage - 1)); }
+  const Page* find_page(std::int64_t number) const {
+    if (cached_ != nullptr && cached_number_ == number) return cached_;
+    const auto it = pages_.find(number);
+    if (it == pages_.end()) return nullptr;
+    cached_number_ = number;
+    cached_ = it->second.get();
+    return cached_;
+  }
+  Page& page_for(std::int64_t number) {
+    if (cached_ != nullptr && cached_number_ == number) return *cached_;
+    auto& p = pages_[number];
+    if (!p) p = std::make_unique<Page>();
+    cached_number_ = number;
+    cached_ = p.get();
+    return *p;
+  }
 
   std::map<std::int64_t, std::unique_ptr<Page>> pages_;
   std::size_t size_ = 0;
+  mutable std::int64_t cached_number_ = 0;
+  mutable Page* cached_ = nullptr;
 };
 
 // Value ids (uint64) as keys of an OffsetTable or OffsetSet: any id works, and a run's ids

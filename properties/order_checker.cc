@@ -17,17 +17,17 @@ void OrderChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     default:
       break;
   }
-  const auto [it, fresh] = runs.try_emplace(ids.tp, Last{e.offset, e.index});
+  const auto [last, fresh] = runs.try_emplace(ids.tp, Last{e.offset, e.index});
   if (fresh) return;
-  if (e.offset <= it->second.offset) {
+  if (e.offset <= last->offset) {
     Violation v = violation_at("nonmonotonic-poll", e);
     v.explanation = e.process + " processed " + e.topic + "/" + std::to_string(e.partition) +
                     " offset " + std::to_string(e.offset) + " after offset " +
-                    std::to_string(it->second.offset) + " (event #" + std::to_string(it->second.event) +
+                    std::to_string(last->offset) + " (event #" + std::to_string(last->event) +
                     ") within one assignment, with no seek in between";
     report(std::move(v));
   }
-  it->second = Last{e.offset, e.index};
+  *last = Last{e.offset, e.index};
 }
 
 }  // namespace logsim::properties

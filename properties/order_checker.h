@@ -7,10 +7,10 @@
 // event.
 #pragma once
 
-#include <unordered_map>
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/flat_map.h"
 
 namespace logsim::properties {
 
@@ -21,11 +21,11 @@ class OrderChecker final : public Checker {
 
  private:
   struct Last {
-    std::int64_t offset;
-    std::uint64_t event;
+    std::int64_t offset = -1;
+    std::uint64_t event = 0;
   };
   // process -> tp -> last processed (hash maps: looked up and cleared, never iterated)
-  std::vector<std::unordered_map<Id, Last>> last_;
+  std::vector<FlatMap<Id, Last>> last_;
 };
 
 }  // namespace logsim::properties

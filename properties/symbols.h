@@ -29,17 +29,23 @@ class Interner {
   std::size_t size() const { return names_.size(); }
 
  private:
-  // Open addressing over (hash, id), at most half full: a lookup hashes the name once, compares
-  // hashes in one array, and compares the name only on a hash match.
-  struct Slot {
+  // A name's hash, length and first 16 bytes (zero-padded): equal for equal names, and for
+  // names of up to 16 bytes equal only for equal names, so those compare without memcmp.
+  struct Probe {
     std::uint64_t hash = 0;
+    std::uint64_t head[2] = {0, 0};
+    std::uint32_t size = 0;
+  };
+  static Probe probe(std::string_view name);
+  // Open addressing over probes, at most half full: a lookup hashes the name once and compares
+  // in one array; only names longer than 16 bytes are compared with their stored string.
+  struct Slot {
+    Probe probe;
     Id id = kNoId;  // kNoId: empty
   };
-  static std::uint64_t hash(std::string_view name);
   void grow();
   std::vector<Slot> slots_;
   std::vector<std::string> names_;
-  Id last_ = kNoId;  // consecutive events often repeat a name: checked before hashing
 };
 
 // The ids of one event's strings. `assignment` (kAssign) lists the topic-partition ids of the
