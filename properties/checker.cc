@@ -44,7 +44,9 @@ void CheckerSet::attach(History& history) {
 
 void CheckerSet::observe(const HistoryEvent& e) {
   const EventIds ids = symbols_->ids_of(e);
-  for (auto& c : checkers_) c->on_event(e, ids);
+  const auto kind = static_cast<std::size_t>(e.kind);
+  if (kind >= by_kind_.size()) return;
+  for (Checker* c : by_kind_[kind]) c->on_event(e, ids);
 }
 
 Verdict CheckerSet::finish() {

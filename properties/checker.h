@@ -3,6 +3,8 @@
 // linear in the history's length and never look at the simulator.
 #pragma once
 
+#include <array>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <set>
@@ -16,10 +18,22 @@
 
 namespace logsim::properties {
 
+// A set of event kinds, one bit per OpKind.
+using KindSet = std::uint32_t;
+constexpr KindSet kinds_of(std::initializer_list<OpKind> kinds) {
+  KindSet set = 0;
+  for (const OpKind k : kinds) set |= KindSet{1} << static_cast<unsigned>(k);
+  return set;
+}
+inline constexpr KindSet kAllKinds = ~KindSet{0};
+
 class Checker {
  public:
   virtual ~Checker() = default;
   virtual std::string_view name() const = 0;
+  // The kinds of event the checker reads; a checker set shows it only those (on_event must
+  // ignore every other kind, so that observe() alone gives the same verdict).
+  virtual KindSet kinds() const { return kAllKinds; }
   // Shows the checker one event (a checker on its own interns the event's strings itself).
   void observe(const HistoryEvent& e) { on_event(e, symbols_->ids_of(e)); }
   // The same, with the event's ids from the symbols the checker shares (see share_symbols).
@@ -63,6 +77,10 @@ class CheckerSet {
  public:
   void add(std::unique_ptr<Checker> c) {
     c->share_symbols(symbols_);
+    const KindSet kinds = c->kinds();
+    for (std::size_t k = 0; k < by_kind_.size(); ++k) {
+      if ((kinds >> k) & 1U) by_kind_[k].push_back(c.get());
+    }
     checkers_.push_back(std::move(c));
   }
   // Feeds every future event of `history` to the checkers as it is appended.
@@ -75,6 +93,8 @@ class CheckerSet {
 
  private:
   std::vector<std::unique_ptr<Checker>> checkers_;
+  // Per event kind, the checkers that read it, in the order they were added.
+  std::array<std::vector<Checker*>, static_cast<std::size_t>(OpKind::kCommitFail) + 1> by_kind_{};
   std::set<std::string> ignored_;
   std::shared_ptr<Symbols> symbols_ = std::make_shared<Symbols>();  // interned once per event, for all
 };

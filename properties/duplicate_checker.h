@@ -19,6 +19,7 @@ class DuplicateChecker final : public Checker {
  public:
   std::string_view name() const override { return "duplicates"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
+  KindSet kinds() const override { return kinds_of({OpKind::kSendInvoke, OpKind::kProcess}); }
 
  private:
   struct Value {

@@ -68,6 +68,7 @@ class DoubleOwnershipChecker final : public Checker {
  public:
   std::string_view name() const override { return "single-owner"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
+  KindSet kinds() const override { return kinds_of({OpKind::kProcess}); }
 
  private:
   // The first member seen processing a partition in one generation of a group.
@@ -86,6 +87,7 @@ class StaleCommitChecker final : public Checker {
  public:
   std::string_view name() const override { return "stale-commits"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
+  KindSet kinds() const override { return kinds_of({OpKind::kAssign, OpKind::kCommitInvoke, OpKind::kCommitOk}); }
 
  private:
   struct Newest {

@@ -50,6 +50,9 @@ class GroupInterferenceChecker final : public Checker {
  public:
   std::string_view name() const override { return "group-independence"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
+  KindSet kinds() const override {
+    return kinds_of({OpKind::kAssign, OpKind::kSeek, OpKind::kCommitInvoke, OpKind::kCommitOk, OpKind::kProcess});
+  }
 
  private:
   struct Pending {

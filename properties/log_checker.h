@@ -41,6 +41,9 @@ class LogChecker final : public Checker {
  public:
   std::string_view name() const override { return "log-integrity"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
+  KindSet kinds() const override {
+    return kinds_of({OpKind::kAssign, OpKind::kSeek, OpKind::kCommitOk, OpKind::kSendOk, OpKind::kProcess});
+  }
   void finish() override;
 
  private:

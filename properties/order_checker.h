@@ -18,6 +18,7 @@ class OrderChecker final : public Checker {
  public:
   std::string_view name() const override { return "per-partition-order"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
+  KindSet kinds() const override { return kinds_of({OpKind::kAssign, OpKind::kSeek, OpKind::kProcess}); }
 
  private:
   struct Last {

@@ -29,6 +29,9 @@ class SendOrderChecker final : public Checker {
  public:
   std::string_view name() const override { return "send-order"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
+  KindSet kinds() const override {
+    return kinds_of({OpKind::kSendInvoke, OpKind::kSendOk, OpKind::kSendFail, OpKind::kSendInfo});
+  }
 
  private:
   struct Acked {
