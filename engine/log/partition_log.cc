@@ -24,23 +24,23 @@ LogSegment PartitionLog::make_segment(Offset base) const {
 Offset PartitionLog::append(std::span<const Record> records, LeaderEpoch epoch, std::int64_t now_ms,
                             const ProducerBatchInfo& producer) {
   const Offset base = end_;
-  std::vector<StoredRecord> stored;
-  stored.reserve(records.size());
+  const bool log_append_time = config_.timestamp_type == TimestampType::kLogAppendTime;
+  std::vector<RecordRef> refs;
+  refs.reserve(records.size());
   for (const Record& r : records) {
-    const auto i = static_cast<std::int32_t>(stored.size());
+    const auto i = static_cast<std::int32_t>(refs.size());
     const Sequence seq = producer.base_sequence.value() >= 0 ? producer.base_sequence + i : Sequence(-1);
-    stored.push_back(StoredRecord{base + static_cast<std::int64_t>(i), r, epoch, producer.producer_id,
-                                  producer.producer_epoch, seq});
-    if (config_.timestamp_type == TimestampType::kLogAppendTime) stored.back().record.timestamp_ms = now_ms;
+    refs.push_back(RecordRef{base + static_cast<std::int64_t>(i), &r, log_append_time ? now_ms : r.timestamp_ms, epoch,
+                             producer.producer_id, producer.producer_epoch, seq});
   }
-  append_replicated(stored, now_ms);
+  append_refs(refs, now_ms);
   return base;
 }
 
-void PartitionLog::check_replicated(std::span<const StoredRecord> records) const {
+void PartitionLog::check_replicated(std::span<const RecordRef> records) const {
   Offset next = end_;
   LeaderEpoch epoch = epochs_.latest();
-  for (const StoredRecord& r : records) {
+  for (const RecordRef& r : records) {
     LOGSIM_ASSERT(r.offset >= next, "append below the log end of " + dir_);
     LOGSIM_ASSERT(r.leader_epoch >= epoch, "leader epoch went back in " + dir_);
     next = r.offset + 1;
@@ -49,10 +49,17 @@ void PartitionLog::check_replicated(std::span<const StoredRecord> records) const
 }
 
 void PartitionLog::append_replicated(std::span<const StoredRecord> records, std::int64_t now_ms) {
+  std::vector<RecordRef> refs;
+  refs.reserve(records.size());
+  for (const StoredRecord& r : records) refs.push_back(ref_of(r));
+  append_refs(refs, now_ms);
+}
+
+void PartitionLog::append_refs(std::span<const RecordRef> records, std::int64_t now_ms) {
   if (records.empty()) return;
   check_replicated(records);  // all of it before any change, so a bad batch changes nothing
   if (should_roll(records, now_ms)) segments_.push_back(make_segment(records.front().offset));
-  for (const StoredRecord& r : records) epochs_.assign(r.leader_epoch, r.offset);
+  for (const RecordRef& r : records) epochs_.assign(r.leader_epoch, r.offset);
   LogSegment& active = segments_.back();
   active.append(records, now_ms);
   unflushed_files_.insert(active.file());
@@ -62,11 +69,11 @@ void PartitionLog::append_replicated(std::span<const StoredRecord> records, std:
   check_invariants();
 }
 
-bool PartitionLog::should_roll(std::span<const StoredRecord> batch, std::int64_t now_ms) const {
+bool PartitionLog::should_roll(std::span<const RecordRef> batch, std::int64_t now_ms) const {
   const LogSegment& active = segments_.back();
   if (active.empty()) return false;
   std::uint64_t batch_bytes = 0;
-  for (const StoredRecord& r : batch) batch_bytes += encoded_size(r);
+  for (const RecordRef& r : batch) batch_bytes += encoded_size(r);
   if (active.size_bytes() + batch_bytes > static_cast<std::uint64_t>(config_.segment_bytes)) return true;
   return age_exceeds(*active.rolling_ms(), now_ms, config_.segment_ms);
 }

@@ -68,6 +68,7 @@
 #include "engine/env/messages.h"
 #include "engine/log/leader_epoch_cache.h"
 #include "engine/env/log_config.h"
+#include "engine/log/record_codec.h"
 #include "engine/log/segment.h"
 
 namespace logsim::engine {
@@ -154,8 +155,10 @@ class PartitionLog {
 
  private:
   LogSegment make_segment(Offset base) const;
-  bool should_roll(std::span<const StoredRecord> batch, std::int64_t now_ms) const;
-  void check_replicated(std::span<const StoredRecord> records) const;
+  // Appends records at the offsets they carry (both appends end here).
+  void append_refs(std::span<const RecordRef> records, std::int64_t now_ms);
+  bool should_roll(std::span<const RecordRef> batch, std::int64_t now_ms) const;
+  void check_replicated(std::span<const RecordRef> records) const;
   // Removes a segment's file; with a token, fsyncs the removal at once.
   void delete_file(const std::string& file, std::optional<std::uint64_t> fsync_token);
   std::size_t first_segment_for(Offset offset) const;

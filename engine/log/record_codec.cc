@@ -109,15 +109,15 @@ std::uint64_t bytes_len(const std::optional<std::string>& s) { return s ? s->siz
 
 std::uint64_t frame_checksum(std::string_view body) { return checksum(body); }
 
-std::uint64_t encoded_size(const StoredRecord& rec) {
+std::uint64_t encoded_size(const RecordRef& rec) {
   // Fixed fields, the key and value lengths, the header count.
   std::uint64_t n = kFrameHeaderBytes + kFixedBody + 3 * sizeof(std::int32_t);
-  n += bytes_len(rec.record.key) + bytes_len(rec.record.value);
-  for (const RecordHeader& h : rec.record.headers) n += 2 * sizeof(std::int32_t) + h.key.size() + bytes_len(h.value);
+  n += bytes_len(rec.record->key) + bytes_len(rec.record->value);
+  for (const RecordHeader& h : rec.record->headers) n += 2 * sizeof(std::int32_t) + h.key.size() + bytes_len(h.value);
   return n;
 }
 
-void encode_record(const StoredRecord& rec, std::string& out) {
+void encode_record(const RecordRef& rec, std::string& out) {
   const std::size_t start = out.size();
   const std::uint64_t size = encoded_size(rec);
   LOGSIM_ASSERT(size - kFrameHeaderBytes <= UINT32_MAX, "a record frame beyond 4 GiB");
@@ -129,11 +129,11 @@ void encode_record(const StoredRecord& rec, std::string& out) {
   w.put<std::int64_t>(rec.producer_id.value());
   w.put<std::int32_t>(rec.producer_epoch.value());
   w.put<std::int32_t>(rec.sequence.value());
-  w.put<std::int64_t>(rec.record.timestamp_ms);
-  w.put_bytes(rec.record.key);
-  w.put_bytes(rec.record.value);
-  w.put<std::int32_t>(static_cast<std::int32_t>(rec.record.headers.size()));
-  for (const RecordHeader& h : rec.record.headers) {
+  w.put<std::int64_t>(rec.timestamp_ms);
+  w.put_bytes(rec.record->key);
+  w.put_bytes(rec.record->value);
+  w.put<std::int32_t>(static_cast<std::int32_t>(rec.record->headers.size()));
+  for (const RecordHeader& h : rec.record->headers) {
     w.put_bytes(std::string_view(h.key));
     w.put_bytes(h.value);
   }

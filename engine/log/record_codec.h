@@ -28,10 +28,28 @@ inline constexpr std::size_t kFrameHeaderBytes = sizeof(std::uint32_t) + sizeof(
 // The checksum a frame carries for its body.
 std::uint64_t frame_checksum(std::string_view body);
 
+// A record to write, its fields by reference: an appended record is encoded from where it
+// is (a produce request, a fetch response), never copied first.
+struct RecordRef {
+  Offset offset;
+  const Record* record = nullptr;
+  std::int64_t timestamp_ms = 0;  // the stored timestamp (LogAppendTime replaces the producer's)
+  LeaderEpoch leader_epoch{0};
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence sequence{-1};
+};
+inline RecordRef ref_of(const StoredRecord& r) {
+  return RecordRef{r.offset, &r.record, r.record.timestamp_ms, r.leader_epoch, r.producer_id, r.producer_epoch,
+                   r.sequence};
+}
+
 // Appends the frame of `rec` to `out`.
-void encode_record(const StoredRecord& rec, std::string& out);
+void encode_record(const RecordRef& rec, std::string& out);
+inline void encode_record(const StoredRecord& rec, std::string& out) { encode_record(ref_of(rec), out); }
 // The length of the frame encode_record would append for `rec`.
-std::uint64_t encoded_size(const StoredRecord& rec);
+std::uint64_t encoded_size(const RecordRef& rec);
+inline std::uint64_t encoded_size(const StoredRecord& rec) { return encoded_size(ref_of(rec)); }
 
 // Decodes the frame at the start of `bytes` (more frames may follow) into `rec`. Returns the
 // frame's length, or 0 when it is incomplete, malformed, or (with verify) fails its checksum.

@@ -91,17 +91,17 @@ void LogSegment::push(Offset offset, std::int64_t timestamp_ms, std::uint64_t fr
   bytes_since_index_entry_ += frame_bytes;
 }
 
-void LogSegment::append(std::span<const StoredRecord> records, std::int64_t now_ms) {
+void LogSegment::append(std::span<const RecordRef> records, std::int64_t now_ms) {
   if (records.empty()) return;
   if (deltas_.empty()) rolling_ms_ = now_ms;
   std::string bytes;
   std::uint64_t total = 0;
-  for (const StoredRecord& rec : records) total += encoded_size(rec);
+  for (const RecordRef& rec : records) total += encoded_size(rec);
   bytes.reserve(static_cast<std::size_t>(total));
-  for (const StoredRecord& rec : records) {
+  for (const RecordRef& rec : records) {
     const std::size_t before = bytes.size();
     encode_record(rec, bytes);
-    push(rec.offset, rec.record.timestamp_ms, bytes.size() - before);
+    push(rec.offset, rec.timestamp_ms, bytes.size() - before);
   }
   disk_->append(file_, bytes);
 }

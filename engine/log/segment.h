@@ -33,6 +33,7 @@
 
 #include "engine/env/disk.h"
 #include "engine/env/messages.h"
+#include "engine/log/record_codec.h"
 
 namespace logsim::engine {
 
@@ -79,7 +80,7 @@ class LogSegment {
   void note_cleaned(std::int64_t now_ms);
 
   // Appends the records' frames to the file.
-  void append(std::span<const StoredRecord> records, std::int64_t now_ms);
+  void append(std::span<const RecordRef> records, std::int64_t now_ms);
   // Takes the records whose frames the file holds (recovery). Writes nothing.
   void load(std::vector<StoredRecord> records);
   // Takes the records whose frames now replace the file's (after cleaning). Writes nothing.
