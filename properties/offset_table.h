@@ -17,26 +17,78 @@
 
 namespace logsim::properties {
 
+// Pages by number, in number order, remembering the last one looked up (most lookups stay on
+// one page), and keeping the last page released as a spare for the next new one (so a table
+// whose few entries come and go over one page does not allocate and clear a page each time).
+// A spare page is handed out as it was released: the caller empties a page before releasing it.
+template <class Page>
+class PageMap {
+ public:
+  using Map = std::map<std::int64_t, std::unique_ptr<Page>>;
+
+  PageMap() = default;
+  PageMap(PageMap&& other) noexcept : pages_(std::move(other.pages_)) { other.cached_ = nullptr; }
+  PageMap& operator=(PageMap&& other) noexcept {
+    pages_ = std::move(other.pages_);
+    cached_ = nullptr;
+    other.cached_ = nullptr;
+    return *this;
+  }
+  PageMap(const PageMap&) = delete;
+  PageMap& operator=(const PageMap&) = delete;
+  ~PageMap() = default;
+
+  // The page numbered `number`, or nullptr.
+  const Page* find(std::int64_t number) const {
+    if (cached_ != nullptr && cached_number_ == number) return cached_;
+    const auto it = pages_.find(number);
+    if (it == pages_.end()) return nullptr;
+    cached_number_ = number;
+    cached_ = it->second.get();
+    return cached_;
+  }
+  // The page numbered `number`, made (or taken from the spare) if absent.
+  Page& get(std::int64_t number) {
+    if (cached_ != nullptr && cached_number_ == number) return *cached_;
+    auto& p = pages_[number];
+    if (!p) p = spare_ ? std::move(spare_) : std::make_unique<Page>();
+    cached_number_ = number;
+    cached_ = p.get();
+    return *p;
+  }
+  // Removes the page numbered `number` (emptied by the caller), keeping it as the spare.
+  void release(std::int64_t number) {
+    const auto it = pages_.find(number);
+    if (it == pages_.end()) return;
+    if (cached_ == it->second.get()) cached_ = nullptr;
+    spare_ = std::move(it->second);
+    pages_.erase(it);
+  }
+  const Map& pages() const { return pages_; }
+
+ private:
+  Map pages_;
+  std::unique_ptr<Page> spare_;
+  mutable std::int64_t cached_number_ = 0;
+  mutable Page* cached_ = nullptr;
+};
+
 template <class T>
 class OffsetTable {
   static constexpr int kBits = 10;
   static constexpr std::int64_t kPage = std::int64_t{1} << kBits;
   struct Page {
     std::bitset<kPage> present;
-    std::size_t count = 0;  // present entries; an emptied page is freed
+    std::size_t count = 0;  // present entries; an emptied page is released
     std::array<T, kPage> slots{};
   };
 
  public:
   OffsetTable() = default;
-  OffsetTable(OffsetTable&& other) noexcept : pages_(std::move(other.pages_)), size_(std::exchange(other.size_, 0)) {
-    other.cached_ = nullptr;
-  }
+  OffsetTable(OffsetTable&& other) noexcept : pages_(std::move(other.pages_)), size_(std::exchange(other.size_, 0)) {}
   OffsetTable& operator=(OffsetTable&& other) noexcept {
     pages_ = std::move(other.pages_);
     size_ = std::exchange(other.size_, 0);
-    cached_ = nullptr;
-    other.cached_ = nullptr;
     return *this;
   }
   OffsetTable(const OffsetTable&) = delete;
@@ -45,7 +97,7 @@ class OffsetTable {
 
   // The entry at `offset`, or nullptr.
   const T* find(std::int64_t offset) const {
-    const Page* p = page(offset >> kBits);
+    const Page* p = pages_.find(offset >> kBits);
     const auto i = slot(offset);
     return p != nullptr && p->present[i] ? &p->slots[i] : nullptr;
   }
@@ -54,7 +106,7 @@ class OffsetTable {
 
   // Inserts `value` at `offset` unless an entry is there; returns the entry and whether it is new.
   std::pair<T*, bool> emplace(std::int64_t offset, T value) {
-    Page& p = page_for(offset >> kBits);
+    Page& p = pages_.get(offset >> kBits);
     const auto i = slot(offset);
     if (p.present[i]) return {&p.slots[i], false};
     p.present[i] = true;
@@ -63,24 +115,16 @@ class OffsetTable {
     ++size_;
     return {&p.slots[i], true};
   }
-  // Removes the entry at `offset`, if any; a page left empty is freed (so a table whose entries
-  // come and go keeps pages only where entries remain). Returns whether there was one.
+  // Removes the entry at `offset`, if any; a page left empty is released (so a table whose
+  // entries come and go keeps pages only where entries remain). Returns whether there was one.
   bool erase(std::int64_t offset) {
-    const std::int64_t number = offset >> kBits;
-    Page* p = const_cast<Page*>(page(number));
+    Page* p = const_cast<Page*>(pages_.find(offset >> kBits));
     const auto i = slot(offset);
     if (p == nullptr || !p->present[i]) return false;
     p->present[i] = false;
     p->slots[i] = T{};
     --size_;
-    if (--p->count == 0) {
-      if (cached_ == p) cached_ = nullptr;
-      // Kept as the spare (all absent), so that a table whose few entries keep coming and
-      // going over one page does not allocate and clear a page each time.
-      const auto it = pages_.find(number);
-      spare_ = std::move(it->second);
-      pages_.erase(it);
-    }
+    if (--p->count == 0) pages_.release(offset >> kBits);
     return true;
   }
   // The entry at `offset`, default-constructed if absent.
@@ -91,7 +135,7 @@ class OffsetTable {
 
   // The first present offset at or above `offset`.
   std::optional<std::int64_t> next_at_or_after(std::int64_t offset) const {
-    for (auto it = pages_.lower_bound(offset >> kBits); it != pages_.end(); ++it) {
+    for (auto it = pages_.pages().lower_bound(offset >> kBits); it != pages_.pages().end(); ++it) {
       const std::int64_t base = it->first << kBits;
       for (std::int64_t o = std::max(offset, base); o < base + kPage; ++o) {
         if (it->second->present[slot(o)]) return o;
@@ -105,7 +149,8 @@ class OffsetTable {
   template <class F>
   void for_each_in(std::int64_t from, std::int64_t to, F&& f) const {
     if (from >= to) return;
-    for (auto it = pages_.lower_bound(from >> kBits); it != pages_.end() && (it->first << kBits) < to; ++it) {
+    const auto& pages = pages_.pages();
+    for (auto it = pages.lower_bound(from >> kBits); it != pages.end() && (it->first << kBits) < to; ++it) {
       const std::int64_t base = it->first << kBits;
       const Page& p = *it->second;
       for (std::int64_t o = std::max(from, base); o < std::min(to, base + kPage); ++o) {
@@ -122,55 +167,19 @@ class OffsetTable {
  private:
   static std::size_t slot(std::int64_t offset) { return static_cast<std::size_t>(offset & (kPage - 1)); }
 
-  const Page* page(std::int64_t number) const {
-    if (cached_ != nullptr && cached_number_ == number) return cached_;
-    const auto it = pages_.find(number);
-    if (it == pages_.end()) return nullptr;
-    cached_number_ = number;
-    cached_ = it->second.get();
-    return cached_;
-  }
-  Page& page_for(std::int64_t number) {
-    if (cached_ != nullptr && cached_number_ == number) return *cached_;
-    auto& p = pages_[number];
-    if (!p) p = spare_ ? std::move(spare_) : std::make_unique<Page>();
-    cached_number_ = number;
-    cached_ = p.get();
-    return *p;
-  }
-
-  std::map<std::int64_t, std::unique_ptr<Page>> pages_;
-  std::unique_ptr<Page> spare_;  // the last page emptied by erase, for the next new page
+  PageMap<Page> pages_;
   std::size_t size_ = 0;
-  mutable std::int64_t cached_number_ = 0;
-  mutable Page* cached_ = nullptr;
 };
 
-// A set of offsets: pages of 4,096 bits, one bit per offset, found as OffsetTable finds pages
-// (the last page touched is remembered).
+// A set of offsets: pages of 4,096 bits, one bit per offset, kept as OffsetTable keeps pages.
 class OffsetSet {
   static constexpr int kBits = 12;
   static constexpr std::int64_t kPage = std::int64_t{1} << kBits;
   using Page = std::bitset<kPage>;
 
  public:
-  OffsetSet() = default;
-  OffsetSet(OffsetSet&& other) noexcept : pages_(std::move(other.pages_)), size_(std::exchange(other.size_, 0)) {
-    other.cached_ = nullptr;
-  }
-  OffsetSet& operator=(OffsetSet&& other) noexcept {
-    pages_ = std::move(other.pages_);
-    size_ = std::exchange(other.size_, 0);
-    cached_ = nullptr;
-    other.cached_ = nullptr;
-    return *this;
-  }
-  OffsetSet(const OffsetSet&) = delete;
-  OffsetSet& operator=(const OffsetSet&) = delete;
-  ~OffsetSet() = default;
-
   bool insert(std::int64_t offset) {
-    Page& page = page_for(offset >> kBits);
+    Page& page = pages_.get(offset >> kBits);
     const auto bit = slot(offset);
     if (page.test(bit)) return false;
     page.set(bit);
@@ -178,7 +187,7 @@ class OffsetSet {
     return true;
   }
   bool contains(std::int64_t offset) const {
-    const Page* page = find_page(offset >> kBits);
+    const Page* page = pages_.find(offset >> kBits);
     return page != nullptr && page->test(slot(offset));
   }
   std::size_t size() const { return size_; }
@@ -186,7 +195,7 @@ class OffsetSet {
   std::optional<std::int64_t> next_above(std::int64_t offset) const {
     if (offset == INT64_MAX) return std::nullopt;
     const std::int64_t from = offset + 1;
-    for (auto it = pages_.lower_bound(from >> kBits); it != pages_.end(); ++it) {
+    for (auto it = pages_.pages().lower_bound(from >> kBits); it != pages_.pages().end(); ++it) {
       const std::int64_t base = it->first << kBits;
       for (std::int64_t o = std::max(from, base); o < base + kPage; ++o) {
         if (it->second->test(slot(o))) return o;
@@ -197,27 +206,9 @@ class OffsetSet {
 
  private:
   static std::size_t slot(std::int64_t offset) { return static_cast<std::size_t>(offset & (kPage - 1)); }
-  const Page* find_page(std::int64_t number) const {
-    if (cached_ != nullptr && cached_number_ == number) return cached_;
-    const auto it = pages_.find(number);
-    if (it == pages_.end()) return nullptr;
-    cached_number_ = number;
-    cached_ = it->second.get();
-    return cached_;
-  }
-  Page& page_for(std::int64_t number) {
-    if (cached_ != nullptr && cached_number_ == number) return *cached_;
-    auto& p = pages_[number];
-    if (!p) p = std::make_unique<Page>();
-    cached_number_ = number;
-    cached_ = p.get();
-    return *p;
-  }
 
-  std::map<std::int64_t, std::unique_ptr<Page>> pages_;
+  PageMap<Page> pages_;
   std::size_t size_ = 0;
-  mutable std::int64_t cached_number_ = 0;
-  mutable Page* cached_ = nullptr;
 };
 
 // Value ids (uint64) as keys of an OffsetTable or OffsetSet: any id works, and a run's ids

@@ -24,65 +24,7 @@ struct Prepared {
   std::vector<std::uint64_t> suffix_min_invoke;  // over the rest of the same key
 };
 
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
 }  // namespace
-
-std::size_t PollSkipChecker::InFlight::home(Id process, std::uint64_t value_id) const {
-  return static_cast<std::size_t>(mix(value_id ^ (std::uint64_t{process} << 40) ^ std::uint64_t{process})) &
-         (slots_.size() - 1);
-}
-
-void PollSkipChecker::InFlight::grow() {
-  std::vector<Slot> old = std::move(slots_);
-  slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
-  const std::size_t mask = slots_.size() - 1;
-  for (const Slot& s : old) {
-    if (s.process == kNoId) continue;
-    std::size_t i = home(s.process, s.value_id);
-    while (slots_[i].process != kNoId) i = (i + 1) & mask;
-    slots_[i] = s;
-  }
-}
-
-void PollSkipChecker::InFlight::put(Id process, std::uint64_t value_id, Id topic, Id key, std::uint64_t event) {
-  if (2 * (size_ + 1) > slots_.size()) grow();
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t i = home(process, value_id);
-  while (slots_[i].process != kNoId && (slots_[i].process != process || slots_[i].value_id != value_id)) i = (i + 1) & mask;
-  if (slots_[i].process == kNoId) ++size_;
-  slots_[i] = Slot{value_id, process, topic, key, event};
-}
-
-std::optional<PollSkipChecker::InFlight::Slot> PollSkipChecker::InFlight::take(Id process, std::uint64_t value_id) {
-  if (size_ == 0) return std::nullopt;
-  const std::size_t mask = slots_.size() - 1;
-  std::size_t i = home(process, value_id);
-  while (slots_[i].process != process || slots_[i].value_id != value_id) {
-    if (slots_[i].process == kNoId) return std::nullopt;
-    i = (i + 1) & mask;
-  }
-  const Slot found = slots_[i];
-  // Backward-shift deletion: move later entries of the probe sequence into the gap.
-  for (std::size_t j = (i + 1) & mask; slots_[j].process != kNoId; j = (j + 1) & mask) {
-    const std::size_t k = home(slots_[j].process, slots_[j].value_id);
-    // The entry at j may move to i when its home is not cyclically within (i, j].
-    const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-    if (stays) continue;
-    slots_[i] = slots_[j];
-    i = j;
-  }
-  slots_[i] = Slot{};
-  --size_;
-  return found;
-}
 
 bool PollSkipChecker::may_compact(Id topic) const {
   if (!options_.compacted_topics) return true;
@@ -118,21 +60,21 @@ void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
       }
       return;
     case OpKind::kSendInvoke:
-      in_flight_.put(ids.process, e.value_id, ids.topic, ids.key, e.index);
+      in_flight_[Send{ids.process, e.value_id}] = Invoke{ids.topic, ids.key, e.index};
       return;
     case OpKind::kSendOk: {
-      const auto invoke = in_flight_.take(ids.process, e.value_id);
+      const auto invoke = in_flight_.take(Send{ids.process, e.value_id});
       if (e.offset < 0) return;
       if (ids.tp >= acks_.size()) acks_.resize(ids.tp + 1);
       acks_[ids.tp].push_back(Ack{e.offset, e.index, invoke ? invoke->event : 0, e.value_id, ids.key, ids.process});
       return;
     }
     case OpKind::kSendFail:
-      in_flight_.take(ids.process, e.value_id);
+      in_flight_.take(Send{ids.process, e.value_id});
       return;
     case OpKind::kSendInfo: {
       // It may be in the log, at an offset nobody knows: it may supersede any record of its key.
-      const auto invoke = in_flight_.take(ids.process, e.value_id);
+      const auto invoke = in_flight_.take(Send{ids.process, e.value_id});
       note_uncertain(ids.topic, ids.key, invoke ? invoke->event : 0);
       return;
     }
@@ -160,9 +102,7 @@ void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
 
 void PollSkipChecker::finish() {
   if (holes_.empty()) return;
-  for (const InFlight::Slot& s : in_flight_.slots()) {
-    if (s.process != kNoId) note_uncertain(s.topic, s.key, s.event);  // never ended
-  }
+  in_flight_.for_each([this](const Send&, const Invoke& i) { note_uncertain(i.topic, i.key, i.event); });  // never ended
   // The earliest invoke per (topic, key): sorted, the first of each key.
   std::sort(uncertain_.begin(), uncertain_.end());
   uncertain_.erase(std::unique(uncertain_.begin(), uncertain_.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/flat_map.h"
 
 namespace logsim::properties {
 
@@ -101,27 +102,20 @@ class PollSkipChecker final : public Checker {
     Id key;                 // kNoId: no key
     Id process;
   };
-  // Sends invoked and not ended: (process, value id) -> the invoke. Open addressing, linear
-  // probing, deletion by backward shift; only the end iterates it (to take minimums).
-  class InFlight {
-   public:
-    struct Slot {
-      std::uint64_t value_id = 0;
-      Id process = kNoId;  // kNoId: empty slot
-      Id topic = kNoId;
-      Id key = kNoId;
-      std::uint64_t event = 0;
-    };
-    void put(Id process, std::uint64_t value_id, Id topic, Id key, std::uint64_t event);
-    // Removes the entry and returns it, or nullopt.
-    std::optional<Slot> take(Id process, std::uint64_t value_id);
-    const std::vector<Slot>& slots() const { return slots_; }
-
-   private:
-    std::size_t home(Id process, std::uint64_t value_id) const;
-    void grow();
-    std::vector<Slot> slots_;
-    std::size_t size_ = 0;
+  // Sends invoked and not ended: (process, value id) -> the invoke (only the end iterates it,
+  // to take minimums).
+  struct Send {
+    Id process;
+    std::uint64_t value_id;
+    bool operator==(const Send&) const = default;
+  };
+  struct SendHash {
+    std::uint64_t operator()(const Send& s) const noexcept { return s.value_id ^ (std::uint64_t{s.process} << 40); }
+  };
+  struct Invoke {
+    Id topic = kNoId;
+    Id key = kNoId;
+    std::uint64_t event = 0;
   };
   bool may_compact(Id topic) const;
   void note_uncertain(Id topic, Id key, std::uint64_t invoked);
@@ -131,7 +125,7 @@ class PollSkipChecker final : public Checker {
   std::vector<std::vector<Run>> runs_;             // process id -> its runs, sorted by tp
   std::vector<Hole> holes_;
   std::vector<std::deque<Ack>> acks_;              // tp id -> every acknowledgement, in history order
-  InFlight in_flight_;
+  FlatMap<Send, Invoke, SendHash> in_flight_;
   // Sends of a key with an unknown outcome: (pack(topic, key), invoke), one per send; the end
   // sorts them and keeps the earliest invoke of each key.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> uncertain_;
