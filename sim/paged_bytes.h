@@ -9,12 +9,13 @@
 // allocated whole, and so is every later page. (Doubling on to 2 MiB cost a fresh mapping, its
 // page faults, a copy and an munmap at each step: a quarter of a produce-heavy run.)
 //
-// Whole pages are 2 MiB, aligned to 2 MiB. Second and later pages are marked for transparent
-// huge pages (Linux madvise), so that writing a large simulated log faults in one huge page per
-// 2 MiB instead of 512 small ones: first-touch page faults were the largest cost of a
-// write-heavy run. A first page is not: a file that stays small then holds in memory only the
-// small pages it touched, as an operating system's page cache would. Memory layout has no
-// effect on results.
+// Whole pages are 2 MiB, aligned to 2 MiB, so that where transparent huge pages are on for
+// every mapping (THP "always") the kernel may back each with one huge page when it has one
+// free. They are deliberately not madvise(MADV_HUGEPAGE)d: under the common "madvise" defrag
+// setting that makes every first touch of a page compact memory synchronously until a huge page
+// is free, which on a machine whose memory is fragmented (after a build, say) made a
+// write-heavy run up to 2.5 times slower and its timing a lottery (docs/performance.md,
+// session 11). Memory layout has no effect on results.
 //
 // Invariants:
 // 1. Every page but the last holds kPageBytes bytes; the last holds 1..kPageBytes; no page
@@ -33,10 +34,6 @@
 #include <utility>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include "engine/env/assert.h"
 
 namespace logsim::sim {
@@ -48,14 +45,14 @@ class PagedBytes {
   static constexpr std::size_t kGrowWholeAbove = std::size_t{64} << 10;
 
   // One page's bytes: raw storage (so appends are a memcpy and fresh storage is not zeroed), a
-  // size and a capacity. A whole page (capacity kPageBytes) is 2 MiB-aligned (huge-page-backed
-  // but for a first page); a smaller one (a small file's only page) comes from the ordinary heap.
+  // size and a capacity. A whole page (capacity kPageBytes) is 2 MiB-aligned; a smaller one (a
+  // small file's only page) comes from the ordinary heap.
   class Page {
    public:
     Page() = default;
     Page(const Page& other) : Page() {
       if (other.size_ == 0) return;
-      bytes_ = allocate(other.size_, /*huge=*/true);
+      bytes_ = allocate(other.size_);
       capacity_ = other.size_;
       size_ = other.size_;
       std::memcpy(bytes_, other.bytes_, size_);
@@ -78,11 +75,10 @@ class PagedBytes {
     std::size_t capacity() const { return capacity_; }
     char& operator[](std::size_t i) { return bytes_[i]; }
 
-    // Grows the capacity to at least `n` (never shrinks), keeping the bytes; `huge` asks for
-    // transparent huge pages when n is a whole page.
-    void reserve(std::size_t n, bool huge) {
+    // Grows the capacity to at least `n` (never shrinks), keeping the bytes.
+    void reserve(std::size_t n) {
       if (n <= capacity_) return;
-      char* grown = allocate(n, huge);
+      char* grown = allocate(n);
       if (size_ > 0) std::memcpy(grown, bytes_, size_);
       deallocate(bytes_, capacity_);
       bytes_ = grown;
@@ -97,15 +93,10 @@ class PagedBytes {
     void shrink_to(std::size_t n) { size_ = n; }
 
    private:
-    static char* allocate(std::size_t n, bool huge) {
+    static char* allocate(std::size_t n) {
       if (n == kPageBytes) {
-        void* p = ::operator new(n, std::align_val_t{kPageBytes});  // (aligned new: heap accounting sees it)
-#ifdef MADV_HUGEPAGE
-        if (huge) ::madvise(p, n, MADV_HUGEPAGE);  // a hint; failure only costs speed
-#else
-        static_cast<void>(huge);
-#endif
-        return static_cast<char*>(p);
+        // (aligned new rather than mmap: the benchmarks' heap accounting sees it)
+        return static_cast<char*>(::operator new(n, std::align_val_t{kPageBytes}));
       }
       return static_cast<char*>(::operator new(n));
     }
@@ -147,10 +138,9 @@ class PagedBytes {
       const std::size_t n = std::min<std::size_t>(bytes.size(), kPageBytes - page.size());
       if (page.size() + n > page.capacity()) {
         // A first page grows by doubling while small, then whole; later pages are allocated whole.
-        const bool first = pages_.size() == 1;
-        std::size_t grown = first ? std::max(page.size() + n, 2 * page.capacity()) : kPageBytes;
+        std::size_t grown = pages_.size() == 1 ? std::max(page.size() + n, 2 * page.capacity()) : kPageBytes;
         if (grown > kGrowWholeAbove) grown = kPageBytes;
-        page.reserve(grown, /*huge=*/!first);
+        page.reserve(grown);
       }
       page.append(bytes.data(), n);
       size_ += n;
