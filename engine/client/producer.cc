@@ -115,15 +115,14 @@ void Producer::release_sequences(const PartitionKey& key, const Batch& b) {
 
 void Producer::send(const std::string& topic, Record record, std::optional<PartitionId> partition,
                     SendCallback done) {
-  const std::uint64_t id = ++next_send_;
+  ++sends_pending_;
   PendingSend s;
   s.topic = topic;
   s.record = std::move(record);
   s.partition = partition;
   s.done = std::move(done);
   s.deadline = env_.now() + millis(config_.delivery_timeout_ms);
-  sends_.emplace(id, std::move(s));
-  place(id);
+  place(std::move(s));
   drain();
 }
 
@@ -145,15 +144,14 @@ PartitionId Producer::choose_partition(const PendingSend& s) {
 
 // Puts a send into its partition's open batch (or a new one), or parks it until metadata
 // names the topic's partitions.
-void Producer::place(std::uint64_t send_id) {
-  PendingSend& s = sends_.at(send_id);
+void Producer::place(PendingSend s) {
   if (!metadata_.knows(s.topic)) {
     if (unplaced_.empty()) {
       unplaced_sorted_ = true;
-    } else if (s.deadline < sends_.at(unplaced_.back()).deadline) {
+    } else if (s.deadline < unplaced_.back().deadline) {
       unplaced_sorted_ = false;
     }
-    unplaced_.push_back(send_id);
+    unplaced_.push_back(std::move(s));
     request_metadata();
     return;
   }
@@ -178,7 +176,7 @@ void Producer::place(std::uint64_t send_id) {
     batches.push_back(std::move(b));
   }
   Batch& b = batches.back();
-  b.sends.push_back(send_id);
+  b.sends.push_back(std::move(s));
   b.bytes += size;
   if (b.bytes >= config_.batch_size) b.closed = true;
 }
@@ -197,22 +195,23 @@ void Producer::drain() {
   // arm can take effect (each later deadline is no earlier): arm that one alone, in O(1).
   bool unplaced_done = false;
   if (!unplaced_.empty() && unplaced_sorted_) {
-    const Nanos first = sends_.at(unplaced_.front()).deadline;
+    const Nanos first = unplaced_.front().deadline;
     if (env_.now() < first) {
       arm_drain(first);
       unplaced_done = true;
     }
   }
-  for (auto it = unplaced_.begin(); !unplaced_done && it != unplaced_.end();) {
-    PendingSend& s = sends_.at(*it);
-    if (env_.now() < s.deadline) {
-      arm_drain(s.deadline);
-      ++it;
+  // By index: a callback may send again, and so append to unplaced_.
+  for (std::size_t i = 0; !unplaced_done && i < unplaced_.size();) {
+    if (env_.now() < unplaced_[i].deadline) {
+      arm_drain(unplaced_[i].deadline);
+      ++i;
       continue;
     }
-    auto node = sends_.extract(*it);
-    it = unplaced_.erase(it);
-    node.mapped().done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION});
+    SendCallback done = std::move(unplaced_[i].done);
+    unplaced_.erase(unplaced_.begin() + static_cast<std::ptrdiff_t>(i));
+    --sends_pending_;
+    done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION});
   }
   if (!ready()) return;
   // A partition's pass may complete batches (expiry) and so run callbacks that send again (and
@@ -320,7 +319,8 @@ void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
   req.partition = PartitionId(key.second);
   req.acks = config_.acks;
   req.timeout_ms = config_.request_timeout_ms;
-  for (std::uint64_t id : b.sends) req.records.push_back(sends_.at(id).record);
+  req.records.reserve(b.sends.size());
+  for (const PendingSend& s : b.sends) req.records.push_back(s.record);
   // A retry keeps the id and epoch of its numbers, even after the producer moved on.
   req.producer_id = config_.enable_idempotence ? b.producer_id : ProducerId(-1);
   req.producer_epoch = config_.enable_idempotence ? b.producer_epoch : ProducerEpoch(-1);
@@ -367,10 +367,10 @@ bool Producer::on_message(NodeId, const Message& msg) {
     env_.cancel_timer(metadata_timer_);
     metadata_.update(*meta);
     mark_all_dirty();  // leaders may have moved
-    std::vector<std::uint64_t> waiting = std::move(unplaced_);
+    std::vector<PendingSend> waiting = std::move(unplaced_);
     unplaced_.clear();
     unplaced_sorted_ = true;
-    for (std::uint64_t id : waiting) place(id);
+    for (PendingSend& s : waiting) place(std::move(s));
     drain();
     return true;
   }
@@ -462,11 +462,12 @@ void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOut
   if (done.correlation != 0) end_attempt(env_, in_flight_, by_correlation_, by_timer_, done, drain_generation_);
   if (outcome != SendOutcome::kAcknowledged) release_sequences(key, done);
   std::vector<std::pair<SendResult, SendCallback>> results;
+  results.reserve(done.sends.size());
   for (std::size_t i = 0; i < done.sends.size(); ++i) {
-    auto node = sends_.extract(done.sends[i]);
     const Offset offset = base.value() >= 0 ? base + static_cast<std::int64_t>(i) : Offset(-1);
-    results.emplace_back(SendResult{outcome, PartitionId(key.second), offset, error}, std::move(node.mapped().done));
+    results.emplace_back(SendResult{outcome, PartitionId(key.second), offset, error}, std::move(done.sends[i].done));
   }
+  sends_pending_ -= done.sends.size();
   for (auto& [result, callback] : results) callback(result);  // may send again
 }
 

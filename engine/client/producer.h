@@ -87,7 +87,7 @@ class Producer {
   // A request that times out closes its connection the same way (as Kafka's NetworkClient).
   void on_disconnect(NodeId peer);
 
-  std::size_t in_flight() const { return sends_.size(); }
+  std::size_t in_flight() const { return sends_pending_; }
   ProducerId producer_id() const { return producer_id_; }
   ProducerEpoch producer_epoch() const { return producer_epoch_; }
 
@@ -104,7 +104,7 @@ class Producer {
   };
   struct Batch {
     std::uint64_t id = 0;
-    std::vector<std::uint64_t> sends;  // in order
+    std::vector<PendingSend> sends;    // in order
     std::int64_t bytes = 0;
     Nanos created = 0;
     Nanos deadline = 0;                // of its earliest send
@@ -159,7 +159,7 @@ class Producer {
   bool may_number(const std::deque<Batch>& batches) const;
   void renumber_behind_refused(std::deque<Batch>& batches);
   void release_sequences(const PartitionKey& key, const Batch& b);
-  void place(std::uint64_t send_id);
+  void place(PendingSend s);
   PartitionId choose_partition(const PendingSend& s);
   void drain();
   bool drain_partition(const PartitionKey& key, Partition& partition);
@@ -191,10 +191,9 @@ class Producer {
   bool epoch_bump_pending_ = false;  // a gap was found; the next epoch is being asked for
   std::map<PartitionKey, SequenceRun> sequences_;
   // Sends and batches.
-  std::uint64_t next_send_ = 0;
   std::uint64_t next_batch_ = 0;
-  std::map<std::uint64_t, PendingSend> sends_;       // by send id
-  std::vector<std::uint64_t> unplaced_;              // waiting for metadata, in order
+  std::size_t sends_pending_ = 0;    // sends without an outcome yet: unplaced or in a batch
+  std::vector<PendingSend> unplaced_;  // waiting for metadata, in order
   // Whether unplaced_'s deadlines are nondecreasing (always, unless the clock was set back).
   // Removing sends keeps them so; it is set again when unplaced_ starts anew.
   bool unplaced_sorted_ = true;
