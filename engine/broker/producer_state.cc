@@ -43,17 +43,17 @@ ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& bat
   return c;
 }
 
-void ProducerStateTable::record(const StoredRecord& r) {
-  if (r.producer_id.value() < 0) return;
-  Entry& e = producers_[r.producer_id];
-  if (r.producer_epoch > e.epoch) {
+void ProducerStateTable::record(ProducerId id, ProducerEpoch epoch, Sequence sequence, Offset offset) {
+  if (id.value() < 0) return;
+  Entry& e = producers_[id];
+  if (epoch > e.epoch) {
     e = Entry{};
-    e.epoch = r.producer_epoch;
-  } else if (r.producer_epoch == e.epoch && r.sequence.value() >= 0 && r.sequence <= e.last) {
+    e.epoch = epoch;
+  } else if (epoch == e.epoch && sequence.value() >= 0 && sequence <= e.last) {
     return;  // written again (skip-idempotent-dedup): the first write's offsets stand
   }
-  e.last = r.sequence;
-  e.recent.emplace_back(r.sequence, r.offset);
+  e.last = sequence;
+  e.recent.emplace_back(sequence, offset);
   if (e.recent.size() > kWindow) e.recent.pop_front();
 }
 

@@ -39,7 +39,9 @@ class ProducerStateTable {
   // Takes note of a record the log now holds (leader append or replication). A sequence at or
   // below the producer's last one in the same epoch (a duplicate written again, which only
   // the skip-idempotent-dedup planted bug does) leaves the table as the first write left it.
-  void record(const StoredRecord& r);
+  void record(ProducerId id, ProducerEpoch epoch, Sequence sequence, Offset offset);
+  void record(const StoredRecord& r) { record(r.producer_id, r.producer_epoch, r.sequence, r.offset); }
+  void record(const FrameInfo& f) { record(f.producer_id, f.producer_epoch, f.sequence, f.offset); }
   void rebuild(const PartitionLog& log);
   std::size_t size() const { return producers_.size(); }
 

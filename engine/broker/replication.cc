@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "engine/broker/broker.h"
+#include "engine/env/assert.h"
+#include "engine/log/record_codec.h"
 
 namespace logsim::engine {
 namespace {
@@ -232,10 +234,14 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
   }
   if (resp.error != ErrorCode::NONE) return back_off(b, *p);
   PartitionLog& log = *p->log;
-  if (!resp.records.empty() && resp.records.front().offset >= log.log_end_offset()) {
-    log.append_replicated(resp.records, to_millis(b.env.now()));
-    for (const StoredRecord& r : resp.records) p->producers.record(r);
-    flush_if_due(b, *p);
+  if (!resp.frames.empty()) {
+    const std::optional<std::vector<FrameInfo>> infos = scan_frames(resp.frames);
+    LOGSIM_ASSERT(infos.has_value(), "a malformed frame fetched from the leader of " + log.dir());
+    if (infos->front().offset >= log.log_end_offset()) {
+      log.append_frames(resp.frames, *infos, to_millis(b.env.now()));
+      for (const FrameInfo& f : *infos) p->producers.record(f);
+      flush_if_due(b, *p);
+    }
   }
   p->high_watermark = std::max(p->high_watermark, std::min(resp.high_watermark, log.log_end_offset()));
   send_next(b, *p);

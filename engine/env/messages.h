@@ -109,7 +109,12 @@ struct FetchResponse {
   ErrorCode error = ErrorCode::NONE;
   Offset high_watermark{-1};
   Offset log_start_offset{-1};
+  // A consumer's fetch is answered with its records, decoded.
   std::vector<StoredRecord> records;
+  // A follower's fetch (replica_id >= 0) is answered with the leader's log frames
+  // (engine/log/record_codec.h), concatenated as the leader stores them, and `records` empty:
+  // the follower appends them unchanged, as Kafka's followers append the leader's batches.
+  std::string frames{};
   void fold(Digest& d) const;
 };
 

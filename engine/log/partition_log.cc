@@ -37,10 +37,11 @@ Offset PartitionLog::append(std::span<const Record> records, LeaderEpoch epoch, 
   return base;
 }
 
-void PartitionLog::check_replicated(std::span<const RecordRef> records) const {
+template <typename Records>
+void PartitionLog::check_replicated(const Records& records) const {
   Offset next = end_;
   LeaderEpoch epoch = epochs_.latest();
-  for (const RecordRef& r : records) {
+  for (const auto& r : records) {
     LOGSIM_ASSERT(r.offset >= next, "append below the log end of " + dir_);
     LOGSIM_ASSERT(r.leader_epoch >= epoch, "leader epoch went back in " + dir_);
     next = r.offset + 1;
@@ -55,25 +56,40 @@ void PartitionLog::append_replicated(std::span<const StoredRecord> records, std:
   append_refs(refs, now_ms);
 }
 
-void PartitionLog::append_refs(std::span<const RecordRef> records, std::int64_t now_ms) {
-  if (records.empty()) return;
-  check_replicated(records);  // all of it before any change, so a bad batch changes nothing
-  if (should_roll(records, now_ms)) segments_.push_back(make_segment(records.front().offset));
-  for (const RecordRef& r : records) epochs_.assign(r.leader_epoch, r.offset);
+template <typename Write>
+void PartitionLog::append_batch(Offset first, Offset last, std::size_t count, std::uint64_t bytes, std::int64_t now_ms,
+                                Write&& write) {
+  if (should_roll(bytes, now_ms)) segments_.push_back(make_segment(first));
   LogSegment& active = segments_.back();
-  active.append(records, now_ms);
+  write(active);
   unflushed_files_.insert(active.file());
-  unflushed_messages_ += records.size();
+  unflushed_messages_ += count;
   last_append_ms_ = std::max(last_append_ms_, now_ms);
-  end_ = records.back().offset + 1;
+  end_ = last + 1;
   check_invariants();
 }
 
-bool PartitionLog::should_roll(std::span<const RecordRef> batch, std::int64_t now_ms) const {
+void PartitionLog::append_refs(std::span<const RecordRef> records, std::int64_t now_ms) {
+  if (records.empty()) return;
+  check_replicated(records);  // all of it before any change, so a bad batch changes nothing
+  std::uint64_t bytes = 0;
+  for (const RecordRef& r : records) bytes += encoded_size(r);
+  for (const RecordRef& r : records) epochs_.assign(r.leader_epoch, r.offset);
+  append_batch(records.front().offset, records.back().offset, records.size(), bytes, now_ms,
+               [&](LogSegment& active) { active.append(records, now_ms); });
+}
+
+void PartitionLog::append_frames(std::string_view frames, std::span<const FrameInfo> infos, std::int64_t now_ms) {
+  if (infos.empty()) return;
+  check_replicated(infos);
+  for (const FrameInfo& f : infos) epochs_.assign(f.leader_epoch, f.offset);
+  append_batch(infos.front().offset, infos.back().offset, infos.size(), frames.size(), now_ms,
+               [&](LogSegment& active) { active.append_frames(frames, infos, now_ms); });
+}
+
+bool PartitionLog::should_roll(std::uint64_t batch_bytes, std::int64_t now_ms) const {
   const LogSegment& active = segments_.back();
   if (active.empty()) return false;
-  std::uint64_t batch_bytes = 0;
-  for (const RecordRef& r : batch) batch_bytes += encoded_size(r);
   if (active.size_bytes() + batch_bytes > static_cast<std::uint64_t>(config_.segment_bytes)) return true;
   return age_exceeds(*active.rolling_ms(), now_ms, config_.segment_ms);
 }
@@ -135,6 +151,20 @@ std::vector<StoredRecord> PartitionLog::read(Offset from, std::int32_t max_recor
     const LogSegment& segment = segments_[s];
     if (!segment.empty() && segment.first_offset() >= end) break;
     segment.read(segment.find(from), end, max, out);
+  }
+  return out;
+}
+
+std::string PartitionLog::read_frames(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const {
+  std::string out;
+  count = 0;
+  if (from < start_ || max_records <= 0) return out;
+  const Offset end = std::min(upto, end_);
+  const auto max = static_cast<std::size_t>(max_records);
+  for (std::size_t s = first_segment_for(from); s < segments_.size() && count < max; ++s) {
+    const LogSegment& segment = segments_[s];
+    if (!segment.empty() && segment.first_offset() >= end) break;
+    count += segment.read_frames(segment.find(from), end, max - count, out);
   }
   return out;
 }

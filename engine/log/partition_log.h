@@ -108,6 +108,9 @@ class PartitionLog {
   // Appends records fetched from the leader, keeping their offsets, epochs and timestamps.
   // Offsets must increase from at least the log end offset (gaps are compaction's).
   void append_replicated(std::span<const StoredRecord> records, std::int64_t now_ms = 0);
+  // The same for frames fetched from the leader as its log holds them (read_frames), appended
+  // as they are; `infos` describes them (scan_frames).
+  void append_frames(std::string_view frames, std::span<const FrameInfo> infos, std::int64_t now_ms = 0);
   // Removes every record at or above `end` (a follower's truncation to the leader's log); the
   // log end offset becomes `end`. No-op if `end` >= the log end offset.
   void truncate_to(Offset end);
@@ -124,6 +127,9 @@ class PartitionLog {
   // Up to max_records records with offsets >= `from` and < `upto`, in offset order. Nothing
   // when `from` is below the log start offset.
   std::vector<StoredRecord> read(Offset from, std::int32_t max_records, Offset upto) const;
+  // The same records as read(), as the frames the log holds them in, concatenated (what a
+  // follower's fetch is answered with); `count` is set to how many records they are.
+  std::string read_frames(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const;
   // ListOffsets by timestamp: the first offset whose record's timestamp is >= ts_ms.
   std::optional<Offset> offset_for_timestamp(std::int64_t ts_ms) const;
 
@@ -157,8 +163,15 @@ class PartitionLog {
   LogSegment make_segment(Offset base) const;
   // Appends records at the offsets they carry (both appends end here).
   void append_refs(std::span<const RecordRef> records, std::int64_t now_ms);
-  bool should_roll(std::span<const RecordRef> batch, std::int64_t now_ms) const;
-  void check_replicated(std::span<const RecordRef> records) const;
+  bool should_roll(std::uint64_t batch_bytes, std::int64_t now_ms) const;
+  // Asserts that offsets increase from the log end and epochs never go back.
+  template <typename Records>
+  void check_replicated(const Records& records) const;
+  // Rolls if due, has `write` append a batch of `count` records (offsets first..last, `bytes`
+  // of frames) to the active segment, and takes note of it.
+  template <typename Write>
+  void append_batch(Offset first, Offset last, std::size_t count, std::uint64_t bytes, std::int64_t now_ms,
+                    Write&& write);
   // Removes a segment's file; with a token, fsyncs the removal at once.
   void delete_file(const std::string& file, std::optional<std::uint64_t> fsync_token);
   std::size_t first_segment_for(Offset offset) const;

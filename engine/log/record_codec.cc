@@ -65,6 +65,15 @@ class Reader {
     s = std::move(*o);
     return true;
   }
+  // Steps over a length-prefixed byte string (-1: null when `nullable`).
+  bool skip_bytes(bool nullable) {
+    std::int32_t len = 0;
+    if (!get(len)) return false;
+    if (len < 0) return nullable && len == -1;
+    if (b_.size() - pos_ < static_cast<std::size_t>(len)) return false;
+    pos_ += static_cast<std::size_t>(len);
+    return true;
+  }
   bool done() const { return pos_ == b_.size(); }
 
  private:
@@ -192,6 +201,37 @@ std::int64_t frame_timestamp_ms(std::string_view bytes) {
   std::int64_t v = 0;
   std::memcpy(&v, bytes.data() + kFrameHeaderBytes + kTimestampAt, sizeof v);
   return v;
+}
+
+std::optional<std::vector<FrameInfo>> scan_frames(std::string_view frames) {
+  std::vector<FrameInfo> infos;
+  while (!frames.empty()) {
+    if (frames.size() < kFrameHeaderBytes) return std::nullopt;
+    std::uint32_t len = 0;
+    std::memcpy(&len, frames.data(), sizeof len);
+    if (frames.size() - kFrameHeaderBytes < len) return std::nullopt;
+    Reader r(frames.substr(kFrameHeaderBytes, len));
+    std::int64_t offset = 0;
+    std::int32_t epoch = 0;
+    std::int64_t pid = 0;
+    std::int32_t pepoch = 0;
+    std::int32_t seq = 0;
+    std::int64_t timestamp_ms = 0;
+    std::int32_t header_count = 0;
+    if (!r.get(offset) || !r.get(epoch) || !r.get(pid) || !r.get(pepoch) || !r.get(seq) || !r.get(timestamp_ms) ||
+        !r.skip_bytes(true) || !r.skip_bytes(true) || !r.get(header_count) || header_count < 0) {
+      return std::nullopt;
+    }
+    for (std::int32_t h = 0; h < header_count; ++h) {
+      if (!r.skip_bytes(false) || !r.skip_bytes(true)) return std::nullopt;
+    }
+    if (!r.done()) return std::nullopt;
+    infos.push_back(FrameInfo{Offset(offset), LeaderEpoch(epoch), ProducerId(pid),
+                              ProducerEpoch(static_cast<std::int16_t>(pepoch)), Sequence(seq), timestamp_ms,
+                              kFrameHeaderBytes + len});
+    frames.remove_prefix(kFrameHeaderBytes + len);
+  }
+  return infos;
 }
 
 DecodedLog decode_records(std::string_view bytes) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,24 @@ std::size_t decode_frame(std::string_view bytes, StoredRecord& rec, bool verify)
 // The offset and the timestamp of the well-formed frame at the start of `bytes`.
 Offset frame_offset(std::string_view bytes);
 std::int64_t frame_timestamp_ms(std::string_view bytes);
+
+// The fixed fields of a frame and its length: what a follower needs of the frames it appends
+// as the leader sent them (its indexes, epoch cache and producer state), without decoding the
+// key, value and headers.
+struct FrameInfo {
+  Offset offset;
+  LeaderEpoch leader_epoch{0};
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence sequence{-1};
+  std::int64_t timestamp_ms = 0;
+  std::uint64_t bytes = 0;  // the whole frame's length
+};
+
+// The FrameInfo of each frame in `frames` (whole frames, back to back), checking that each is
+// well formed (lengths, key, value and headers inside its body; not the checksum). Nothing if
+// any is not.
+std::optional<std::vector<FrameInfo>> scan_frames(std::string_view frames);
 
 struct DecodedLog {
   std::vector<StoredRecord> records;

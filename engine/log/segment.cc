@@ -106,6 +106,18 @@ void LogSegment::append(std::span<const RecordRef> records, std::int64_t now_ms)
   disk_->append(file_, bytes);
 }
 
+void LogSegment::append_frames(std::string_view frames, std::span<const FrameInfo> infos, std::int64_t now_ms) {
+  if (infos.empty()) return;
+  if (deltas_.empty()) rolling_ms_ = now_ms;
+  std::uint64_t total = 0;
+  for (const FrameInfo& info : infos) {
+    push(info.offset, info.timestamp_ms, info.bytes);
+    total += info.bytes;
+  }
+  LOGSIM_ASSERT(total == frames.size(), "frame infos that do not describe their frames in " + file_);
+  disk_->append(file_, frames);
+}
+
 void LogSegment::assign(const std::vector<StoredRecord>& records) {
   reset_indexes();
   for (const StoredRecord& rec : records) push(rec.offset, rec.record.timestamp_ms, encoded_size(rec));
@@ -164,9 +176,26 @@ std::vector<StoredRecord> LogSegment::records() const {
   return out;
 }
 
-void LogSegment::read(std::size_t from, Offset end, std::size_t max, std::vector<StoredRecord>& out) const {
+std::size_t LogSegment::read_end(std::size_t from, Offset end, std::size_t max) const {
   std::size_t to = from;
-  while (to < deltas_.size() && offset_at(to) < end && out.size() + (to - from) < max) ++to;
+  while (to < deltas_.size() && offset_at(to) < end && to - from < max) ++to;
+  return to;
+}
+
+std::size_t LogSegment::read_frames(std::size_t from, Offset end, std::size_t max, std::string& out) const {
+  const std::size_t to = read_end(from, end, max);
+  if (to == from) return 0;
+  const std::uint64_t first = positions_[from];
+  const std::uint64_t last = to < positions_.size() ? positions_[to] : bytes_;
+  std::string scratch;
+  const std::string_view run = disk_->read_view(file_, first, last - first, scratch);
+  LOGSIM_ASSERT(run.size() == last - first, "the file of " + file_ + " is shorter than its records");
+  out.append(run);
+  return to - from;
+}
+
+void LogSegment::read(std::size_t from, Offset end, std::size_t max, std::vector<StoredRecord>& out) const {
+  const std::size_t to = read_end(from, end, max > out.size() ? max - out.size() : 0);
   if (to == from) return;
   out.reserve(out.size() + (to - from));
   for_each_frame(from, to, [&](std::size_t i, std::string_view frame) {

@@ -70,6 +70,9 @@ class LogSegment {
   // Decodes records from index `from` on, while their offsets are below `end` and `out` holds
   // fewer than `max`, appending them to `out`.
   void read(std::size_t from, Offset end, std::size_t max, std::vector<StoredRecord>& out) const;
+  // Appends to `out` the frames of the records `read` would decode, as they are in the file;
+  // returns how many records that is.
+  std::size_t read_frames(std::size_t from, Offset end, std::size_t max, std::string& out) const;
   // The largest record timestamp; nothing when empty.
   std::optional<std::int64_t> max_timestamp_ms() const { return max_timestamp_ms_; }
   // When the segment's first record was appended (segment.ms counts from here); nothing when
@@ -81,6 +84,9 @@ class LogSegment {
 
   // Appends the records' frames to the file.
   void append(std::span<const RecordRef> records, std::int64_t now_ms);
+  // Appends frames as they are (a follower's copy of its leader's); `infos` describes them
+  // (scan_frames).
+  void append_frames(std::string_view frames, std::span<const FrameInfo> infos, std::int64_t now_ms);
   // Takes the records whose frames the file holds (recovery). Writes nothing.
   void load(std::vector<StoredRecord> records);
   // Takes the records whose frames now replace the file's (after cleaning). Writes nothing.
@@ -101,6 +107,8 @@ class LogSegment {
  private:
   void assign(const std::vector<StoredRecord>& records);
   void reset_indexes();
+  // The index past the last record read(from, end, max) would take.
+  std::size_t read_end(std::size_t from, Offset end, std::size_t max) const;
   void push(Offset offset, std::int64_t timestamp_ms, std::uint64_t frame_bytes);
   // Calls fn(i, frame) for the frames of records [from, to) until it returns false, reading the
   // file in runs of at most kReadRunBytes (so a copy, when the disk must make one, stays small).

@@ -19,6 +19,7 @@
 
 #include "engine/env/env.h"
 #include "engine/env/rng.h"
+#include "engine/log/record_codec.h"
 #include "sim/disk.h"
 
 namespace logsim::engine {
@@ -122,6 +123,20 @@ BrokerConfig two_topics() {
   BrokerConfig c;
   c.topics = {TopicSpec{"orders", 3}, TopicSpec{"audit", 1}};
   return c;
+}
+
+// The records a follower's fetch response carries as frames, decoded.
+std::vector<StoredRecord> decode_frames(std::string_view frames) {
+  std::vector<StoredRecord> out;
+  while (!frames.empty()) {
+    StoredRecord r;
+    const std::size_t len = decode_frame(frames, r, /*verify=*/true);
+    EXPECT_GT(len, 0u) << "a malformed frame";
+    if (len == 0) break;
+    out.push_back(std::move(r));
+    frames.remove_prefix(len);
+  }
+  return out;
 }
 
 Record rec(std::string key, std::string value, std::int64_t ts = 0) {
@@ -776,7 +791,11 @@ TEST(ReplicaPlant, FetchAboveHighWatermarkPlantServesUncommittedRecords) {
                                                    kOtherReplica, LeaderEpoch(1)});
     const auto replicated = r.sent_to<FetchResponse>(kOtherReplica);
     ASSERT_EQ(replicated.size(), 1u);
-    EXPECT_EQ(replicated[0].records.size(), 3u);
+    EXPECT_TRUE(replicated[0].records.empty()) << "a follower gets frames";
+    const std::vector<StoredRecord> frames = decode_frames(replicated[0].frames);
+    ASSERT_EQ(frames.size(), 3u);
+    EXPECT_EQ(frames[2].offset, Offset(2));
+    EXPECT_EQ(frames[2].record.value, "3");
   }
 }
 
@@ -791,7 +810,7 @@ TEST(ReplicaPlant, TruncateToHighWatermarkPlantCutsCommittedRecords) {
     ASSERT_EQ(first.size(), 1u) << "an empty log fetches at once";
     FetchResponse resp{first[0].correlation_id, "orders", PartitionId(0), ErrorCode::NONE, Offset(2), Offset(0), {}};
     for (std::int64_t i = 0; i < 5; ++i) {
-      resp.records.push_back(StoredRecord{Offset(i), rec("k", "v" + std::to_string(i)), LeaderEpoch(1)});
+      encode_record(StoredRecord{Offset(i), rec("k", "v" + std::to_string(i)), LeaderEpoch(1)}, resp.frames);
     }
     r.broker->on_message(kOtherReplica, resp);
     ASSERT_EQ(r.partition().log->log_end_offset(), Offset(5));

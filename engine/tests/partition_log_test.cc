@@ -301,6 +301,50 @@ TEST(RecordCodec, WellChecksummedButMalformedBodyStopsDecode) {
   }
 }
 
+// scan_frames reads each frame's fixed fields and length, as decode_frame does, without the
+// key, value and headers; anything but whole, well-formed frames is refused.
+TEST(RecordCodec, ScanFramesDescribesEachFrameAndRefusesMalformedOnes) {
+  const std::vector<StoredRecord> stored = {
+      {Offset(3), with_headers(rec("k", "v", 5), kHeaders), LeaderEpoch(2), ProducerId(7), ProducerEpoch(1), Sequence(4)},
+      {Offset(4), rec(std::nullopt, std::nullopt, -1), LeaderEpoch(2)},
+      {Offset(9), rec("", std::string(300, 'x'), 12), LeaderEpoch(5), ProducerId(8), ProducerEpoch(0), Sequence(0)}};
+  std::string frames;
+  std::vector<std::size_t> ends;
+  for (const StoredRecord& r : stored) {
+    encode_record(r, frames);
+    ends.push_back(frames.size());
+  }
+  const auto infos = scan_frames(frames);
+  ASSERT_TRUE(infos.has_value());
+  ASSERT_EQ(infos->size(), stored.size());
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    const FrameInfo& f = (*infos)[i];
+    EXPECT_EQ(f.offset, stored[i].offset);
+    EXPECT_EQ(f.leader_epoch, stored[i].leader_epoch);
+    EXPECT_EQ(f.producer_id, stored[i].producer_id);
+    EXPECT_EQ(f.producer_epoch, stored[i].producer_epoch);
+    EXPECT_EQ(f.sequence, stored[i].sequence);
+    EXPECT_EQ(f.timestamp_ms, stored[i].record.timestamp_ms);
+    EXPECT_EQ(f.bytes, encoded_size(stored[i]));
+  }
+  EXPECT_EQ(scan_frames("")->size(), 0u);
+  // Every cut that is not at a frame's end leaves a partial frame.
+  for (std::size_t cut = 1; cut < frames.size(); ++cut) {
+    const bool whole = std::find(ends.begin(), ends.end(), cut) != ends.end();
+    EXPECT_EQ(scan_frames(std::string_view(frames).substr(0, cut)).has_value(), whole) << cut;
+  }
+  // A key length below -1, and bytes after the headers, inside a frame's stated length.
+  std::string bad_key = frame(stored[1]);
+  const std::int32_t minus2 = -2;
+  std::memcpy(bad_key.data() + kFrameHeaderBytes + 36, &minus2, sizeof minus2);
+  EXPECT_FALSE(scan_frames(bad_key).has_value());
+  std::string trailing = frame(stored[1]) + "junk";
+  const auto longer = static_cast<std::uint32_t>(trailing.size() - kFrameHeaderBytes);
+  std::memcpy(trailing.data(), &longer, sizeof longer);
+  EXPECT_FALSE(scan_frames(trailing).has_value());
+  EXPECT_TRUE(scan_frames(frame(stored[1])).has_value());
+}
+
 // ---- Append and read.
 
 TEST(PartitionLog, AppendReturnsConsecutiveBaseOffsets) {
@@ -638,6 +682,80 @@ TEST(PartitionLogEpochs, ReplicatedAppendKeepsOffsetsAndEpochsAndRefusesOffsetsB
             t.disk.read("leader/00000000000000000000.log", 0, 1 << 20));
   // A batch below the log end is an invariant failure, not a silent overwrite.
   EXPECT_THROW(follower.append_replicated(std::vector<StoredRecord>{fetched[1]}), InvariantError);
+}
+
+// A follower that appends the leader's frames as they are (what replication does) ends with
+// the same files, byte for byte, the same records, indexes and epoch cache as one that
+// appends the decoded records, across segment rolls and offset gaps (compaction's).
+TEST(PartitionLogEpochs, AppendedFramesMatchAppendedRecords) {
+  std::vector<StoredRecord> leader;
+  for (std::int64_t i = 0; i < 40; ++i) {
+    if (i % 7 == 3) continue;  // gaps
+    leader.push_back({Offset(i), rec(std::string(1, static_cast<char>('a' + i % 26)), std::to_string(i % 10), 100 + (i * 37) % 50),
+                      LeaderEpoch(static_cast<std::int32_t>(1 + i / 15)), ProducerId(3), ProducerEpoch(0),
+                      Sequence(static_cast<std::int32_t>(i))});
+  }
+  const std::uint64_t one = encoded_size(leader[0]);  // every record's frame is this long
+  TestDisk t;
+  LogConfig config;
+  config.segment_bytes = static_cast<std::int32_t>(5 * one);
+  config.index_interval_bytes = static_cast<std::int32_t>(2 * one);
+  PartitionLog by_records(t.disk, "records", config);
+  PartitionLog by_frames(t.disk, "frames", config);
+  by_records.recover();
+  by_frames.recover();
+  for (std::size_t i = 0; i < leader.size(); i += 4) {
+    const auto batch = std::span<const StoredRecord>(leader).subspan(i, std::min<std::size_t>(4, leader.size() - i));
+    by_records.append_replicated(batch, static_cast<std::int64_t>(i));
+    std::string frames;
+    for (const StoredRecord& r : batch) encode_record(r, frames);
+    by_frames.append_frames(frames, *scan_frames(frames), static_cast<std::int64_t>(i));
+  }
+  ASSERT_GT(by_frames.segments().size(), 3u);
+  ASSERT_EQ(by_frames.segments().size(), by_records.segments().size());
+  for (std::size_t s = 0; s < by_frames.segments().size(); ++s) {
+    const LogSegment& a = by_records.segments()[s];
+    const LogSegment& b = by_frames.segments()[s];
+    EXPECT_EQ(a.base_offset(), b.base_offset());
+    EXPECT_EQ(t.disk.read(a.file(), 0, 1 << 20), t.disk.read(b.file(), 0, 1 << 20));
+    EXPECT_EQ(a.positions(), b.positions());
+    EXPECT_EQ(a.offset_index().size(), b.offset_index().size());
+    EXPECT_EQ(a.time_index().size(), b.time_index().size());
+    EXPECT_EQ(a.max_timestamp_ms(), b.max_timestamp_ms());
+  }
+  EXPECT_EQ(by_frames.log_end_offset(), Offset(40));
+  EXPECT_EQ(by_frames.epoch_cache().entries().size(), by_records.epoch_cache().entries().size());
+  for (std::int32_t e = 0; e < 5; ++e) {
+    EXPECT_EQ(by_frames.end_offset_for_epoch(LeaderEpoch(e)), by_records.end_offset_for_epoch(LeaderEpoch(e)));
+  }
+  EXPECT_EQ(by_frames.offset_for_timestamp(130), by_records.offset_for_timestamp(130));
+  // A batch below the log end is an invariant failure, not a silent overwrite.
+  std::string again;
+  encode_record(leader.back(), again);
+  EXPECT_THROW(by_frames.append_frames(again, *scan_frames(again)), InvariantError);
+}
+
+// read_frames answers with the frames of exactly the records read() returns, as stored.
+TEST(PartitionLog, ReadFramesAreTheFramesOfTheRecordsRead) {
+  TestDisk t;
+  LogConfig config;
+  config.segment_bytes = static_cast<std::int32_t>(6 * encoded_size(StoredRecord{Offset(0), records(1, "r0")[0]}));
+  PartitionLog log(t.disk, kDir, config);
+  log.recover();
+  for (int i = 0; i < 8; ++i) log.append(records(3, "r" + std::to_string(i)), LeaderEpoch(i / 3));
+  ASSERT_GT(log.segments().size(), 2u);
+  for (const std::int64_t from : {0, 1, 5, 6, 17, 23, 24}) {
+    for (const std::int32_t max : {1, 4, 7, 100}) {
+      for (const std::int64_t upto : {0, 3, 13, 24, 30}) {
+        const std::vector<StoredRecord> read = log.read(Offset(from), max, Offset(upto));
+        std::string expected;
+        for (const StoredRecord& r : read) encode_record(r, expected);
+        std::size_t count = 99;
+        EXPECT_EQ(log.read_frames(Offset(from), max, Offset(upto), count), expected) << from << " " << max << " " << upto;
+        EXPECT_EQ(count, read.size());
+      }
+    }
+  }
 }
 
 // A segment larger than the disk's pages: reads, truncation and recovery decode frames that

@@ -37,10 +37,16 @@ FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
   // PLANTED BUG (fetch-above-hw): consumers are served up to the log end, uncommitted records
   // included, as followers are.
   const bool to_log_end = replica || b.config.plants.has(Plant::kFetchAboveHighWatermark);
-  resp.records = log.read(req.fetch_offset, req.max_records, to_log_end ? log.log_end_offset() : p->high_watermark);
+  const Offset upto = to_log_end ? log.log_end_offset() : p->high_watermark;
+  if (replica) {
+    std::size_t count = 0;
+    resp.frames = log.read_frames(req.fetch_offset, req.max_records, upto, count);
+    return resp;
+  }
+  resp.records = log.read(req.fetch_offset, req.max_records, upto);
   // PLANTED BUG (fetch-skips-record): a consumer's answer of two or more records loses its
   // second; the consumer goes on after the last record it got, past the one left out.
-  if (!replica && resp.records.size() >= 2 && b.config.plants.has(Plant::kFetchSkipsRecord)) {
+  if (resp.records.size() >= 2 && b.config.plants.has(Plant::kFetchSkipsRecord)) {
     resp.records.erase(resp.records.begin() + 1);
   }
   return resp;
@@ -53,7 +59,7 @@ void handle_fetch(BrokerState& b, NodeId from, const FetchRequest& req) {
   }
   FetchResponse resp = read_for_fetch(b, req);
   auto& parked = b.parked[{req.topic, req.partition.value()}];
-  if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0 ||
+  if (resp.error != ErrorCode::NONE || !resp.records.empty() || !resp.frames.empty() || req.max_wait_ms <= 0 ||
       parked.size() >= kMaxParkedFetchesPerPartition) {
     b.env.send(from, std::move(resp));
     return;
@@ -69,7 +75,7 @@ void wake_fetches(BrokerState& b, const PartitionKey& key) {
   it->second.clear();
   for (auto& w : waiting) {
     FetchResponse resp = read_for_fetch(b, w.request);
-    if (resp.error == ErrorCode::NONE && resp.records.empty()) {
+    if (resp.error == ErrorCode::NONE && resp.records.empty() && resp.frames.empty()) {
       it->second.push_back(std::move(w));  // still nothing for this one (e.g. a consumer at the HW)
       continue;
     }

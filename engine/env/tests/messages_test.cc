@@ -97,6 +97,10 @@ TEST(MessageDigest, FetchResponseEveryFieldCounts) {
   expect_changes_digest<F>(base, [](F& m) { m.records[0].record.key = "kx"; }, "record key");
   expect_changes_digest<F>(base, [](F& m) { m.records[1].record.value = "vx"; }, "record value");
   expect_changes_digest<F>(base, [](F& m) { m.records[1].record.value.reset(); }, "tombstone");
+  expect_changes_digest<F>(base, [](F& m) { m.frames = "\x01"; }, "frames");
+  F with_frames = base;
+  with_frames.frames = "abcdefghij";
+  expect_changes_digest<F>(with_frames, [](F& m) { m.frames[9] = 'J'; }, "a frame byte");
 }
 
 TEST(MessageDigest, ResponsesErrorCodeCounts) {
