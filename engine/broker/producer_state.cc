@@ -35,7 +35,14 @@ ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& bat
     if (found != e.recent.end() && found->first == base) {
       c.duplicate_base = found->second;
     } else {
-      c.error = ErrorCode::DUPLICATE_SEQUENCE_NUMBER;
+      // Not a batch this log holds: never written here (this replica took the producer up
+      // mid-sequence, as an unknown producer may be), or written too long ago to tell. Either
+      // way it is not in sequence, which is what Kafka's broker answers; the producer then
+      // starts a new epoch and writes it. (Answering DUPLICATE_SEQUENCE_NUMBER, which a
+      // producer takes for success, lost acknowledged records: found by the replication
+      // property test.)
+      c.duplicate = false;
+      c.error = ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER;
     }
     return c;
   }

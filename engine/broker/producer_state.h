@@ -8,8 +8,10 @@
 //   sequence — Kafka, since KIP-360, lets such a producer continue;
 // - a new epoch of a known producer: append if it starts at sequence 0 (the producer bumped its
 //   epoch and numbers every partition from 0 again, KIP-360), else OUT_OF_ORDER_SEQUENCE_NUMBER;
-// - sequences already written: a duplicate, answered with the offsets it got the first time
-//   (DUPLICATE_SEQUENCE_NUMBER when that is older than the recent window);
+// - sequences already written: a duplicate, answered with the offsets it got the first time;
+//   sequences at or below the last that the recent window does not hold (never written to
+//   this log, or too long ago): OUT_OF_ORDER_SEQUENCE_NUMBER, as Kafka's broker answers a
+//   batch that is neither a cached duplicate nor next in sequence;
 // - base == last + 1: append; anything else: OUT_OF_ORDER_SEQUENCE_NUMBER.
 // The table is rebuilt from the log after recovery and truncation, so leaders and followers
 // agree on it: what the records say is the state.
