@@ -64,6 +64,12 @@ std::string_view SimDisk::read_view(std::string_view file, std::uint64_t offset,
   return f->data.view(offset, len, scratch);
 }
 
+SharedBytes SimDisk::read_shared(std::string_view file, std::uint64_t offset, std::uint64_t len) const {
+  const File* f = find_live(file);
+  if (f == nullptr) return {};
+  return f->data.share(offset, len);
+}
+
 std::vector<std::string> SimDisk::list() const {
   std::vector<std::string> names;  // files_ is a std::map: already sorted by name
   for (const auto& [name, f] : files_) {
@@ -94,6 +100,13 @@ void SimDisk::append(std::string_view file, std::string_view bytes) {
   // (the only ones a removed file keeps, see detach) stay correct.
   f.live = true;
   f.data.append(bytes);
+  stats_.bytes_appended += bytes.size();
+}
+
+void SimDisk::append_shared(std::string_view file, const SharedBytes& bytes) {
+  File& f = file_for_write(file);
+  f.live = true;  // (as append)
+  f.data.append_shared(bytes);
   stats_.bytes_appended += bytes.size();
 }
 

@@ -37,7 +37,10 @@
 // first `size` bytes of the page-cache contents. Only when a truncate below that length, a
 // rename or a remove would change those bytes is the durable prefix copied out (once, shared
 // by the durable image and every fsync in flight that needs it, as shared_ptr<const>).
-// An append-only log therefore costs one copy of its bytes, however often it is fsynced. A
+// An append-only log therefore costs one copy of its bytes, however often it is fsynced.
+// Copies of page-cache contents share their pages (paged_bytes.h): a durable prefix copied out
+// costs no bytes until one side changes; read_shared and append_shared let a follower's log
+// share its leader's pages, so replicas cost one copy of their bytes between them. A
 // removed file's durable bytes are moved (not copied) out and kept until its removal is
 // fsynced, because until then a power loss brings the file back. Page-cache contents are kept
 // in pages (paged_bytes.h), so a file costs its size plus at most one partly filled page.
@@ -117,9 +120,13 @@ class SimDisk final : public logsim::Disk {
   std::string_view read_view(std::string_view file, std::uint64_t offset, std::uint64_t len,
                              std::string& scratch) const override;
   std::string read(std::string_view file, std::uint64_t offset, std::uint64_t len) const override;
+  // Slices of the file's pages, never a copy (see paged_bytes.h).
+  SharedBytes read_shared(std::string_view file, std::uint64_t offset, std::uint64_t len) const override;
   std::vector<std::string> list() const override;
 
   void append(std::string_view file, std::string_view bytes) override;
+  // Keeps the slices rather than copying them (see paged_bytes.h).
+  void append_shared(std::string_view file, const SharedBytes& bytes) override;
   void truncate(std::string_view file, std::uint64_t size) override;
   void rename(std::string_view from, std::string_view to) override;
   void remove(std::string_view file) override;

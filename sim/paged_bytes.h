@@ -1,13 +1,23 @@
 // The bytes of one simulated file, kept in pages as an operating system's page cache keeps
 // them, so that a file of n bytes costs n bytes plus at most one partly filled page, however it
-// grew.
+// grew, and shared: a file may hold slices of other files' pages (a follower's copy of its
+// leader's log frames), and hand out slices of its own, without copying them.
 //
-// Why not a std::string: a growing string doubles its capacity, so an appended-to file would
-// hold up to twice its size (and copy itself at every doubling). Here every page but the last
-// holds exactly kPageBytes; the last page's capacity is reserved exactly: it grows by doubling
-// while the file is small (up to kGrowWholeAbove, so small files cost little), then it is
-// allocated whole, and so is every later page. (Doubling on to 2 MiB cost a fresh mapping, its
-// page faults, a copy and an munmap at each step: a quarter of a produce-heavy run.)
+// Layout. The file is a sequence of chunks, each a slice of a page kept alive by a shared
+// owner. A page's bytes, once written, never change while anything may share them: pages only
+// grow at their end, and only through the one PagedBytes that appends into it (`open_`). So a
+// chunk, a prefix() copy or a SharedBytes slice handed out by share() stays valid and unchanged
+// whatever this object does next. The one change in place, xor_byte (a torn sector), copies
+// its chunk first.
+//
+// Appends. Bytes of its own go into the open page while the last chunk ends where that page
+// ends and the page has room; else into a new page. A small file's bytes are one chunk whose
+// page grows by doubling (a copy into a page twice as large) up to kGrowWholeAbove, so small
+// files cost little; then pages are allocated whole (kPageBytes). (Doubling on to 2 MiB cost a
+// fresh mapping, its page faults, a copy and an munmap at each step: a quarter of a
+// produce-heavy run.) Shared slices are kept as chunks; one that continues the last chunk in
+// the same page extends it, so a follower that fetched a leader's page in pieces holds one
+// chunk per page.
 //
 // Whole pages are 2 MiB, aligned to 2 MiB, so that where transparent huge pages are on for
 // every mapping (THP "always") the kernel may back each with one huge page when it has one
@@ -18,9 +28,10 @@
 // session 11). Memory layout has no effect on results.
 //
 // Invariants:
-// 1. Every page but the last holds kPageBytes bytes; the last holds 1..kPageBytes; no page
-//    exists for an empty file. size() is the sum.
-// 2. Byte i lives at pages_[i / kPageBytes][i % kPageBytes].
+// 1. No chunk is empty; starts_[i] is the sum of the sizes of chunks before i; size() is the
+//    sum of all.
+// 2. Bytes [0, size) of a page are never changed; only the PagedBytes whose open_ it is writes
+//    past them, and only while its last chunk ends at the page's end.
 #pragma once
 
 #include <algorithm>
@@ -35,142 +46,99 @@
 #include <vector>
 
 #include "engine/env/assert.h"
+#include "engine/env/shared_bytes.h"
 
 namespace logsim::sim {
 
 class PagedBytes {
  public:
   static constexpr std::uint64_t kPageBytes = std::uint64_t{1} << 21;  // 2 MiB: one huge page
-  // A first page's capacity doubles up to this; past it the page is allocated whole.
+  // A small file's page capacity doubles up to this; past it pages are allocated whole.
   static constexpr std::size_t kGrowWholeAbove = std::size_t{64} << 10;
 
-  // One page's bytes: raw storage (so appends are a memcpy and fresh storage is not zeroed), a
-  // size and a capacity. A whole page (capacity kPageBytes) is 2 MiB-aligned; a smaller one (a
-  // small file's only page) comes from the ordinary heap.
-  class Page {
-   public:
-    Page() = default;
-    Page(const Page& other) : Page() {
-      if (other.size_ == 0) return;
-      bytes_ = allocate(other.size_);
-      capacity_ = other.size_;
-      size_ = other.size_;
-      std::memcpy(bytes_, other.bytes_, size_);
-    }
-    Page(Page&& other) noexcept
-        : bytes_(std::exchange(other.bytes_, nullptr)),
-          size_(std::exchange(other.size_, 0)),
-          capacity_(std::exchange(other.capacity_, 0)) {}
-    Page& operator=(Page other) noexcept {
-      std::swap(bytes_, other.bytes_);
-      std::swap(size_, other.size_);
-      std::swap(capacity_, other.capacity_);
-      return *this;
-    }
-    ~Page() { deallocate(bytes_, capacity_); }
-
-    char* data() { return bytes_; }
-    const char* data() const { return bytes_; }
-    std::size_t size() const { return size_; }
-    std::size_t capacity() const { return capacity_; }
-    char& operator[](std::size_t i) { return bytes_[i]; }
-
-    // Grows the capacity to at least `n` (never shrinks), keeping the bytes.
-    void reserve(std::size_t n) {
-      if (n <= capacity_) return;
-      char* grown = allocate(n);
-      if (size_ > 0) std::memcpy(grown, bytes_, size_);
-      deallocate(bytes_, capacity_);
-      bytes_ = grown;
-      capacity_ = n;
-    }
-    // Appends n bytes. Precondition: size() + n <= capacity().
-    void append(const char* p, std::size_t n) {
-      std::memcpy(bytes_ + size_, p, n);
-      size_ += n;
-    }
-    // Cuts to n bytes (n <= size()); the capacity stays.
-    void shrink_to(std::size_t n) { size_ = n; }
-
-   private:
-    static char* allocate(std::size_t n) {
-      if (n == kPageBytes) {
-        // (aligned new rather than mmap: the benchmarks' heap accounting sees it)
-        return static_cast<char*>(::operator new(n, std::align_val_t{kPageBytes}));
-      }
-      return static_cast<char*>(::operator new(n));
-    }
-    static void deallocate(char* p, std::size_t n) noexcept {
-      if (p == nullptr) return;
-      if (n == kPageBytes) {
-        ::operator delete(p, std::align_val_t{kPageBytes});
-        return;
-      }
-      ::operator delete(p);
-    }
-
-    char* bytes_ = nullptr;
-    std::size_t size_ = 0;
-    std::size_t capacity_ = 0;
-  };
-
   PagedBytes() = default;
-  PagedBytes(const PagedBytes&) = default;
-  PagedBytes& operator=(const PagedBytes&) = default;
-  // A moved-from object is empty.
-  PagedBytes(PagedBytes&& other) noexcept : pages_(std::move(other.pages_)), size_(std::exchange(other.size_, 0)) {
-    other.pages_.clear();
+  // A copy shares every chunk, and appends into pages of its own.
+  PagedBytes(const PagedBytes& other) : chunks_(other.chunks_), starts_(other.starts_), size_(other.size_) {}
+  PagedBytes& operator=(const PagedBytes& other) {
+    if (this != &other) *this = PagedBytes(other);
+    return *this;
   }
+  // A moved-from object is empty.
+  PagedBytes(PagedBytes&& other) noexcept
+      : chunks_(std::exchange(other.chunks_, {})),
+        starts_(std::exchange(other.starts_, {})),
+        open_(std::exchange(other.open_, nullptr)),
+        size_(std::exchange(other.size_, 0)) {}
   PagedBytes& operator=(PagedBytes&& other) noexcept {
-    pages_ = std::move(other.pages_);
+    chunks_ = std::exchange(other.chunks_, {});
+    starts_ = std::exchange(other.starts_, {});
+    open_ = std::exchange(other.open_, nullptr);
     size_ = std::exchange(other.size_, 0);
-    other.pages_.clear();
     return *this;
   }
 
   std::uint64_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  std::size_t chunk_count() const { return chunks_.size(); }
 
+  // Appends a copy of `bytes`.
   void append(std::string_view bytes) {
     while (!bytes.empty()) {
-      if (pages_.empty() || pages_.back().size() == kPageBytes) pages_.emplace_back();
-      Page& page = pages_.back();
-      const std::size_t n = std::min<std::size_t>(bytes.size(), kPageBytes - page.size());
-      if (page.size() + n > page.capacity()) {
-        // A first page grows by doubling while small, then whole; later pages are allocated whole.
-        std::size_t grown = pages_.size() == 1 ? std::max(page.size() + n, 2 * page.capacity()) : kPageBytes;
-        if (grown > kGrowWholeAbove) grown = kPageBytes;
-        page.reserve(grown);
-      }
-      page.append(bytes.data(), n);
+      if (!writable()) open_page(bytes.size());
+      Page& page = *open_;
+      const std::size_t n = std::min(bytes.size(), page.capacity - page.size);
+      std::memcpy(page.bytes + page.size, bytes.data(), n);
+      page.size += n;
+      chunks_.back().len += n;
       size_ += n;
       bytes.remove_prefix(n);
     }
   }
 
-  // Cuts to `n` bytes; no-op if already shorter. Pages past the end are freed.
-  void truncate(std::uint64_t n) {
-    if (n >= size_) return;
-    pages_.resize(static_cast<std::size_t>((n + kPageBytes - 1) / kPageBytes));
-    if (!pages_.empty()) pages_.back().shrink_to(static_cast<std::size_t>(n - (pages_.size() - 1) * kPageBytes));
-    size_ = n;
+  // Appends the slices themselves, sharing their owners' memory.
+  void append_shared(const SharedBytes& bytes) {
+    for (const SharedBytes::Slice& s : bytes.slices()) push_chunk(Chunk{s.owner, s.data, s.size});
   }
 
-  // Frees every page.
+  // Cuts to `n` bytes; no-op if already shorter. Chunks past the end are released.
+  void truncate(std::uint64_t n) {
+    if (n >= size_) return;
+    const std::size_t keep = n == 0 ? 0 : chunk_at(n - 1) + 1;
+    chunks_.resize(keep);
+    starts_.resize(keep);
+    size_ = n;
+    if (keep == 0) {
+      open_.reset();
+      return;
+    }
+    Chunk& last = chunks_.back();
+    last.len = static_cast<std::size_t>(n - starts_.back());
+    // The open page's cut tail is reused when nothing else shares the page (the only other
+    // reference being our last chunk); else the next append opens another page.
+    if (open_ && last.owner.get() == open_.get() && open_.use_count() == 2) {
+      open_->size = static_cast<std::size_t>(last.data + last.len - open_->bytes);
+    }
+  }
+
+  // Releases every chunk.
   void clear() {
-    std::vector<Page>().swap(pages_);
+    std::vector<Chunk>().swap(chunks_);
+    std::vector<std::uint64_t>().swap(starts_);
+    open_.reset();
     size_ = 0;
   }
 
-  // Bytes [offset, offset + len) clipped to the end, as a view of the page when they lie in
+  // Bytes [offset, offset + len) clipped to the end, as a view of the chunk when they lie in
   // one, else copied into `scratch`. Valid until the next change to this object or `scratch`.
   std::string_view view(std::uint64_t offset, std::uint64_t len, std::string& scratch) const {
     if (offset >= size_) return {};
     len = std::min(len, size_ - offset);
     if (len == 0) return {};
-    const std::size_t page = static_cast<std::size_t>(offset / kPageBytes);
-    const std::size_t in_page = static_cast<std::size_t>(offset % kPageBytes);
-    if (in_page + len <= kPageBytes) return std::string_view(pages_[page].data() + in_page, static_cast<std::size_t>(len));
+    const std::size_t i = chunk_at(offset);
+    const std::uint64_t in_chunk = offset - starts_[i];
+    if (in_chunk + len <= chunks_[i].len) {
+      return std::string_view(chunks_[i].data + in_chunk, static_cast<std::size_t>(len));
+    }
     scratch.resize(static_cast<std::size_t>(len));
     copy_to(offset, len, scratch.data());
     return scratch;
@@ -185,40 +153,143 @@ class PagedBytes {
     return out;
   }
 
-  // The first `n` bytes (n <= size()) as a new object.
-  PagedBytes prefix(std::uint64_t n) const {
-    LOGSIM_ASSERT(n <= size_, "a prefix longer than its bytes");
-    PagedBytes out;
-    for (std::uint64_t at = 0; at < n;) {
-      const std::uint64_t chunk = std::min(kPageBytes, n - at);
-      const Page& page = pages_[static_cast<std::size_t>(at / kPageBytes)];
-      out.append(std::string_view(page.data(), static_cast<std::size_t>(chunk)));
-      at += chunk;
+  // Bytes [offset, offset + len) clipped to the end, as slices of the chunks that hold them.
+  SharedBytes share(std::uint64_t offset, std::uint64_t len) const {
+    SharedBytes out;
+    if (offset >= size_) return out;
+    len = std::min(len, size_ - offset);
+    for (std::size_t i = chunk_at(offset); len > 0; ++i) {
+      const auto in_chunk = static_cast<std::size_t>(offset - starts_[i]);
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(len, chunks_[i].len - in_chunk));
+      out.append(SharedBytes::Slice{chunks_[i].owner, chunks_[i].data + in_chunk, n});
+      offset += n;
+      len -= n;
     }
     return out;
   }
 
-  // Flips bits of byte `i` (a torn, half-written sector).
+  // The first `n` bytes (n <= size()) as a new object, sharing the chunks.
+  PagedBytes prefix(std::uint64_t n) const {
+    LOGSIM_ASSERT(n <= size_, "a prefix longer than its bytes");
+    PagedBytes out(*this);
+    out.truncate(n);
+    return out;
+  }
+
+  // Flips bits of byte `i` (a torn, half-written sector). The chunk holding it is copied first,
+  // since others may share its bytes.
   void xor_byte(std::uint64_t i, unsigned char mask) {
     LOGSIM_ASSERT(i < size_, "a byte beyond the end");
-    char& c = pages_[static_cast<std::size_t>(i / kPageBytes)][static_cast<std::size_t>(i % kPageBytes)];
-    c = static_cast<char>(static_cast<unsigned char>(c) ^ mask);
+    const std::size_t c = chunk_at(i);
+    Chunk& chunk = chunks_[c];
+    auto page = std::make_shared<Page>(chunk.len);
+    std::memcpy(page->bytes, chunk.data, chunk.len);
+    page->size = chunk.len;
+    char& byte = page->bytes[i - starts_[c]];
+    byte = static_cast<char>(static_cast<unsigned char>(byte) ^ mask);
+    chunk.data = page->bytes;
+    chunk.owner = std::move(page);  // full: nothing appends into it
   }
 
  private:
+  // Raw storage (so appends are a memcpy and fresh storage is not zeroed) that only grows at
+  // its end. A whole page (capacity kPageBytes) is 2 MiB-aligned; a smaller one comes from the
+  // ordinary heap.
+  struct Page {
+    explicit Page(std::size_t cap) : bytes(allocate(cap)), capacity(cap) {}
+    Page(const Page&) = delete;
+    Page& operator=(const Page&) = delete;
+    ~Page() {
+      if (capacity == kPageBytes) {
+        ::operator delete(bytes, std::align_val_t{kPageBytes});
+      } else {
+        ::operator delete(bytes);
+      }
+    }
+    static char* allocate(std::size_t n) {
+      if (n == kPageBytes) {
+        // (aligned new rather than mmap: the benchmarks' heap accounting sees it)
+        return static_cast<char*>(::operator new(n, std::align_val_t{kPageBytes}));
+      }
+      return static_cast<char*>(::operator new(n));
+    }
+    char* bytes;
+    std::size_t size = 0;
+    std::size_t capacity;
+  };
+  struct Chunk {
+    std::shared_ptr<const void> owner;
+    const char* data = nullptr;
+    std::size_t len = 0;
+  };
+
+  // Whether appends may go into the open page: the last chunk ends where it ends, with room.
+  bool writable() const {
+    return open_ && !chunks_.empty() && chunks_.back().data + chunks_.back().len == open_->bytes + open_->size &&
+           open_->size < open_->capacity;
+  }
+
+  // Opens a page for `want` more bytes of our own, leaving the last chunk ending at its end.
+  void open_page(std::size_t want) {
+    const bool small = chunks_.size() <= 1 && size_ + want <= kGrowWholeAbove;
+    if (!small) {
+      open_ = std::make_shared<Page>(static_cast<std::size_t>(kPageBytes));
+      push_chunk(Chunk{open_, open_->bytes, 0});
+      return;
+    }
+    // A small file: one chunk, its page grown by doubling (the bytes copied into a new page).
+    const std::size_t old_capacity = open_ && !chunks_.empty() && chunks_[0].owner.get() == open_.get() ? open_->capacity : 0;
+    const std::size_t capacity = std::max(static_cast<std::size_t>(size_) + want, 2 * old_capacity);
+    auto page = std::make_shared<Page>(std::min(capacity, static_cast<std::size_t>(kGrowWholeAbove)));
+    if (!chunks_.empty()) std::memcpy(page->bytes, chunks_[0].data, chunks_[0].len);
+    page->size = static_cast<std::size_t>(size_);
+    open_ = std::move(page);
+    chunks_.clear();
+    starts_.clear();
+    chunks_.push_back(Chunk{open_, open_->bytes, static_cast<std::size_t>(size_)});
+    starts_.push_back(0);
+  }
+
+  // Appends a chunk, extending the last one when it continues it in the same memory. An empty
+  // chunk is kept only to be appended into (open_page), as the last.
+  void push_chunk(Chunk c) {
+    if (!chunks_.empty()) {
+      Chunk& last = chunks_.back();
+      if (last.len == 0) {
+        chunks_.pop_back();
+        starts_.pop_back();
+      } else if (last.owner == c.owner && last.data + last.len == c.data) {
+        last.len += c.len;
+        size_ += c.len;
+        return;
+      }
+    }
+    if (c.len == 0 && c.owner.get() != open_.get()) return;
+    starts_.push_back(size_);
+    size_ += c.len;
+    chunks_.push_back(std::move(c));
+  }
+
+  // The index of the chunk holding byte `offset` (< size()).
+  std::size_t chunk_at(std::uint64_t offset) const {
+    const auto above = std::upper_bound(starts_.begin(), starts_.end(), offset);
+    return static_cast<std::size_t>(above - starts_.begin()) - 1;
+  }
+
   void copy_to(std::uint64_t offset, std::uint64_t len, char* out) const {
-    while (len > 0) {
-      const std::size_t page = static_cast<std::size_t>(offset / kPageBytes);
-      const std::size_t in_page = static_cast<std::size_t>(offset % kPageBytes);
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(len, kPageBytes - in_page));
-      std::memcpy(out, pages_[page].data() + in_page, n);
+    for (std::size_t i = chunk_at(offset); len > 0; ++i) {
+      const auto in_chunk = static_cast<std::size_t>(offset - starts_[i]);
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(len, chunks_[i].len - in_chunk));
+      std::memcpy(out, chunks_[i].data + in_chunk, n);
       out += n;
       offset += n;
       len -= n;
     }
   }
 
-  std::vector<Page> pages_;
+  std::vector<Chunk> chunks_;
+  std::vector<std::uint64_t> starts_;  // file offset of each chunk's first byte
+  std::shared_ptr<Page> open_;         // the page our own appends go into
   std::uint64_t size_ = 0;
 };
 

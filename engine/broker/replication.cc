@@ -235,7 +235,8 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
   if (resp.error != ErrorCode::NONE) return back_off(b, *p);
   PartitionLog& log = *p->log;
   if (!resp.frames.empty()) {
-    const std::optional<std::vector<FrameInfo>> infos = scan_frames(resp.frames);
+    std::string scratch;
+    const std::optional<std::vector<FrameInfo>> infos = scan_frames(resp.frames.contiguous(scratch));
     LOGSIM_ASSERT(infos.has_value(), "a malformed frame fetched from the leader of " + log.dir());
     if (infos->front().offset >= log.log_end_offset()) {
       log.append_frames(resp.frames, *infos, to_millis(b.env.now()));

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/env/shared_bytes.h"
+
 namespace logsim {
 
 class Disk {
@@ -35,11 +37,23 @@ class Disk {
     scratch = read(file, offset, len);
     return scratch;
   }
+  // The same bytes as read(), as slices that stay valid and unchanged whatever later happens to
+  // the file or the disk: a disk that can share its own memory (the simulated one) hands it out
+  // rather than copying. This default copies through read().
+  virtual SharedBytes read_shared(std::string_view file, std::uint64_t offset, std::uint64_t len) const {
+    return SharedBytes(read(file, offset, len));
+  }
   // All file names, sorted.
   virtual std::vector<std::string> list() const = 0;
 
   // Appends bytes, creating the file if absent.
   virtual void append(std::string_view file, std::string_view bytes) = 0;
+  // The same as append() of the bytes, which a disk may keep as the slices they are rather than
+  // copy (a follower's copy of its leader's frames, on the simulated disk). This default copies.
+  virtual void append_shared(std::string_view file, const SharedBytes& bytes) {
+    if (bytes.empty()) return append(file, {});
+    for (const SharedBytes::Slice& s : bytes.slices()) append(file, s.view());
+  }
   // Cuts the file to `size` bytes (no-op if already shorter).
   virtual void truncate(std::string_view file, std::uint64_t size) = 0;
   // Atomically replaces `to` with `from` (the write-temp-then-rename idiom).

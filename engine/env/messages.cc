@@ -65,7 +65,8 @@ void FetchResponse::fold(Digest& d) const {
   d.add(correlation_id).add(topic).add(partition).add(error).add(high_watermark).add(log_start_offset);
   d.add(static_cast<std::uint64_t>(records.size()));
   for (const auto& r : records) r.fold(d);
-  fold_bytes(d, std::string_view(frames));
+  std::string scratch;
+  fold_bytes(d, frames.contiguous(scratch));
 }
 
 void ListOffsetsRequest::fold(Digest& d) const {

@@ -14,6 +14,7 @@
 
 #include "engine/env/admin_messages.h"
 #include "engine/env/digest.h"
+#include "engine/env/shared_bytes.h"
 #include "engine/env/errors.h"
 #include "engine/env/group_messages.h"
 #include "engine/env/log_config.h"
@@ -114,7 +115,7 @@ struct FetchResponse {
   // A follower's fetch (replica_id >= 0) is answered with the leader's log frames
   // (engine/log/record_codec.h), concatenated as the leader stores them, and `records` empty:
   // the follower appends them unchanged, as Kafka's followers append the leader's batches.
-  std::string frames{};
+  SharedBytes frames{};
   void fold(Digest& d) const;
 };
 

@@ -79,7 +79,7 @@ void PartitionLog::append_refs(std::span<const RecordRef> records, std::int64_t 
                [&](LogSegment& active) { active.append(records, now_ms); });
 }
 
-void PartitionLog::append_frames(std::string_view frames, std::span<const FrameInfo> infos, std::int64_t now_ms) {
+void PartitionLog::append_frames(const SharedBytes& frames, std::span<const FrameInfo> infos, std::int64_t now_ms) {
   if (infos.empty()) return;
   check_replicated(infos);
   for (const FrameInfo& f : infos) epochs_.assign(f.leader_epoch, f.offset);
@@ -155,8 +155,8 @@ std::vector<StoredRecord> PartitionLog::read(Offset from, std::int32_t max_recor
   return out;
 }
 
-std::string PartitionLog::read_frames(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const {
-  std::string out;
+SharedBytes PartitionLog::read_frames(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const {
+  SharedBytes out;
   count = 0;
   if (from < start_ || max_records <= 0) return out;
   const Offset end = std::min(upto, end_);

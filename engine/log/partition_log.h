@@ -110,7 +110,7 @@ class PartitionLog {
   void append_replicated(std::span<const StoredRecord> records, std::int64_t now_ms = 0);
   // The same for frames fetched from the leader as its log holds them (read_frames), appended
   // as they are; `infos` describes them (scan_frames).
-  void append_frames(std::string_view frames, std::span<const FrameInfo> infos, std::int64_t now_ms = 0);
+  void append_frames(const SharedBytes& frames, std::span<const FrameInfo> infos, std::int64_t now_ms = 0);
   // Removes every record at or above `end` (a follower's truncation to the leader's log); the
   // log end offset becomes `end`. No-op if `end` >= the log end offset.
   void truncate_to(Offset end);
@@ -129,7 +129,7 @@ class PartitionLog {
   std::vector<StoredRecord> read(Offset from, std::int32_t max_records, Offset upto) const;
   // The same records as read(), as the frames the log holds them in, concatenated (what a
   // follower's fetch is answered with); `count` is set to how many records they are.
-  std::string read_frames(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const;
+  SharedBytes read_frames(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const;
   // ListOffsets by timestamp: the first offset whose record's timestamp is >= ts_ms.
   std::optional<Offset> offset_for_timestamp(std::int64_t ts_ms) const;
 

@@ -106,7 +106,7 @@ void LogSegment::append(std::span<const RecordRef> records, std::int64_t now_ms)
   disk_->append(file_, bytes);
 }
 
-void LogSegment::append_frames(std::string_view frames, std::span<const FrameInfo> infos, std::int64_t now_ms) {
+void LogSegment::append_frames(const SharedBytes& frames, std::span<const FrameInfo> infos, std::int64_t now_ms) {
   if (infos.empty()) return;
   if (deltas_.empty()) rolling_ms_ = now_ms;
   std::uint64_t total = 0;
@@ -115,7 +115,7 @@ void LogSegment::append_frames(std::string_view frames, std::span<const FrameInf
     total += info.bytes;
   }
   LOGSIM_ASSERT(total == frames.size(), "frame infos that do not describe their frames in " + file_);
-  disk_->append(file_, frames);
+  disk_->append_shared(file_, frames);
 }
 
 void LogSegment::assign(const std::vector<StoredRecord>& records) {
@@ -182,13 +182,12 @@ std::size_t LogSegment::read_end(std::size_t from, Offset end, std::size_t max) 
   return to;
 }
 
-std::size_t LogSegment::read_frames(std::size_t from, Offset end, std::size_t max, std::string& out) const {
+std::size_t LogSegment::read_frames(std::size_t from, Offset end, std::size_t max, SharedBytes& out) const {
   const std::size_t to = read_end(from, end, max);
   if (to == from) return 0;
   const std::uint64_t first = positions_[from];
   const std::uint64_t last = to < positions_.size() ? positions_[to] : bytes_;
-  std::string scratch;
-  const std::string_view run = disk_->read_view(file_, first, last - first, scratch);
+  const SharedBytes run = disk_->read_shared(file_, first, last - first);
   LOGSIM_ASSERT(run.size() == last - first, "the file of " + file_ + " is shorter than its records");
   out.append(run);
   return to - from;

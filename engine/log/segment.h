@@ -72,7 +72,7 @@ class LogSegment {
   void read(std::size_t from, Offset end, std::size_t max, std::vector<StoredRecord>& out) const;
   // Appends to `out` the frames of the records `read` would decode, as they are in the file;
   // returns how many records that is.
-  std::size_t read_frames(std::size_t from, Offset end, std::size_t max, std::string& out) const;
+  std::size_t read_frames(std::size_t from, Offset end, std::size_t max, SharedBytes& out) const;
   // The largest record timestamp; nothing when empty.
   std::optional<std::int64_t> max_timestamp_ms() const { return max_timestamp_ms_; }
   // When the segment's first record was appended (segment.ms counts from here); nothing when
@@ -86,7 +86,7 @@ class LogSegment {
   void append(std::span<const RecordRef> records, std::int64_t now_ms);
   // Appends frames as they are (a follower's copy of its leader's); `infos` describes them
   // (scan_frames).
-  void append_frames(std::string_view frames, std::span<const FrameInfo> infos, std::int64_t now_ms);
+  void append_frames(const SharedBytes& frames, std::span<const FrameInfo> infos, std::int64_t now_ms);
   // Takes the records whose frames the file holds (recovery). Writes nothing.
   void load(std::vector<StoredRecord> records);
   // Takes the records whose frames now replace the file's (after cleaning). Writes nothing.

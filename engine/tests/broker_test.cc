@@ -792,7 +792,7 @@ TEST(ReplicaPlant, FetchAboveHighWatermarkPlantServesUncommittedRecords) {
     const auto replicated = r.sent_to<FetchResponse>(kOtherReplica);
     ASSERT_EQ(replicated.size(), 1u);
     EXPECT_TRUE(replicated[0].records.empty()) << "a follower gets frames";
-    const std::vector<StoredRecord> frames = decode_frames(replicated[0].frames);
+    const std::vector<StoredRecord> frames = decode_frames(replicated[0].frames.str());
     ASSERT_EQ(frames.size(), 3u);
     EXPECT_EQ(frames[2].offset, Offset(2));
     EXPECT_EQ(frames[2].record.value, "3");
@@ -809,9 +809,11 @@ TEST(ReplicaPlant, TruncateToHighWatermarkPlantCutsCommittedRecords) {
     const auto first = r.sent_to<FetchRequest>(kOtherReplica);
     ASSERT_EQ(first.size(), 1u) << "an empty log fetches at once";
     FetchResponse resp{first[0].correlation_id, "orders", PartitionId(0), ErrorCode::NONE, Offset(2), Offset(0), {}};
+    std::string frames;
     for (std::int64_t i = 0; i < 5; ++i) {
-      encode_record(StoredRecord{Offset(i), rec("k", "v" + std::to_string(i)), LeaderEpoch(1)}, resp.frames);
+      encode_record(StoredRecord{Offset(i), rec("k", "v" + std::to_string(i)), LeaderEpoch(1)}, frames);
     }
+    resp.frames = SharedBytes(std::move(frames));
     r.broker->on_message(kOtherReplica, resp);
     ASSERT_EQ(r.partition().log->log_end_offset(), Offset(5));
     ASSERT_EQ(r.partition().high_watermark, Offset(2));

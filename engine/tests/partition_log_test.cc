@@ -709,7 +709,7 @@ TEST(PartitionLogEpochs, AppendedFramesMatchAppendedRecords) {
     by_records.append_replicated(batch, static_cast<std::int64_t>(i));
     std::string frames;
     for (const StoredRecord& r : batch) encode_record(r, frames);
-    by_frames.append_frames(frames, *scan_frames(frames), static_cast<std::int64_t>(i));
+    by_frames.append_frames(SharedBytes(frames), *scan_frames(frames), static_cast<std::int64_t>(i));
   }
   ASSERT_GT(by_frames.segments().size(), 3u);
   ASSERT_EQ(by_frames.segments().size(), by_records.segments().size());
@@ -732,7 +732,7 @@ TEST(PartitionLogEpochs, AppendedFramesMatchAppendedRecords) {
   // A batch below the log end is an invariant failure, not a silent overwrite.
   std::string again;
   encode_record(leader.back(), again);
-  EXPECT_THROW(by_frames.append_frames(again, *scan_frames(again)), InvariantError);
+  EXPECT_THROW(by_frames.append_frames(SharedBytes(again), *scan_frames(again)), InvariantError);
 }
 
 // read_frames answers with the frames of exactly the records read() returns, as stored.
@@ -751,7 +751,7 @@ TEST(PartitionLog, ReadFramesAreTheFramesOfTheRecordsRead) {
         std::string expected;
         for (const StoredRecord& r : read) encode_record(r, expected);
         std::size_t count = 99;
-        EXPECT_EQ(log.read_frames(Offset(from), max, Offset(upto), count), expected) << from << " " << max << " " << upto;
+        EXPECT_EQ(log.read_frames(Offset(from), max, Offset(upto), count).str(), expected) << from << " " << max << " " << upto;
         EXPECT_EQ(count, read.size());
       }
     }

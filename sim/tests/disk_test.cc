@@ -373,6 +373,122 @@ TEST(PagedBytes, ReadsAcrossPagesEqualAString) {
   EXPECT_EQ(paged.read(0, 10), "");
 }
 
+// Sharing (paged_bytes.h): several PagedBytes that append bytes of their own, append slices
+// shared from each other, truncate, copy and corrupt bytes, each always reads as a plain string
+// changed the same way would; and a slice handed out earlier never changes, whatever its
+// source does afterwards (truncate and append over the same place, a flipped byte, clear).
+TEST(PagedBytes, SharedSlicesNeverChangeAndEveryHolderReadsLikeAString) {
+  constexpr std::size_t kHolders = 3;
+  Rng rng(11);
+  std::vector<PagedBytes> paged(kHolders);
+  std::vector<std::string> flat(kHolders);
+  std::vector<std::pair<SharedBytes, std::string>> handed_out;
+  const auto random_bytes = [&](std::size_t n) {
+    std::string bytes(n, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng.next_u64());
+    return bytes;
+  };
+  const auto pick = [&](std::uint64_t n) { return n == 0 ? 0 : rng.uniform_u64(n + 1); };
+  std::string scratch;
+  for (int step = 0; step < 3000; ++step) {
+    const std::size_t i = static_cast<std::size_t>(rng.uniform_u64(kHolders));
+    const std::size_t j = static_cast<std::size_t>(rng.uniform_u64(kHolders));
+    const std::uint64_t op = rng.uniform_u64(100);
+    if (op < 40) {
+      // Mostly small appends, now and then one past a whole page.
+      const std::size_t n = rng.uniform_u64(50) == 0 ? static_cast<std::size_t>(PagedBytes::kPageBytes + 77)
+                                                     : static_cast<std::size_t>(rng.uniform_u64(9000));
+      const std::string bytes = random_bytes(n);
+      paged[i].append(bytes);
+      flat[i] += bytes;
+    } else if (op < 70) {
+      const std::uint64_t at = pick(flat[j].size());
+      const std::uint64_t len = pick(flat[j].size() - at);
+      const SharedBytes slices = paged[j].share(at, len);
+      const std::string want = flat[j].substr(static_cast<std::size_t>(at), static_cast<std::size_t>(len));
+      ASSERT_EQ(slices.str(), want);
+      if (handed_out.size() < 40) handed_out.emplace_back(slices, want);
+      paged[i].append_shared(slices);
+      flat[i] += want;
+    } else if (op < 85) {
+      const std::uint64_t n = pick(flat[i].size());
+      paged[i].truncate(n);
+      flat[i].resize(static_cast<std::size_t>(n));
+    } else if (op < 92) {
+      if (flat[i].empty()) continue;
+      const std::uint64_t at = rng.uniform_u64(flat[i].size());
+      const auto mask = static_cast<unsigned char>(1 + rng.uniform_u64(255));
+      paged[i].xor_byte(at, mask);
+      char& c = flat[i][static_cast<std::size_t>(at)];
+      c = static_cast<char>(static_cast<unsigned char>(c) ^ mask);
+    } else if (op < 96) {
+      const std::uint64_t n = pick(flat[j].size());
+      paged[i] = paged[j].prefix(n);
+      flat[i] = flat[j].substr(0, static_cast<std::size_t>(n));
+    } else if (op < 98) {
+      paged[i] = paged[j];
+      flat[i] = flat[j];
+    } else {
+      paged[i].clear();
+      flat[i].clear();
+    }
+    for (std::size_t k = 0; k < kHolders; ++k) {
+      ASSERT_EQ(paged[k].size(), flat[k].size()) << "step " << step;
+      ASSERT_TRUE(paged[k].read(0, flat[k].size()) == flat[k]) << "holder " << k << " step " << step;
+      const std::uint64_t at = pick(flat[k].size());
+      const std::uint64_t len = pick(flat[k].size() - at);
+      ASSERT_EQ(paged[k].view(at, len, scratch),
+                std::string_view(flat[k]).substr(static_cast<std::size_t>(at), static_cast<std::size_t>(len)));
+    }
+    for (const auto& [slices, want] : handed_out) ASSERT_TRUE(slices.str() == want) << "step " << step;
+  }
+  // Sharing held: appended slices continue chunks instead of adding one per append (once the
+  // leader is past its small, doubling first page, whose growth copies it elsewhere).
+  PagedBytes leader;
+  PagedBytes follower;
+  leader.append(std::string(PagedBytes::kGrowWholeAbove + 1, 'x'));
+  for (int k = 0; k < 100; ++k) {
+    const std::uint64_t end = leader.size();
+    leader.append(std::string(1000, static_cast<char>('a' + k % 26)));
+    follower.append_shared(leader.share(end, 1000));
+  }
+  EXPECT_EQ(follower.chunk_count(), 1u);
+  EXPECT_EQ(follower.read(0, follower.size()), leader.read(PagedBytes::kGrowWholeAbove + 1, follower.size()));
+}
+
+// A follower's file that shares its leader's pages loses exactly what an appended copy would
+// at a power loss, torn and corrupted tail included, and the leader's file is untouched.
+TEST(SimDisk, SharedAppendsFaultLikeCopiedOnes) {
+  SimDiskOptions options;
+  options.torn_write_probability = 1.0;
+  options.torn_corrupt_probability = 1.0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    TestDisk copied(options, seed);
+    TestDisk shared(options, seed);
+    TestDisk leader;
+    Rng rng(seed);
+    std::string all;
+    for (int k = 0; k < 5; ++k) {
+      std::string bytes(static_cast<std::size_t>(1 + rng.uniform_u64(3000)), '\0');
+      for (char& c : bytes) c = static_cast<char>(rng.next_u64());
+      leader.disk.append("leader", bytes);
+      all += bytes;
+      copied.disk.append("f", bytes);
+      shared.disk.append_shared("f", leader.disk.read_shared("leader", all.size() - bytes.size(), bytes.size()));
+      if (k == 2) {
+        copied.sync("f");
+        shared.sync("f");
+      }
+    }
+    EXPECT_EQ(shared.disk.read("f", 0, all.size()), all);
+    copied.disk.power_loss();
+    shared.disk.power_loss();
+    EXPECT_EQ(shared.disk.read("f", 0, all.size()), copied.disk.read("f", 0, all.size())) << seed;
+    EXPECT_EQ(shared.disk.stats().torn_corruptions, copied.disk.stats().torn_corruptions);
+    EXPECT_EQ(leader.disk.read("leader", 0, all.size()), all) << "the leader's pages changed";
+  }
+}
+
 TEST(SimDisk, ReadViewEqualsReadAndClips) {
   TestDisk t;
   t.disk.append("f", "hello world");

@@ -97,10 +97,16 @@ TEST(MessageDigest, FetchResponseEveryFieldCounts) {
   expect_changes_digest<F>(base, [](F& m) { m.records[0].record.key = "kx"; }, "record key");
   expect_changes_digest<F>(base, [](F& m) { m.records[1].record.value = "vx"; }, "record value");
   expect_changes_digest<F>(base, [](F& m) { m.records[1].record.value.reset(); }, "tombstone");
-  expect_changes_digest<F>(base, [](F& m) { m.frames = "\x01"; }, "frames");
+  expect_changes_digest<F>(base, [](F& m) { m.frames = SharedBytes("\x01"); }, "frames");
   F with_frames = base;
-  with_frames.frames = "abcdefghij";
-  expect_changes_digest<F>(with_frames, [](F& m) { m.frames[9] = 'J'; }, "a frame byte");
+  with_frames.frames = SharedBytes("abcdefghij");
+  expect_changes_digest<F>(with_frames, [](F& m) { m.frames = SharedBytes("abcdefghiJ"); }, "a frame byte");
+  // Sliced differently, the same bytes digest the same.
+  F sliced = base;
+  sliced.frames = SharedBytes("abcde");
+  sliced.frames.append(SharedBytes("fghij"));
+  EXPECT_EQ(sliced.frames.slices().size(), 2u);
+  EXPECT_EQ(message_digest(Message{sliced}), message_digest(Message{with_frames}));
 }
 
 TEST(MessageDigest, ResponsesErrorCodeCounts) {
