@@ -74,15 +74,15 @@ void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   // A commit sent without a generation (an admin's, or under manual assignment) is never stale.
   if (e.generation < 0 || ids.process >= invoked_.size()) return;
   auto& sent_by = invoked_[ids.process];
-  const auto sent = sent_by.find(e.commit_id);
-  if (sent == sent_by.end() || e.generation >= sent->second.newest.generation || sent->second.reported) return;
-  sent->second.reported = true;
+  Invoke* const sent = sent_by.find(e.commit_id);
+  if (sent == nullptr || e.generation >= sent->newest.generation || sent->reported) return;
+  sent->reported = true;
   Violation v = violation_at("stale-commit-accepted", e);
   v.explanation = "the coordinator of group " + e.group + " accepted " + e.process + "'s commit of " + e.topic + "/" +
                   std::to_string(e.partition) + " offset " + std::to_string(e.offset) + " from generation " +
-                  std::to_string(e.generation) + " (" + event_no(e.index) + ", sent at " + event_no(sent->second.event) +
+                  std::to_string(e.generation) + " (" + event_no(e.index) + ", sent at " + event_no(sent->event) +
                   "), although the group had already reached generation " +
-                  std::to_string(sent->second.newest.generation) + " (" + event_no(sent->second.newest.event) +
+                  std::to_string(sent->newest.generation) + " (" + event_no(sent->newest.event) +
                   ") when it was sent: a fenced member overwrote the offsets of the partition's new owner";
   report(std::move(v));
 }

@@ -27,11 +27,11 @@
 
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/flat_map.h"
 #include "properties/offset_table.h"
 
 namespace logsim::properties {
@@ -101,7 +101,7 @@ class StaleCommitChecker final : public Checker {
   };
   std::vector<Newest> newest_;  // by group id: its newest generation so far
   // By process id, then commit id (lookups only, never iterated).
-  std::vector<std::unordered_map<std::uint64_t, Invoke>> invoked_;
+  std::vector<FlatMap<std::uint64_t, Invoke>> invoked_;
 };
 
 // Where groups stand on partitions, and the acknowledged records: the state LostCommitChecker

@@ -45,14 +45,14 @@ void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& i
           settled_.erase(gp);
           return;
         }
-        own_.insert(At{gp, e.offset});
-        settled_.emplace(gp, e.index);
-        const auto head = set_by_.emplace(At{ids.tp, e.offset}, UINT32_MAX).first;
-        for (std::uint32_t s = head->second; s != UINT32_MAX; s = setters_[s].next) {
+        own_.try_emplace(At{gp, e.offset}, true);
+        settled_.try_emplace(gp, e.index);
+        std::uint32_t* head = set_by_.try_emplace(At{ids.tp, e.offset}, UINT32_MAX).first;
+        for (std::uint32_t s = *head; s != UINT32_MAX; s = setters_[s].next) {
           if (setters_[s].group == ids.group) return;
         }
-        setters_.push_back(Setter{ids.group, ids.process, true, head->second, e.index});
-        head->second = static_cast<std::uint32_t>(setters_.size() - 1);
+        setters_.push_back(Setter{ids.group, ids.process, true, *head, e.index});
+        *head = static_cast<std::uint32_t>(setters_.size() - 1);
       } else if (ids.process < members_.size()) {
         // auto.offset.reset chose the start
         Member& m = members_[ids.process];
@@ -67,17 +67,17 @@ void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& i
       }
       return;
     case OpKind::kCommitInvoke:
-      if (ids.group != kNoId && e.offset >= 0) own_.insert(At{pack(ids.group, ids.tp), e.offset});
+      if (ids.group != kNoId && e.offset >= 0) own_.try_emplace(At{pack(ids.group, ids.tp), e.offset}, true);
       return;
     case OpKind::kCommitOk: {
       if (ids.group == kNoId || e.offset < 0) return;
-      settled_.emplace(pack(ids.group, ids.tp), e.index);
-      const auto head = set_by_.emplace(At{ids.tp, e.offset}, UINT32_MAX).first;
-      for (std::uint32_t s = head->second; s != UINT32_MAX; s = setters_[s].next) {
+      settled_.try_emplace(pack(ids.group, ids.tp), e.index);
+      std::uint32_t* head = set_by_.try_emplace(At{ids.tp, e.offset}, UINT32_MAX).first;
+      for (std::uint32_t s = *head; s != UINT32_MAX; s = setters_[s].next) {
         if (setters_[s].group == ids.group) return;
       }
-      setters_.push_back(Setter{ids.group, ids.process, false, head->second, e.index});
-      head->second = static_cast<std::uint32_t>(setters_.size() - 1);
+      setters_.push_back(Setter{ids.group, ids.process, false, *head, e.index});
+      *head = static_cast<std::uint32_t>(setters_.size() - 1);
       return;
     }
     case OpKind::kProcess:
@@ -97,13 +97,13 @@ void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& i
   --m.waiting;
   const std::uint64_t gp = pack(pending.group, ids.tp);
   if (own_.contains(At{gp, e.offset})) return;
-  const auto settled = settled_.find(gp);
-  if (settled == settled_.end() || settled->second >= pending.assigned) return;
-  const auto setters = set_by_.find(At{ids.tp, e.offset});
-  if (setters == set_by_.end()) return;
+  const std::uint64_t* settled = settled_.find(gp);
+  if (settled == nullptr || *settled >= pending.assigned) return;
+  const std::uint32_t* setters = set_by_.find(At{ids.tp, e.offset});
+  if (setters == nullptr) return;
   // The setter of another group whose name comes first (as a map by group name would give).
   const Setter* setter = nullptr;
-  for (std::uint32_t s = setters->second; s != UINT32_MAX; s = setters_[s].next) {
+  for (std::uint32_t s = *setters; s != UINT32_MAX; s = setters_[s].next) {
     const Setter& candidate = setters_[s];
     if (candidate.group == pending.group) continue;
     if (setter == nullptr || symbols().group(candidate.group) < symbols().group(setter->group)) setter = &candidate;

@@ -38,11 +38,10 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/flat_map.h"
 
 namespace logsim::properties {
 
@@ -86,9 +85,9 @@ class GroupInterferenceChecker final : public Checker {
   std::vector<Id> now_;                                        // scratch: the new assignment
   std::vector<Pending> now_pending_;                           // scratch
   // The three hash tables are looked up and erased from, never iterated.
-  std::unordered_set<At, AtHash> own_;                         // (pack(group, tp), offset) the group asked for or was reset to
-  std::unordered_map<std::uint64_t, std::uint64_t> settled_;   // pack(group, tp) -> first event by which it certainly had one
-  std::unordered_map<At, std::uint32_t, AtHash> set_by_;       // (tp, offset) -> its first setter in setters_
+  FlatMap<At, bool, AtHash> own_;                      // (pack(group, tp), offset) the group asked for or was reset to
+  FlatMap<std::uint64_t, std::uint64_t> settled_;      // pack(group, tp) -> first event by which it certainly had one
+  FlatMap<At, std::uint32_t, AtHash> set_by_;          // (tp, offset) -> its first setter in setters_
   std::vector<Setter> setters_;
   std::set<std::tuple<Id, Id, Id>> reported_;                  // (group, process, tp)
 };
