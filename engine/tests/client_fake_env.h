@@ -18,6 +18,22 @@ namespace logsim::engine::clienttest {
 // The node id the fake Env reports for the client's application.
 inline const NodeId kApp(100);
 
+// A MetadataResponse naming `brokers` and one topic with one partition per entry of `leaders`,
+// each replicated on its leader alone.
+inline MetadataResponse metadata_response(CorrelationId correlation_id, const std::string& topic,
+                                          const std::vector<NodeId>& leaders, std::vector<NodeId> brokers) {
+  MetadataResponse resp;
+  resp.correlation_id = correlation_id;
+  resp.brokers = std::move(brokers);
+  TopicMetadata tm{topic, ErrorCode::NONE, {}};
+  for (std::size_t i = 0; i < leaders.size(); ++i) {
+    tm.partitions.push_back(PartitionMetadata{PartitionId(static_cast<std::int32_t>(i)), ErrorCode::NONE, leaders[i],
+                                              LeaderEpoch(0), {leaders[i]}, {leaders[i]}});
+  }
+  resp.topics.push_back(std::move(tm));
+  return resp;
+}
+
 // The clients never touch the disk; a test fails if they do.
 class NoDisk final : public Disk {
  public:

@@ -21,6 +21,7 @@ const std::string kTopic = "orders";
 TopicPartition tp(std::int32_t p) { return {kTopic, PartitionId(p)}; }
 
 using clienttest::FakeEnv;
+using clienttest::metadata_response;
 using clienttest::Sent;
 
 // Records what the consumer tells its application.
@@ -87,15 +88,9 @@ class ConsumerGroupTest : public ::testing::Test {
   }
 
   void answer_metadata(std::int32_t partitions) {
-    MetadataResponse resp;
-    resp.correlation_id = last<MetadataRequest>().correlation_id;
-    resp.brokers = {kB1, kCoord};
-    TopicMetadata tm{kTopic, ErrorCode::NONE, {}};
-    for (std::int32_t p = 0; p < partitions; ++p) {
-      tm.partitions.push_back(PartitionMetadata{PartitionId(p), ErrorCode::NONE, kB1, LeaderEpoch(0), {kB1}, {kB1}});
-    }
-    resp.topics.push_back(tm);
-    consumer->on_message(kB1, resp);
+    consumer->on_message(kB1, metadata_response(last<MetadataRequest>().correlation_id, kTopic,
+                                                std::vector<NodeId>(static_cast<std::size_t>(partitions), kB1),
+                                                {kB1, kCoord}));
   }
 
   void answer_find() {

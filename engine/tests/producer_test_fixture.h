@@ -27,6 +27,7 @@ inline const std::string kTopic = "t";
 
 using clienttest::FakeEnv;
 using clienttest::kApp;
+using clienttest::metadata_response;
 using clienttest::Sent;
 
 inline Record rec(std::string value, std::optional<std::string> key = std::nullopt) {
@@ -87,21 +88,7 @@ class ProducerTest : public ::testing::Test {
   void answer_metadata(const std::vector<NodeId>& leaders) {
     const auto reqs = sent_of<MetadataRequest>();
     ASSERT_FALSE(reqs.empty()) << "no MetadataRequest was sent";
-    MetadataResponse resp;
-    resp.correlation_id = reqs.back().correlation_id;
-    resp.brokers = {kB1, kB2, kB3};
-    TopicMetadata tm;
-    tm.name = kTopic;
-    for (std::size_t i = 0; i < leaders.size(); ++i) {
-      PartitionMetadata pm;
-      pm.partition = PartitionId(static_cast<std::int32_t>(i));
-      pm.leader = leaders[i];
-      pm.replicas = {leaders[i]};
-      pm.isr = {leaders[i]};
-      tm.partitions.push_back(pm);
-    }
-    resp.topics.push_back(tm);
-    EXPECT_TRUE(producer->on_message(kB1, resp));
+    EXPECT_TRUE(producer->on_message(kB1, metadata_response(reqs.back().correlation_id, kTopic, leaders, {kB1, kB2, kB3})));
   }
 
   void answer_init(ProducerId pid, ProducerEpoch epoch) {
