@@ -1,47 +1,15 @@
 // Digests and names of the engine's messages.
 #include "engine/env/messages.h"
 
-#include <cstring>
-
 namespace logsim {
-namespace {
-
-// Folds bytes exactly as Digest::add(std::string_view) does (the length, then each whole
-// 8-byte word read big-endian, then the last partial word), but a word at a time rather than a
-// byte at a time: record payloads are most of what the trace hashes.
-void fold_bytes(Digest& d, std::string_view s) {
-  d.add(static_cast<std::uint64_t>(s.size()));
-  std::size_t i = 0;
-  for (; i + sizeof(std::uint64_t) <= s.size(); i += sizeof(std::uint64_t)) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, s.data() + i, sizeof word);  // the simulator runs on little-endian hosts
-    d.add(__builtin_bswap64(word));
-  }
-  if (i == s.size()) return;
-  std::uint64_t word = 0;
-  for (; i < s.size(); ++i) word = (word << 8) | static_cast<unsigned char>(s[i]);
-  d.add(word);
-}
-
-// As Digest::add(const std::optional<std::string>&).
-void fold_bytes(Digest& d, const std::optional<std::string>& s) {
-  if (!s) {
-    d.add(std::uint64_t{0xA5A5});
-    return;
-  }
-  d.add(std::uint64_t{1});
-  fold_bytes(d, std::string_view(*s));
-}
-
-}  // namespace
 
 void Record::fold(Digest& d) const {
-  fold_bytes(d, key);
-  fold_bytes(d, value);
+  d.add(key);
+  d.add(value);
   d.add(timestamp_ms).add(static_cast<std::uint64_t>(headers.size()));
   for (const RecordHeader& h : headers) {
-    fold_bytes(d, std::string_view(h.key));
-    fold_bytes(d, h.value);
+    d.add(std::string_view(h.key));
+    d.add(h.value);
   }
 }
 
@@ -66,7 +34,7 @@ void FetchResponse::fold(Digest& d) const {
   d.add(static_cast<std::uint64_t>(records.size()));
   for (const auto& r : records) r.fold(d);
   std::string scratch;
-  fold_bytes(d, frames.contiguous(scratch));
+  d.add(frames.contiguous(scratch));
 }
 
 void ListOffsetsRequest::fold(Digest& d) const {
