@@ -81,6 +81,24 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
+// The fixed fields at the start of a frame's body, into `f` (all but its length).
+bool get_fixed(Reader& r, FrameInfo& f) {
+  std::int64_t offset = 0;
+  std::int32_t epoch = 0;
+  std::int64_t pid = 0;
+  std::int32_t pepoch = 0;
+  std::int32_t seq = 0;
+  if (!r.get(offset) || !r.get(epoch) || !r.get(pid) || !r.get(pepoch) || !r.get(seq) || !r.get(f.timestamp_ms)) {
+    return false;
+  }
+  f.offset = Offset(offset);
+  f.leader_epoch = LeaderEpoch(epoch);
+  f.producer_id = ProducerId(pid);
+  f.producer_epoch = ProducerEpoch(static_cast<std::int16_t>(pepoch));
+  f.sequence = Sequence(seq);
+  return true;
+}
+
 std::uint64_t load64(const char* p) {
   std::uint64_t w = 0;
   std::memcpy(&w, p, sizeof w);
@@ -163,14 +181,9 @@ std::size_t decode_frame(std::string_view bytes, StoredRecord& rec, bool verify)
   const std::string_view body = bytes.substr(kFrameHeaderBytes, len);
   if (verify && checksum(body) != sum) return 0;
   Reader r(body);
-  std::int64_t offset = 0;
-  std::int32_t epoch = 0;
-  std::int64_t pid = 0;
-  std::int32_t pepoch = 0;
-  std::int32_t seq = 0;
+  FrameInfo f;
   std::int32_t header_count = 0;
-  if (!r.get(offset) || !r.get(epoch) || !r.get(pid) || !r.get(pepoch) || !r.get(seq) ||
-      !r.get(rec.record.timestamp_ms) || !r.get_bytes(rec.record.key) || !r.get_bytes(rec.record.value) ||
+  if (!get_fixed(r, f) || !r.get_bytes(rec.record.key) || !r.get_bytes(rec.record.value) ||
       !r.get(header_count) || header_count < 0 ||
       static_cast<std::size_t>(header_count) > len / (2 * sizeof(std::int32_t))) {
     return 0;
@@ -181,11 +194,12 @@ std::size_t decode_frame(std::string_view bytes, StoredRecord& rec, bool verify)
     if (!r.get_string(h.key) || !r.get_bytes(h.value)) return 0;
   }
   if (!r.done()) return 0;
-  rec.offset = Offset(offset);
-  rec.leader_epoch = LeaderEpoch(epoch);
-  rec.producer_id = ProducerId(pid);
-  rec.producer_epoch = ProducerEpoch(static_cast<std::int16_t>(pepoch));
-  rec.sequence = Sequence(seq);
+  rec.offset = f.offset;
+  rec.leader_epoch = f.leader_epoch;
+  rec.producer_id = f.producer_id;
+  rec.producer_epoch = f.producer_epoch;
+  rec.sequence = f.sequence;
+  rec.record.timestamp_ms = f.timestamp_ms;
   return kFrameHeaderBytes + len;
 }
 
@@ -211,24 +225,17 @@ std::optional<std::vector<FrameInfo>> scan_frames(std::string_view frames) {
     std::memcpy(&len, frames.data(), sizeof len);
     if (frames.size() - kFrameHeaderBytes < len) return std::nullopt;
     Reader r(frames.substr(kFrameHeaderBytes, len));
-    std::int64_t offset = 0;
-    std::int32_t epoch = 0;
-    std::int64_t pid = 0;
-    std::int32_t pepoch = 0;
-    std::int32_t seq = 0;
-    std::int64_t timestamp_ms = 0;
+    FrameInfo f;
     std::int32_t header_count = 0;
-    if (!r.get(offset) || !r.get(epoch) || !r.get(pid) || !r.get(pepoch) || !r.get(seq) || !r.get(timestamp_ms) ||
-        !r.skip_bytes(true) || !r.skip_bytes(true) || !r.get(header_count) || header_count < 0) {
+    if (!get_fixed(r, f) || !r.skip_bytes(true) || !r.skip_bytes(true) || !r.get(header_count) || header_count < 0) {
       return std::nullopt;
     }
     for (std::int32_t h = 0; h < header_count; ++h) {
       if (!r.skip_bytes(false) || !r.skip_bytes(true)) return std::nullopt;
     }
     if (!r.done()) return std::nullopt;
-    infos.push_back(FrameInfo{Offset(offset), LeaderEpoch(epoch), ProducerId(pid),
-                              ProducerEpoch(static_cast<std::int16_t>(pepoch)), Sequence(seq), timestamp_ms,
-                              kFrameHeaderBytes + len});
+    f.bytes = kFrameHeaderBytes + len;
+    infos.push_back(f);
     frames.remove_prefix(kFrameHeaderBytes + len);
   }
   return infos;
