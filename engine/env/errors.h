@@ -92,6 +92,8 @@ enum class ErrorCode : std::int16_t {
   FENCED_INSTANCE_ID = 82,
   // The group's offsets for a topic it is subscribed to cannot be deleted while it is active.
   GROUP_SUBSCRIBED_TO_TOPIC = 86,
+  // The broker's validation of a produced batch failed (malformed records, offsets not 0..n-1).
+  INVALID_RECORD = 87,
   // The partition epoch in an AlterPartition request is stale.
   INVALID_UPDATE_VERSION = 108,
   // The controller rejected an ISR change (e.g. a replica that is not live).

@@ -1,0 +1,447 @@
+// Encoding, validation, decoding and filtering of Kafka's record batches (magic v2).
+#include "engine/env/record_batch.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "engine/env/assert.h"
+#include "engine/env/crc32c.h"
+#include "engine/env/messages.h"
+
+namespace logsim {
+namespace {
+
+// Header field positions (DefaultRecordBatch).
+constexpr std::size_t kLengthAt = 8;
+constexpr std::size_t kEpochAt = 12;
+constexpr std::size_t kMagicAt = 16;
+constexpr std::size_t kCrcAt = 17;
+constexpr std::size_t kAttributesAt = 21;  // the CRC covers from here to the end
+
+template <typename U>
+U swap_to_big(U u) {
+  if constexpr (std::endian::native == std::endian::big || sizeof(U) == 1) {
+    return u;
+  } else if constexpr (sizeof(U) == 2) {
+    return __builtin_bswap16(u);
+  } else if constexpr (sizeof(U) == 4) {
+    return __builtin_bswap32(u);
+  } else {
+    return __builtin_bswap64(u);
+  }
+}
+
+template <typename T>
+void put_be(char* p, T v) {
+  const auto u = swap_to_big(static_cast<std::make_unsigned_t<T>>(v));
+  std::memcpy(p, &u, sizeof u);
+}
+
+template <typename T>
+T get_be(const char* p) {
+  std::make_unsigned_t<T> u = 0;
+  std::memcpy(&u, p, sizeof u);
+  return static_cast<T>(swap_to_big(u));
+}
+
+// Timestamps and their deltas wrap rather than overflow: a batch is decoded from whatever bytes
+// a damaged file holds, and that must never be undefined behaviour.
+std::int64_t wrapping_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+std::int64_t wrapping_sub(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+
+std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
+std::int64_t unzigzag(std::uint64_t u) { return static_cast<std::int64_t>(u >> 1) ^ -static_cast<std::int64_t>(u & 1); }
+
+std::size_t varint_size(std::int64_t v) {
+  std::uint64_t u = zigzag(v);
+  std::size_t n = 1;
+  while (u >= 0x80) {
+    u >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+char* put_varint(char* p, std::int64_t v) {
+  std::uint64_t u = zigzag(v);
+  while (u >= 0x80) {
+    *p++ = static_cast<char>((u & 0x7F) | 0x80);
+    u >>= 7;
+  }
+  *p++ = static_cast<char>(u);
+  return p;
+}
+
+std::size_t bytes_size(const std::optional<std::string>& s) {
+  return s ? varint_size(static_cast<std::int64_t>(s->size())) + s->size() : varint_size(-1);
+}
+
+char* put_bytes(char* p, std::string_view s) {
+  p = put_varint(p, static_cast<std::int64_t>(s.size()));
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+
+char* put_bytes(char* p, const std::optional<std::string>& s) {
+  return s ? put_bytes(p, std::string_view(*s)) : put_varint(p, -1);
+}
+
+// The record's fields after its length.
+std::size_t body_size(const Record& r, std::int64_t timestamp_delta, std::int32_t offset_delta) {
+  std::size_t n = 1 + varint_size(timestamp_delta) + varint_size(offset_delta) + bytes_size(r.key) + bytes_size(r.value);
+  n += varint_size(static_cast<std::int64_t>(r.headers.size()));
+  for (const RecordHeader& h : r.headers) {
+    n += varint_size(static_cast<std::int64_t>(h.key.size())) + h.key.size() + bytes_size(h.value);
+  }
+  return n;
+}
+
+char* put_record(char* p, const Record& r, std::size_t body, std::int64_t timestamp_delta, std::int32_t offset_delta) {
+  p = put_varint(p, static_cast<std::int64_t>(body));
+  *p++ = 0;  // attributes: unused in magic 2
+  p = put_varint(p, timestamp_delta);
+  p = put_varint(p, offset_delta);
+  p = put_bytes(p, r.key);
+  p = put_bytes(p, r.value);
+  p = put_varint(p, static_cast<std::int64_t>(r.headers.size()));
+  for (const RecordHeader& h : r.headers) {
+    p = put_bytes(p, std::string_view(h.key));
+    p = put_bytes(p, h.value);
+  }
+  return p;
+}
+
+// One encoder for both kinds of input: record i is records[i] at offset delta delta(i).
+template <typename Get>
+void encode(std::size_t count, Get&& get, BatchHeader h, std::string& out) {
+  LOGSIM_ASSERT(count > 0, "an empty record batch");
+  std::int64_t max_ts = std::numeric_limits<std::int64_t>::min();
+  std::size_t size = kBatchHeaderBytes;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto [rec, delta] = get(i);
+    const std::int64_t ts = rec->timestamp_ms;
+    max_ts = std::max(max_ts, ts);
+    const std::size_t body = body_size(*rec, wrapping_sub(ts, h.base_timestamp_ms), delta);
+    size += varint_size(static_cast<std::int64_t>(body)) + body;
+  }
+  LOGSIM_ASSERT(size - kBatchLogOverhead <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
+                "a record batch beyond 2 GiB");
+  h.max_timestamp_ms = max_ts;
+  h.batch_length = static_cast<std::int32_t>(size - kBatchLogOverhead);
+  h.record_count = static_cast<std::int32_t>(count);
+  const std::size_t start = out.size();
+  out.resize(start + size);
+  char* const batch = out.data() + start;
+  char* p = batch + kBatchHeaderBytes;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto [rec, delta] = get(i);
+    const std::int64_t ts_delta = wrapping_sub(rec->timestamp_ms, h.base_timestamp_ms);
+    p = put_record(p, *rec, body_size(*rec, ts_delta, delta), ts_delta, delta);
+  }
+  LOGSIM_ASSERT(p == batch + size, "a record batch's size was miscounted");
+  write_batch_header(h, batch);
+  put_be<std::uint32_t>(batch + kCrcAt, batch_crc(std::string_view(batch, size)));
+}
+
+// Reads one batch's records in order, checking every bound.
+class RecordReader {
+ public:
+  RecordReader(std::string_view batch, const BatchHeader& h) : b_(batch), h_(h), pos_(kBatchHeaderBytes) {}
+
+  bool done() const { return pos_ == b_.size(); }
+  // The next record into `out` (all its fields); false when it is malformed. `start`/`end`:
+  // its bytes in the batch.
+  bool next(StoredRecord& out, std::size_t& start, std::size_t& end) {
+    start = pos_;
+    std::int64_t body = 0;
+    if (!varint(body) || body < 1 || static_cast<std::uint64_t>(body) > b_.size() - pos_) return false;
+    const std::size_t body_end = pos_ + static_cast<std::size_t>(body);
+    ++pos_;  // attributes
+    std::int64_t ts_delta = 0;
+    std::int64_t offset_delta = 0;
+    std::int64_t headers = 0;
+    if (!varint(ts_delta) || !varint(offset_delta) || !bytes(out.record.key, body_end) ||
+        !bytes(out.record.value, body_end) || !varint(headers) || headers < 0 ||
+        headers > static_cast<std::int64_t>(body_end - pos_) / 2) {
+      return false;
+    }
+    if (offset_delta < 0 || offset_delta > h_.last_offset_delta || offset_delta <= last_delta_) return false;
+    last_delta_ = offset_delta;
+    out.record.headers.resize(static_cast<std::size_t>(headers));
+    for (RecordHeader& rh : out.record.headers) {
+      std::optional<std::string> key;
+      if (!bytes(key, body_end) || !key || !bytes(rh.value, body_end)) return false;
+      rh.key = std::move(*key);
+    }
+    if (pos_ != body_end) return false;
+    end = pos_;
+    const auto delta = static_cast<std::int32_t>(offset_delta);
+    out.offset = h_.base_offset + delta;
+    out.record.timestamp_ms = h_.log_append_time() ? h_.max_timestamp_ms : wrapping_add(h_.base_timestamp_ms, ts_delta);
+    out.leader_epoch = h_.leader_epoch;
+    out.producer_id = h_.producer_id;
+    out.producer_epoch = h_.producer_epoch;
+    out.sequence = sequence_after(h_.base_sequence, delta);
+    return true;
+  }
+
+ private:
+  bool varint(std::int64_t& v) {
+    std::uint64_t u = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= b_.size()) return false;
+      const auto byte = static_cast<unsigned char>(b_[pos_++]);
+      u |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+      if ((byte & 0x80) == 0) {
+        v = unzigzag(u);
+        return true;
+      }
+    }
+    return false;
+  }
+  bool bytes(std::optional<std::string>& s, std::size_t limit) {
+    std::int64_t len = 0;
+    if (!varint(len) || len < -1) return false;
+    if (len == -1) {
+      s.reset();
+      return true;
+    }
+    if (static_cast<std::uint64_t>(len) > limit - pos_) return false;
+    s.emplace(b_.substr(pos_, static_cast<std::size_t>(len)));
+    pos_ += static_cast<std::size_t>(len);
+    return true;
+  }
+
+  std::string_view b_;
+  const BatchHeader& h_;
+  std::size_t pos_;
+  std::int64_t last_delta_ = -1;
+};
+
+BatchHeader header_of(std::string_view batch) {
+  const std::optional<BatchHeader> h = parse_batch_header(batch);
+  LOGSIM_ASSERT(h && h->size_bytes() == batch.size(), "not one whole record batch");
+  return *h;
+}
+
+}  // namespace
+
+Sequence sequence_after(Sequence base, std::int32_t delta) {
+  if (base.value() < 0) return base;
+  const std::int64_t s = static_cast<std::int64_t>(base.value()) + delta;
+  const std::int64_t span = static_cast<std::int64_t>(std::numeric_limits<std::int32_t>::max()) + 1;
+  return Sequence(static_cast<std::int32_t>(s % span));
+}
+
+Sequence BatchHeader::last_sequence() const { return sequence_after(base_sequence, last_offset_delta); }
+
+void write_batch_header(const BatchHeader& h, char* out) {
+  put_be<std::int64_t>(out, h.base_offset.value());
+  put_be<std::int32_t>(out + kLengthAt, h.batch_length);
+  put_be<std::int32_t>(out + kEpochAt, h.leader_epoch.value());
+  put_be<std::int8_t>(out + kMagicAt, kBatchMagic);
+  put_be<std::uint32_t>(out + kCrcAt, h.crc);
+  put_be<std::int16_t>(out + kAttributesAt, h.attributes);
+  put_be<std::int32_t>(out + 23, h.last_offset_delta);
+  put_be<std::int64_t>(out + 27, h.base_timestamp_ms);
+  put_be<std::int64_t>(out + 35, h.max_timestamp_ms);
+  put_be<std::int64_t>(out + 43, h.producer_id.value());
+  put_be<std::int16_t>(out + 51, h.producer_epoch.value());
+  put_be<std::int32_t>(out + 53, h.base_sequence.value());
+  put_be<std::int32_t>(out + 57, h.record_count);
+}
+
+std::optional<BatchHeader> parse_batch_header(std::string_view bytes) {
+  if (bytes.size() < kBatchHeaderBytes) return std::nullopt;
+  const char* p = bytes.data();
+  BatchHeader h;
+  h.base_offset = Offset(get_be<std::int64_t>(p));
+  h.batch_length = get_be<std::int32_t>(p + kLengthAt);
+  h.leader_epoch = LeaderEpoch(get_be<std::int32_t>(p + kEpochAt));
+  const auto magic = get_be<std::int8_t>(p + kMagicAt);
+  h.crc = get_be<std::uint32_t>(p + kCrcAt);
+  h.attributes = get_be<std::int16_t>(p + kAttributesAt);
+  h.last_offset_delta = get_be<std::int32_t>(p + 23);
+  h.base_timestamp_ms = get_be<std::int64_t>(p + 27);
+  h.max_timestamp_ms = get_be<std::int64_t>(p + 35);
+  h.producer_id = ProducerId(get_be<std::int64_t>(p + 43));
+  h.producer_epoch = ProducerEpoch(get_be<std::int16_t>(p + 51));
+  h.base_sequence = Sequence(get_be<std::int32_t>(p + 53));
+  h.record_count = get_be<std::int32_t>(p + 57);
+  if (magic != kBatchMagic || h.batch_length < static_cast<std::int32_t>(kBatchHeaderBytes - kBatchLogOverhead)) {
+    return std::nullopt;
+  }
+  if (h.base_offset.value() < 0 || h.last_offset_delta < 0 || h.record_count < 0 ||
+      h.record_count > static_cast<std::int64_t>(h.last_offset_delta) + 1 ||
+      h.base_offset.value() > std::numeric_limits<std::int64_t>::max() - h.last_offset_delta) {
+    return std::nullopt;
+  }
+  return h;
+}
+
+std::uint32_t batch_crc(std::string_view batch) {
+  LOGSIM_ASSERT(batch.size() >= kBatchHeaderBytes, "a record batch shorter than its header");
+  return crc32c(batch.substr(kAttributesAt));
+}
+
+std::uint32_t batch_crc(const BatchHeader& h, std::string_view records) {
+  char header[kBatchHeaderBytes];
+  write_batch_header(h, header);
+  const std::uint32_t crc = crc32c(std::string_view(header + kAttributesAt, kBatchHeaderBytes - kAttributesAt));
+  return crc32c_extend(crc, records);
+}
+
+void encode_batch(std::span<const Record> records, const BatchMeta& meta, std::string& out) {
+  LOGSIM_ASSERT(!records.empty(), "an empty record batch");
+  BatchHeader h;
+  h.base_offset = meta.base_offset;
+  h.leader_epoch = meta.leader_epoch;
+  h.last_offset_delta = static_cast<std::int32_t>(records.size() - 1);
+  h.base_timestamp_ms = records.front().timestamp_ms;
+  h.producer_id = meta.producer_id;
+  h.producer_epoch = meta.producer_epoch;
+  h.base_sequence = meta.base_sequence;
+  encode(records.size(), [&](std::size_t i) { return std::pair{&records[i], static_cast<std::int32_t>(i)}; }, h, out);
+}
+
+std::string encode_batch(std::span<const Record> records, const BatchMeta& meta) {
+  std::string out;
+  encode_batch(records, meta, out);
+  return out;
+}
+
+void encode_stored_batch(std::span<const StoredRecord> records, std::string& out, std::optional<Offset> last) {
+  LOGSIM_ASSERT(!records.empty(), "an empty record batch");
+  const StoredRecord& first = records.front();
+  BatchHeader h;
+  h.base_offset = first.offset;
+  h.leader_epoch = first.leader_epoch;
+  const Offset end = last && *last > records.back().offset ? *last : records.back().offset;
+  LOGSIM_ASSERT(end - first.offset <= std::numeric_limits<std::int32_t>::max(), "a record batch spanning 2^31 offsets");
+  h.last_offset_delta = static_cast<std::int32_t>(end - first.offset);
+  h.base_timestamp_ms = first.record.timestamp_ms;
+  h.producer_id = first.producer_id;
+  h.producer_epoch = first.producer_epoch;
+  h.base_sequence = first.sequence;
+  Offset prev(-1);
+  for (const StoredRecord& r : records) {
+    LOGSIM_ASSERT(r.offset > prev, "stored records out of offset order");
+    prev = r.offset;
+  }
+  encode(records.size(),
+         [&](std::size_t i) {
+           return std::pair{&records[i].record, static_cast<std::int32_t>(records[i].offset - first.offset)};
+         },
+         h, out);
+}
+
+bool batch_is_valid(std::string_view batch, bool verify_crc) {
+  const std::optional<BatchHeader> h = parse_batch_header(batch);
+  if (!h || h->size_bytes() != batch.size()) return false;
+  if (verify_crc && batch_crc(batch) != h->crc) return false;
+  RecordReader reader(batch, *h);
+  StoredRecord rec;
+  std::size_t start = 0;
+  std::size_t end = 0;
+  for (std::int32_t i = 0; i < h->record_count; ++i) {
+    if (!reader.next(rec, start, end)) return false;
+  }
+  return reader.done();
+}
+
+void for_each_record(std::string_view batch, const std::function<bool(const StoredRecord&)>& fn) {
+  const BatchHeader h = header_of(batch);
+  RecordReader reader(batch, h);
+  StoredRecord rec;
+  std::size_t start = 0;
+  std::size_t end = 0;
+  for (std::int32_t i = 0; i < h.record_count; ++i) {
+    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
+    if (!fn(rec)) return;
+  }
+}
+
+void decode_batch(std::string_view batch, std::vector<StoredRecord>& out, Offset from) {
+  const BatchHeader h = header_of(batch);
+  if (h.last_offset() < from) return;
+  RecordReader reader(batch, h);
+  std::size_t start = 0;
+  std::size_t end = 0;
+  out.reserve(out.size() + static_cast<std::size_t>(h.record_count));
+  for (std::int32_t i = 0; i < h.record_count; ++i) {
+    StoredRecord& rec = out.emplace_back();
+    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
+    if (rec.offset < from) out.pop_back();
+  }
+}
+
+std::size_t filter_batch(std::string_view batch, const std::function<bool(const StoredRecord&)>& keep,
+                         std::string& out) {
+  BatchHeader h = header_of(batch);
+  RecordReader reader(batch, h);
+  StoredRecord rec;
+  std::size_t start = 0;
+  std::size_t end = 0;
+  std::string records;
+  std::int32_t kept = 0;
+  std::int64_t max_ts = std::numeric_limits<std::int64_t>::min();
+  for (std::int32_t i = 0; i < h.record_count; ++i) {
+    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
+    if (!keep(rec)) continue;
+    records.append(batch.substr(start, end - start));
+    ++kept;
+    max_ts = std::max(max_ts, rec.record.timestamp_ms);
+  }
+  if (kept == 0) return 0;
+  if (!h.log_append_time()) h.max_timestamp_ms = max_ts;
+  h.record_count = kept;
+  h.batch_length = static_cast<std::int32_t>(kBatchHeaderBytes - kBatchLogOverhead + records.size());
+  h.crc = batch_crc(h, records);
+  const std::size_t at = out.size();
+  out.resize(at + kBatchHeaderBytes);
+  write_batch_header(h, out.data() + at);
+  out.append(records);
+  return static_cast<std::size_t>(kept);
+}
+
+BatchScan scan_batches(std::string_view bytes, bool verify_records) {
+  BatchScan scan;
+  while (scan.valid_bytes < bytes.size()) {
+    const std::string_view rest = bytes.substr(static_cast<std::size_t>(scan.valid_bytes));
+    const std::optional<BatchHeader> h = parse_batch_header(rest);
+    if (!h || h->size_bytes() > rest.size() ||
+        (verify_records && !batch_is_valid(rest.substr(0, static_cast<std::size_t>(h->size_bytes())), true))) {
+      scan.complete = false;
+      break;
+    }
+    scan.batches.push_back(*h);
+    scan.valid_bytes += h->size_bytes();
+  }
+  return scan;
+}
+
+std::vector<StoredRecord> decode_batches(std::string_view bytes, Offset from) {
+  std::vector<StoredRecord> out;
+  std::uint64_t pos = 0;
+  while (pos < bytes.size()) {
+    const std::optional<BatchHeader> h = parse_batch_header(bytes.substr(pos));
+    LOGSIM_ASSERT(h && h->size_bytes() <= bytes.size() - pos, "malformed record batches taken for valid");
+    decode_batch(bytes.substr(pos, static_cast<std::size_t>(h->size_bytes())), out, from);
+    pos += h->size_bytes();
+  }
+  return out;
+}
+
+std::vector<StoredRecord> decode_batches(const SharedBytes& bytes, Offset from) {
+  std::string scratch;
+  return decode_batches(bytes.contiguous(scratch), from);
+}
+
+}  // namespace logsim

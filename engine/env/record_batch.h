@@ -1,0 +1,133 @@
+// Kafka's record batch (magic v2): the unit in which records travel and are stored.
+//
+// A producer encodes each batch once. The leader validates it, then writes its base offset
+// and leader epoch into the header, fields that the CRC does not cover, so the records' bytes
+// and checksum stay as the producer made them (LogAppendTime also sets the max timestamp,
+// which the CRC covers, so then the leader computes it again). The log stores the batches
+// back to back; followers and consumers are sent the stored bytes as they are, and only a
+// consumer decodes the records. This is Kafka's DefaultRecordBatch, byte for byte, without
+// compression, transactions or control batches:
+//
+//   baseOffset i64 | batchLength i32 (the bytes after it) | partitionLeaderEpoch i32 |
+//   magic i8 (2) | crc u32 (CRC-32C of attributes .. the end) | attributes i16 |
+//   lastOffsetDelta i32 | baseTimestamp i64 | maxTimestamp i64 | producerId i64 |
+//   producerEpoch i16 | baseSequence i32 | records count i32 | the records
+//
+// and each record (DefaultRecord), its integers zigzag varints as in Kafka's ByteUtils:
+//
+//   length | attributes i8 (0) | timestampDelta (varlong) | offsetDelta | keyLength (-1: null) |
+//   key | valueLength (-1: null, a tombstone) | value | header count |
+//   per header: keyLength | key | valueLength (-1: null) | value
+//
+// Fixed-width fields are big-endian, as on Kafka's wire. A record's offset is baseOffset +
+// offsetDelta, its sequence baseSequence + offsetDelta, its timestamp baseTimestamp +
+// timestampDelta, or maxTimestamp for the whole batch when attributes has the LogAppendTime
+// bit (0x08). Offset deltas increase within [0, lastOffsetDelta]; compaction removes records
+// but keeps the batch's base offset and lastOffsetDelta, so a batch spans the same offsets
+// before and after, as in Kafka.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/env/shared_bytes.h"
+#include "engine/env/types.h"
+
+namespace logsim {
+
+struct Record;
+struct StoredRecord;
+
+inline constexpr std::int8_t kBatchMagic = 2;
+inline constexpr std::size_t kBatchHeaderBytes = 61;
+// baseOffset and batchLength, which batchLength does not count.
+inline constexpr std::size_t kBatchLogOverhead = 12;
+inline constexpr std::int16_t kLogAppendTimeAttribute = 0x08;
+
+struct BatchHeader {
+  Offset base_offset{0};
+  std::int32_t batch_length = 0;
+  LeaderEpoch leader_epoch{-1};
+  std::uint32_t crc = 0;
+  std::int16_t attributes = 0;
+  std::int32_t last_offset_delta = 0;
+  std::int64_t base_timestamp_ms = 0;
+  std::int64_t max_timestamp_ms = 0;
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence base_sequence{-1};
+  std::int32_t record_count = 0;
+
+  Offset last_offset() const { return base_offset + last_offset_delta; }
+  std::uint64_t size_bytes() const { return kBatchLogOverhead + static_cast<std::uint64_t>(batch_length); }
+  bool log_append_time() const { return (attributes & kLogAppendTimeAttribute) != 0; }
+  bool idempotent() const { return producer_id.value() >= 0; }
+  // baseSequence + lastOffsetDelta (-1 when not idempotent).
+  Sequence last_sequence() const;
+};
+
+// The sequence `delta` records after `base`, wrapping past INT32_MAX to 0 as Kafka's do; -1
+// (not idempotent) stays -1.
+Sequence sequence_after(Sequence base, std::int32_t delta);
+
+// What a batch carries beside its records.
+struct BatchMeta {
+  Offset base_offset{0};
+  LeaderEpoch leader_epoch{-1};
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence base_sequence{-1};
+};
+
+// Appends the batch of `records` (offset deltas 0, 1, ...; CreateTime) to `out`. Precondition:
+// at least one record.
+void encode_batch(std::span<const Record> records, const BatchMeta& meta, std::string& out);
+std::string encode_batch(std::span<const Record> records, const BatchMeta& meta = {});
+// Appends one batch of stored records at their own offsets (increasing): its base offset is the
+// first's, its last offset the last's (or `last`, when larger), its leader epoch and producer
+// the first's (each record's sequence is then base + offset delta, as Kafka's are).
+void encode_stored_batch(std::span<const StoredRecord> records, std::string& out, std::optional<Offset> last = {});
+
+// The header at the start of `bytes`, if it is well formed: at least kBatchHeaderBytes, magic
+// 2, a batch length that holds the header, a record count in [0, lastOffsetDelta + 1].
+std::optional<BatchHeader> parse_batch_header(std::string_view bytes);
+// Writes `h` into the first kBatchHeaderBytes of `out`, crc as given.
+void write_batch_header(const BatchHeader& h, char* out);
+// The CRC-32C a batch's crc field must hold: over attributes .. the end of `batch`.
+std::uint32_t batch_crc(std::string_view batch);
+// The same, for a header to be written (`h`, whose crc is ignored) followed by `records`.
+std::uint32_t batch_crc(const BatchHeader& h, std::string_view records);
+// Whether `batch` (exactly one, whole) has well-formed records, as many as its count, with
+// offset deltas increasing within [0, lastOffsetDelta], and (with verify_crc) its CRC.
+bool batch_is_valid(std::string_view batch, bool verify_crc);
+
+// Decodes the records of `batch` (valid, whole) with offsets >= `from` onto `out`.
+void decode_batch(std::string_view batch, std::vector<StoredRecord>& out, Offset from = Offset(0));
+// Calls fn(record) for each record of `batch` (valid, whole) in offset order until it returns false.
+void for_each_record(std::string_view batch, const std::function<bool(const StoredRecord&)>& fn);
+// Appends to `out` the batch holding only the records of `batch` that keep() keeps, with the
+// same base offset, lastOffsetDelta, leader epoch, producer and base timestamp, the max
+// timestamp of what is kept (the batch's own under LogAppendTime), and a new CRC; the kept
+// records' bytes are copied as they are. Appends nothing when none is kept. Returns how many were.
+std::size_t filter_batch(std::string_view batch, const std::function<bool(const StoredRecord&)>& keep,
+                         std::string& out);
+
+// Batches back to back from the start of some bytes, as far as they are whole and valid.
+struct BatchScan {
+  std::vector<BatchHeader> batches;
+  std::uint64_t valid_bytes = 0;  // the length of those batches together
+  bool complete = true;           // false when bytes follow them that are not a whole valid batch
+};
+// verify_records: check each batch's records and CRC too (recovery, a produce), not only
+// its header (a follower's append of what its leader validated).
+BatchScan scan_batches(std::string_view bytes, bool verify_records);
+// Every record of the batches in `bytes` (whole, valid), from offset `from` on.
+std::vector<StoredRecord> decode_batches(std::string_view bytes, Offset from = Offset(0));
+std::vector<StoredRecord> decode_batches(const SharedBytes& bytes, Offset from = Offset(0));
+
+}  // namespace logsim
