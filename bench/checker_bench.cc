@@ -11,7 +11,7 @@
 //
 // The events are generated in chunks of one million (the whole history as HistoryEvents would
 // take gigabytes); only the checkers' work on each chunk is timed. Memory: the checkers' live
-// heap bytes at the end (operator new/delete are counted) and the process's peak RSS.
+// heap bytes at the end (glibc's count, mallinfo2) and the process's peak RSS.
 //
 // Usage: bench_checkers [events] [--per-checker | --warm]   (default 10,000,000; the smoke test
 // passes a small count; --per-checker then times each default checker alone over the same

@@ -1,14 +1,14 @@
-// Live heap bytes of the whole process, for the benchmarks' memory figures: linking
-// heap_counter.cc replaces operator new and delete (every form, aligned included) with ones
-// that count each block's usable size.
+// Live heap bytes and resident memory of the whole process, for the benchmarks' memory
+// figures. The heap figure is glibc's own accounting (mallinfo2), read when asked: nothing is
+// counted per allocation, so the code being timed runs as it does in logsim itself.
 #pragma once
 
 #include <cstdint>
 
 namespace logsim::bench {
 
-// Bytes the process holds through operator new right now (usable sizes: this includes address
-// space an allocator reserved but never touched, such as glibc's padding of aligned blocks).
+// Bytes the process holds in heap blocks right now (glibc's chunk sizes: this includes address
+// space reserved but never touched, such as the padding of aligned blocks).
 std::int64_t live_heap_bytes();
 
 // Bytes of the process resident in memory right now (/proc/self/statm): what the operating
