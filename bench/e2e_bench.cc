@@ -4,8 +4,8 @@
 //   log memory   bytes of memory per record retained by one PartitionLog on a SimDisk: the
 //                process's resident memory before and after appending (measured first, before
 //                anything was freed), against the goal of issue #8: 1.5 x payload + 32 bytes
-//                (payload = key + value bytes); and its live heap (operator new/delete
-//                replaced), which also counts address space reserved but never touched.
+//                (payload = key + value bytes); and its live heap (glibc's count, read
+//                before and after), which also counts address space reserved but never touched.
 //   end to end   records per second of wall time through produce -> replicate -> fetch, all in
 //                one sim::World: three brokers and a controller, one topic of one partition
 //                with replication factor 3 and min.insync.replicas 2, an idempotent producer
@@ -64,7 +64,7 @@ double memcpy_records_per_sec(std::uint64_t records) {
 
 struct LogMemory {
   double bytes_per_record = 0;           // resident memory
-  double heap_bytes_per_record = 0;      // operator new's usable sizes
+  double heap_bytes_per_record = 0;      // glibc's heap blocks
   double payload_bytes = 0;
 };
 
@@ -268,7 +268,7 @@ int main(int argc, char** argv) {
   std::printf("log       resident memory per retained record: %.1f bytes (payload %.0f; goal <= %.1f = 1.5 x payload"
               " + 32; %.2f x payload)\n",
               mem.bytes_per_record, mem.payload_bytes, goal, mem.bytes_per_record / mem.payload_bytes);
-  std::printf("log       heap per retained record: %.1f bytes (operator new's usable sizes, which count the address"
+  std::printf("log       heap per retained record: %.1f bytes (glibc's heap blocks, which count the address"
               " space glibc reserves, untouched, to align each 2 MiB page)\n",
               mem.heap_bytes_per_record);
 

@@ -23,17 +23,17 @@ ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& bat
     return c;
   }
   const Sequence base = batch.base_sequence;
-  const Sequence last = base + (count - 1);
+  const Sequence last = sequence_after(base, count - 1);
   if (last <= e.last) {
     if (base.value() < 0) return c;
     // PLANTED BUG (skip-idempotent-dedup): a retried batch is not recognised as written; it
     // is appended again (at new offsets) and answered as if new.
     if (plants.has(Plant::kSkipIdempotentDedup)) return c;
     c.duplicate = true;
-    auto found = std::lower_bound(e.recent.begin(), e.recent.end(), base,
-                                  [](const auto& entry, Sequence s) { return entry.first < s; });
-    if (found != e.recent.end() && found->first == base) {
-      c.duplicate_base = found->second;
+    const auto found = std::find_if(e.recent.begin(), e.recent.end(),
+                                    [&](const RecentBatch& r) { return r.first == base && r.last == last; });
+    if (found != e.recent.end()) {
+      c.duplicate_base = found->base_offset;
     } else {
       // Not a batch this log holds: never written here (this replica took the producer up
       // mid-sequence, as an unknown producer may be), or written too long ago to tell. Either
@@ -50,23 +50,27 @@ ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& bat
   return c;
 }
 
-void ProducerStateTable::record(ProducerId id, ProducerEpoch epoch, Sequence sequence, Offset offset) {
-  if (id.value() < 0) return;
-  Entry& e = producers_[id];
-  if (epoch > e.epoch) {
+void ProducerStateTable::record(const BatchHeader& batch) {
+  if (!batch.idempotent()) return;
+  Entry& e = producers_[batch.producer_id];
+  const Sequence last = batch.last_sequence();
+  if (batch.producer_epoch > e.epoch) {
     e = Entry{};
-    e.epoch = epoch;
-  } else if (epoch == e.epoch && sequence.value() >= 0 && sequence <= e.last) {
+    e.epoch = batch.producer_epoch;
+  } else if (batch.producer_epoch == e.epoch && batch.base_sequence.value() >= 0 && last <= e.last) {
     return;  // written again (skip-idempotent-dedup): the first write's offsets stand
   }
-  e.last = sequence;
-  e.recent.emplace_back(sequence, offset);
-  if (e.recent.size() > kWindow) e.recent.pop_front();
+  e.last = last;
+  e.recent.push_back(RecentBatch{batch.base_sequence, last, batch.base_offset});
+  while (e.recent.size() > kBatchesRetained &&
+         static_cast<std::int64_t>(e.recent.front().last.value()) + kSequencesRetained < last.value()) {
+    e.recent.pop_front();
+  }
 }
 
 void ProducerStateTable::rebuild(const PartitionLog& log) {
   producers_.clear();
-  for (const StoredRecord& r : log.read(log.log_start_offset(), INT32_MAX, log.log_end_offset())) record(r);
+  for (const BatchHeader& h : log.batch_headers()) record(h);
 }
 
 }  // namespace logsim::engine

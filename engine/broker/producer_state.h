@@ -1,5 +1,15 @@
 // The idempotent producers a partition has seen: for each producer id, its epoch, the last
-// sequence written, and where recent sequences landed (Kafka's ProducerStateManager).
+// sequence written, and its recent batches: their sequences and where they landed (Kafka's
+// ProducerStateManager and ProducerStateEntry).
+//
+// Departure from Kafka: Kafka keeps the last five batches (NUM_BATCHES_TO_RETAIN); we keep at
+// least those and every batch within the last kSequencesRetained sequences. Kafka's producer
+// limits in-flight requests per connection, not per partition, so after a leader change more
+// than five batches of one partition can be unanswered, across the old leader and the new; a
+// retry of one the new leader no longer caches is OUT_OF_ORDER_SEQUENCE_NUMBER, and the
+// producer (TransactionManager.canRetry) bumps its epoch and writes it again: a duplicate.
+// With five batches, logsim fuzz finds exactly that in scenarios/templates/replicated-writes
+// (seed 26: the leader cut off for 3 s, its batches retried to the next leader).
 //
 // Rules for a batch (producer id, epoch, sequences base .. base + count - 1):
 // - no producer id: append (not idempotent);
@@ -8,10 +18,10 @@
 //   sequence — Kafka, since KIP-360, lets such a producer continue;
 // - a new epoch of a known producer: append if it starts at sequence 0 (the producer bumped its
 //   epoch and numbers every partition from 0 again, KIP-360), else OUT_OF_ORDER_SEQUENCE_NUMBER;
-// - sequences already written: a duplicate, answered with the offsets it got the first time;
-//   sequences at or below the last that the recent window does not hold (never written to
-//   this log, or too long ago): OUT_OF_ORDER_SEQUENCE_NUMBER, as Kafka's broker answers a
-//   batch that is neither a cached duplicate nor next in sequence;
+// - a recent batch again (the same first and last sequence): a duplicate, answered with the
+//   offsets it got the first time; any other batch at or below the last sequence (never
+//   written to this log, or longer ago): OUT_OF_ORDER_SEQUENCE_NUMBER, as Kafka's broker
+//   answers a batch that is neither a cached duplicate nor next in sequence;
 // - base == last + 1: append; anything else: OUT_OF_ORDER_SEQUENCE_NUMBER.
 // The table is rebuilt from the log after recovery and truncation, so leaders and followers
 // agree on it: what the records say is the state.
@@ -38,22 +48,26 @@ class ProducerStateTable {
 
   // `plants`: the skip-idempotent-dedup planted bug takes a retried batch for a new one.
   Check check(const ProducerBatchInfo& batch, std::int32_t count, Plants plants = {}) const;
-  // Takes note of a record the log now holds (leader append or replication). A sequence at or
+  // Takes note of a batch the log now holds (leader append or replication). Sequences at or
   // below the producer's last one in the same epoch (a duplicate written again, which only
-  // the skip-idempotent-dedup planted bug does) leaves the table as the first write left it.
-  void record(ProducerId id, ProducerEpoch epoch, Sequence sequence, Offset offset);
-  void record(const StoredRecord& r) { record(r.producer_id, r.producer_epoch, r.sequence, r.offset); }
-  void record(const FrameInfo& f) { record(f.producer_id, f.producer_epoch, f.sequence, f.offset); }
+  // the skip-idempotent-dedup planted bug does) leave the table as the first write left it.
+  void record(const BatchHeader& batch);
   void rebuild(const PartitionLog& log);
   std::size_t size() const { return producers_.size(); }
 
-  static constexpr std::size_t kWindow = 5000;  // recent sequences remembered per producer
+  static constexpr std::size_t kBatchesRetained = 5;  // per producer, at least, as Kafka's
+  static constexpr std::int32_t kSequencesRetained = 5000;  // and every batch within these
 
  private:
+  struct RecentBatch {
+    Sequence first;
+    Sequence last;
+    Offset base_offset;
+  };
   struct Entry {
     ProducerEpoch epoch{-1};
     Sequence last{-1};
-    std::deque<std::pair<Sequence, Offset>> recent;  // increasing sequences
+    std::deque<RecentBatch> recent;  // oldest first
   };
   std::map<ProducerId, Entry> producers_;
 };

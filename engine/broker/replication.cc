@@ -4,7 +4,7 @@
 
 #include "engine/broker/broker.h"
 #include "engine/env/assert.h"
-#include "engine/log/record_codec.h"
+#include "engine/env/record_batch.h"
 
 namespace logsim::engine {
 namespace {
@@ -234,13 +234,19 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
   }
   if (resp.error != ErrorCode::NONE) return back_off(b, *p);
   PartitionLog& log = *p->log;
-  if (!resp.frames.empty()) {
-    std::string scratch;
-    const std::optional<std::vector<FrameInfo>> infos = scan_frames(resp.frames.contiguous(scratch));
-    LOGSIM_ASSERT(infos.has_value(), "a malformed frame fetched from the leader of " + log.dir());
-    if (infos->front().offset >= log.log_end_offset()) {
-      log.append_frames(resp.frames, *infos, to_millis(b.env.now()));
-      for (const FrameInfo& f : *infos) p->producers.record(f);
+  if (!resp.records.empty()) {
+    const BatchScan scan = scan_batch_headers(resp.records);
+    LOGSIM_ASSERT(scan.complete, "a malformed batch fetched from the leader of " + log.dir());
+    const Offset first = scan.batches.front().base_offset;
+    if (first < log.log_end_offset() && scan.batches.front().last_offset() >= log.log_end_offset()) {
+      // Our log ends inside one of the leader's batches: the logs diverged where no leader
+      // epoch told us. Find where, as after a leader change.
+      p->phase = FollowerPhase::kTruncating;
+      return back_off(b, *p);
+    }
+    if (first >= log.log_end_offset()) {
+      log.append_as_follower(resp.records, scan.batches, to_millis(b.env.now()));
+      for (const BatchHeader& h : scan.batches) p->producers.record(h);
       flush_if_due(b, *p);
     }
   }

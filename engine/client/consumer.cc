@@ -5,6 +5,7 @@
 
 #include "engine/client/consumer_protocol.h"
 #include "engine/env/assert.h"
+#include "engine/env/record_batch.h"
 
 namespace logsim::engine {
 namespace {
@@ -244,10 +245,8 @@ void Consumer::on_fetch(const FetchResponse& resp) {
     pump(tp);  // the broker already waited up to fetch.max.wait.ms: ask again
     return;
   }
-  for (const StoredRecord& r : resp.records) {
-    if (r.offset < st->fetch_offset) continue;  // below what was asked: never hand out twice
-    st->buffer.push_back(r);
-  }
+  // Whole batches: the first may begin below what was asked, which is never handed out twice.
+  for (StoredRecord& r : decode_batches(resp.records, st->fetch_offset)) st->buffer.push_back(std::move(r));
   pump(tp);
 }
 

@@ -6,6 +6,7 @@
 
 #include "engine/client/partitioner.h"
 #include "engine/env/assert.h"
+#include "engine/env/record_batch.h"
 
 namespace logsim::engine {
 namespace {
@@ -106,7 +107,7 @@ void Producer::renumber_behind_refused(std::deque<Batch>& batches) {
 void Producer::release_sequences(const PartitionKey& key, const Batch& b) {
   if (!config_.enable_idempotence || b.base_sequence.value() < 0 || !is_current(b)) return;
   SequenceRun& run = sequences_.at(key);
-  if (!b.maybe_written && run.next == b.base_sequence + static_cast<std::int32_t>(b.sends.size())) {
+  if (!b.maybe_written && run.next == b.base_sequence + b.count()) {
     run.next = b.base_sequence;
     return;
   }
@@ -163,11 +164,11 @@ void Producer::place(PendingSend s) {
     for (auto& e : batches_) order->push_back(&e);
     partition_order_ = std::move(order);
   }
-  entry->second.clean_generation = 0;
   auto& batches = entry->second.batches;
   const auto size = static_cast<std::int64_t>(s.record.value ? s.record.value->size() : 0);
-  if (batches.empty() || batches.back().closed ||
-      (!batches.back().sends.empty() && batches.back().bytes + size > config_.batch_size)) {
+  const bool joins_open = !batches.empty() && !batches.back().closed &&
+                          (batches.back().callbacks.empty() || batches.back().bytes + size <= config_.batch_size);
+  if (!joins_open) {
     if (!batches.empty()) batches.back().closed = true;
     Batch b;
     b.id = ++next_batch_;
@@ -176,9 +177,14 @@ void Producer::place(PendingSend s) {
     batches.push_back(std::move(b));
   }
   Batch& b = batches.back();
-  b.sends.push_back(std::move(s));
+  b.records.append(s.record);
+  b.callbacks.push_back(std::move(s.done));
   b.bytes += size;
   if (b.bytes >= config_.batch_size) b.closed = true;
+  // A send that joins the open last batch and leaves it open changes nothing a drain pass reads
+  // (the batch's deadline is its first send's; it is still the last and still open), so a clean
+  // partition stays clean: a send then costs no pass over the partition's batches.
+  if (!joins_open || b.closed) entry->second.clean_generation = 0;
 }
 
 void Producer::arm_drain(Nanos at) {
@@ -311,20 +317,16 @@ void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
     b.producer_id = producer_id_;
     b.producer_epoch = producer_epoch_;
     b.base_sequence = run.next;
-    run.next = run.next + static_cast<std::int32_t>(b.sends.size());
+    run.next = run.next + b.count();
   }
+  encode(b);
   ProduceRequest req;
   req.correlation_id = ++next_correlation_;
   req.topic = key.first;
   req.partition = PartitionId(key.second);
   req.acks = config_.acks;
   req.timeout_ms = config_.request_timeout_ms;
-  req.records.reserve(b.sends.size());
-  for (const PendingSend& s : b.sends) req.records.push_back(s.record);
-  // A retry keeps the id and epoch of its numbers, even after the producer moved on.
-  req.producer_id = config_.enable_idempotence ? b.producer_id : ProducerId(-1);
-  req.producer_epoch = config_.enable_idempotence ? b.producer_epoch : ProducerEpoch(-1);
-  req.base_sequence = b.base_sequence;
+  req.records = b.encoded;
   env_.send(leader, std::move(req));
   if (config_.acks == 0) {
     complete(key, b.id, SendOutcome::kAcknowledged, Offset(-1), ErrorCode::NONE);
@@ -336,6 +338,31 @@ void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
   by_correlation_[b.correlation] = {key, b.id};
   b.timer = env_.set_timer(millis(config_.request_timeout_ms), kSendTimerTag);
   by_timer_[b.timer] = {key, b.id};
+}
+
+// The batch's records as one record batch under its current numbers. A retry keeps the id and
+// epoch of its numbers, even after the producer moved on; a batch numbered again (a new epoch)
+// gets a new header and CRC over the same records.
+void Producer::encode(Batch& b) const {
+  const bool idempotent = config_.enable_idempotence;
+  const ProducerId id = idempotent ? b.producer_id : ProducerId(-1);
+  const ProducerEpoch epoch = idempotent ? b.producer_epoch : ProducerEpoch(-1);
+  const Sequence base = idempotent ? b.base_sequence : Sequence(-1);
+  if (b.encoded.empty()) {
+    b.encoded = SharedBytes(b.records.finish(BatchMeta{Offset(0), LeaderEpoch(-1), id, epoch, base}));
+    return;
+  }
+  char head[kBatchHeaderBytes];
+  b.encoded.copy_out(0, sizeof head, head);
+  BatchHeader h = *parse_batch_header(std::string_view(head, sizeof head));
+  if (h.producer_id == id && h.producer_epoch == epoch && h.base_sequence == base) return;
+  std::string bytes = b.encoded.str();
+  h.producer_id = id;
+  h.producer_epoch = epoch;
+  h.base_sequence = base;
+  h.crc = batch_crc(h, std::string_view(bytes).substr(kBatchHeaderBytes));
+  write_batch_header(h, bytes.data());
+  b.encoded = SharedBytes(std::move(bytes));
 }
 
 Producer::Batch* Producer::find_batch(const PartitionKey& key, std::uint64_t batch_id) {
@@ -462,12 +489,12 @@ void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOut
   if (done.correlation != 0) end_attempt(env_, in_flight_, by_correlation_, by_timer_, done, drain_generation_);
   if (outcome != SendOutcome::kAcknowledged) release_sequences(key, done);
   std::vector<std::pair<SendResult, SendCallback>> results;
-  results.reserve(done.sends.size());
-  for (std::size_t i = 0; i < done.sends.size(); ++i) {
+  results.reserve(done.callbacks.size());
+  for (std::size_t i = 0; i < done.callbacks.size(); ++i) {
     const Offset offset = base.value() >= 0 ? base + static_cast<std::int64_t>(i) : Offset(-1);
-    results.emplace_back(SendResult{outcome, PartitionId(key.second), offset, error}, std::move(done.sends[i].done));
+    results.emplace_back(SendResult{outcome, PartitionId(key.second), offset, error}, std::move(done.callbacks[i]));
   }
-  sends_pending_ -= done.sends.size();
+  sends_pending_ -= done.callbacks.size();
   for (auto& [result, callback] : results) callback(result);  // may send again
 }
 

@@ -41,6 +41,7 @@
 
 #include "engine/client/metadata.h"
 #include "engine/env/env.h"
+#include "engine/env/record_batch.h"
 
 namespace logsim::engine {
 
@@ -104,7 +105,13 @@ class Producer {
   };
   struct Batch {
     std::uint64_t id = 0;
-    std::vector<PendingSend> sends;    // in order
+    // The records, encoded into the batch as each is sent (as Kafka's MemoryRecordsBuilder
+    // does), until the first attempt makes the batch; then the batch (`encoded`) is sent again
+    // as it is by every retry. Its header names the id, epoch and base sequence below.
+    BatchBuilder records;
+    SharedBytes encoded;
+    std::vector<SendCallback> callbacks;  // one per record, in order
+    std::int32_t count() const { return static_cast<std::int32_t>(callbacks.size()); }
     std::int64_t bytes = 0;
     Nanos created = 0;
     Nanos deadline = 0;                // of its earliest send
@@ -167,6 +174,7 @@ class Producer {
   bool may_skip(const Partition& partition) const;
   void mark_all_dirty() { ++drain_generation_; }
   void send_batch(const PartitionKey& key, Batch& b, NodeId leader);
+  void encode(Batch& b) const;
   void on_produce_response(const ProduceResponse& resp);
   void retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous);
   void complete(const PartitionKey& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error);

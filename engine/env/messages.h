@@ -38,7 +38,6 @@ struct Record {
   std::optional<std::string> value;
   std::int64_t timestamp_ms = 0;  // CreateTime, from the producer
   std::vector<RecordHeader> headers{};  // in the producer's order
-  void fold(Digest& d) const;
 };
 
 // A record as stored and fetched: with its offset, the leader epoch that appended it, and,
@@ -50,13 +49,9 @@ struct StoredRecord {
   ProducerId producer_id{-1};
   ProducerEpoch producer_epoch{-1};
   Sequence sequence{-1};
-  void fold(Digest& d) const {
-    d.add(offset).add(leader_epoch).add(producer_id).add(producer_epoch).add(sequence);
-    record.fold(d);
-  }
 };
 
-// Who wrote a batch, for the broker's idempotence checks (all -1: not idempotent).
+// Who wrote a batch (all -1: not idempotent); a batch's header carries the same fields.
 struct ProducerBatchInfo {
   ProducerId producer_id{-1};
   ProducerEpoch producer_epoch{-1};
@@ -69,11 +64,9 @@ struct ProduceRequest {
   PartitionId partition;
   std::int16_t acks = -1;  // -1 = all, 1 = leader, 0 = none (no response is sent)
   std::int32_t timeout_ms = 30000;
-  std::vector<Record> records;  // one batch
-  // Idempotent producers (-1 otherwise): the records carry sequences base_sequence, +1, ...
-  ProducerId producer_id{-1};
-  ProducerEpoch producer_epoch{-1};
-  Sequence base_sequence{-1};
+  // One record batch (engine/env/record_batch.h) as the producer encoded it; its header names
+  // an idempotent producer's id, epoch and base sequence (-1 otherwise).
+  SharedBytes records;
   void fold(Digest& d) const;
 };
 
@@ -110,12 +103,10 @@ struct FetchResponse {
   ErrorCode error = ErrorCode::NONE;
   Offset high_watermark{-1};
   Offset log_start_offset{-1};
-  // A consumer's fetch is answered with its records, decoded.
-  std::vector<StoredRecord> records;
-  // A follower's fetch (replica_id >= 0) is answered with the leader's log frames
-  // (engine/log/record_codec.h), concatenated as the leader stores them, and `records` empty:
-  // the follower appends them unchanged, as Kafka's followers append the leader's batches.
-  SharedBytes frames{};
+  // Whole record batches as the leader's log holds them (engine/env/record_batch.h), back to
+  // back: a consumer decodes them and skips the records below its fetch offset; a follower
+  // appends them unchanged, as Kafka's followers append the leader's batches.
+  SharedBytes records{};
   void fold(Digest& d) const;
 };
 

@@ -118,47 +118,15 @@ char* put_record(char* p, const Record& r, std::size_t body, std::int64_t timest
   return p;
 }
 
-// One encoder for both kinds of input: record i is records[i] at offset delta delta(i).
-template <typename Get>
-void encode(std::size_t count, Get&& get, BatchHeader h, std::string& out) {
-  LOGSIM_ASSERT(count > 0, "an empty record batch");
-  std::int64_t max_ts = std::numeric_limits<std::int64_t>::min();
-  std::size_t size = kBatchHeaderBytes;
-  for (std::size_t i = 0; i < count; ++i) {
-    const auto [rec, delta] = get(i);
-    const std::int64_t ts = rec->timestamp_ms;
-    max_ts = std::max(max_ts, ts);
-    const std::size_t body = body_size(*rec, wrapping_sub(ts, h.base_timestamp_ms), delta);
-    size += varint_size(static_cast<std::int64_t>(body)) + body;
-  }
-  LOGSIM_ASSERT(size - kBatchLogOverhead <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
-                "a record batch beyond 2 GiB");
-  h.max_timestamp_ms = max_ts;
-  h.batch_length = static_cast<std::int32_t>(size - kBatchLogOverhead);
-  h.record_count = static_cast<std::int32_t>(count);
-  const std::size_t start = out.size();
-  out.resize(start + size);
-  char* const batch = out.data() + start;
-  char* p = batch + kBatchHeaderBytes;
-  for (std::size_t i = 0; i < count; ++i) {
-    const auto [rec, delta] = get(i);
-    const std::int64_t ts_delta = wrapping_sub(rec->timestamp_ms, h.base_timestamp_ms);
-    p = put_record(p, *rec, body_size(*rec, ts_delta, delta), ts_delta, delta);
-  }
-  LOGSIM_ASSERT(p == batch + size, "a record batch's size was miscounted");
-  write_batch_header(h, batch);
-  put_be<std::uint32_t>(batch + kCrcAt, batch_crc(std::string_view(batch, size)));
-}
-
 // Reads one batch's records in order, checking every bound.
 class RecordReader {
  public:
   RecordReader(std::string_view batch, const BatchHeader& h) : b_(batch), h_(h), pos_(kBatchHeaderBytes) {}
 
   bool done() const { return pos_ == b_.size(); }
-  // The next record into `out` (all its fields); false when it is malformed. `start`/`end`:
-  // its bytes in the batch.
-  bool next(StoredRecord& out, std::size_t& start, std::size_t& end) {
+  // The next record into `out` (all its fields), or only checked when `out` is null; false
+  // when it is malformed. `start`/`end`: its bytes in the batch.
+  bool next(StoredRecord* out, std::size_t& start, std::size_t& end) {
     start = pos_;
     std::int64_t body = 0;
     if (!varint(body) || body < 1 || static_cast<std::uint64_t>(body) > b_.size() - pos_) return false;
@@ -167,28 +135,32 @@ class RecordReader {
     std::int64_t ts_delta = 0;
     std::int64_t offset_delta = 0;
     std::int64_t headers = 0;
-    if (!varint(ts_delta) || !varint(offset_delta) || !bytes(out.record.key, body_end) ||
-        !bytes(out.record.value, body_end) || !varint(headers) || headers < 0 ||
+    if (!varint(ts_delta) || !varint(offset_delta) || !bytes(out ? &out->record.key : nullptr, body_end) ||
+        !bytes(out ? &out->record.value : nullptr, body_end) || !varint(headers) || headers < 0 ||
         headers > static_cast<std::int64_t>(body_end - pos_) / 2) {
       return false;
     }
     if (offset_delta < 0 || offset_delta > h_.last_offset_delta || offset_delta <= last_delta_) return false;
     last_delta_ = offset_delta;
-    out.record.headers.resize(static_cast<std::size_t>(headers));
-    for (RecordHeader& rh : out.record.headers) {
+    if (out) out->record.headers.resize(static_cast<std::size_t>(headers));
+    for (std::int64_t i = 0; i < headers; ++i) {
       std::optional<std::string> key;
-      if (!bytes(key, body_end) || !key || !bytes(rh.value, body_end)) return false;
-      rh.key = std::move(*key);
+      RecordHeader* rh = out ? &out->record.headers[static_cast<std::size_t>(i)] : nullptr;
+      if (!bytes(&key, body_end, /*copy=*/out != nullptr) || !key || !bytes(rh ? &rh->value : nullptr, body_end)) {
+        return false;
+      }
+      if (rh) rh->key = std::move(*key);
     }
     if (pos_ != body_end) return false;
     end = pos_;
+    if (!out) return true;
     const auto delta = static_cast<std::int32_t>(offset_delta);
-    out.offset = h_.base_offset + delta;
-    out.record.timestamp_ms = h_.log_append_time() ? h_.max_timestamp_ms : wrapping_add(h_.base_timestamp_ms, ts_delta);
-    out.leader_epoch = h_.leader_epoch;
-    out.producer_id = h_.producer_id;
-    out.producer_epoch = h_.producer_epoch;
-    out.sequence = sequence_after(h_.base_sequence, delta);
+    out->offset = h_.base_offset + delta;
+    out->record.timestamp_ms = h_.log_append_time() ? h_.max_timestamp_ms : wrapping_add(h_.base_timestamp_ms, ts_delta);
+    out->leader_epoch = h_.leader_epoch;
+    out->producer_id = h_.producer_id;
+    out->producer_epoch = h_.producer_epoch;
+    out->sequence = sequence_after(h_.base_sequence, delta);
     return true;
   }
 
@@ -206,15 +178,23 @@ class RecordReader {
     }
     return false;
   }
-  bool bytes(std::optional<std::string>& s, std::size_t limit) {
+  // A length-prefixed byte string (-1: null) into `s` when given (an empty one standing for
+  // present when `copy` is false), else only checked.
+  bool bytes(std::optional<std::string>* s, std::size_t limit, bool copy = true) {
     std::int64_t len = 0;
     if (!varint(len) || len < -1) return false;
     if (len == -1) {
-      s.reset();
+      if (s) s->reset();
       return true;
     }
     if (static_cast<std::uint64_t>(len) > limit - pos_) return false;
-    s.emplace(b_.substr(pos_, static_cast<std::size_t>(len)));
+    if (s) {
+      if (copy) {
+        s->emplace(b_.substr(pos_, static_cast<std::size_t>(len)));
+      } else {
+        s->emplace();
+      }
+    }
     pos_ += static_cast<std::size_t>(len);
     return true;
   }
@@ -298,48 +278,73 @@ std::uint32_t batch_crc(const BatchHeader& h, std::string_view records) {
   return crc32c_extend(crc, records);
 }
 
-void encode_batch(std::span<const Record> records, const BatchMeta& meta, std::string& out) {
-  LOGSIM_ASSERT(!records.empty(), "an empty record batch");
+BatchBuilder::BatchBuilder() : bytes_(kBatchHeaderBytes, '\0') {}
+
+void BatchBuilder::append(const Record& record, std::int32_t offset_delta) {
+  LOGSIM_ASSERT(offset_delta > last_delta_, "record offsets out of order in a batch");
+  if (count_ == 0) {
+    base_timestamp_ms_ = record.timestamp_ms;
+    max_timestamp_ms_ = record.timestamp_ms;
+  }
+  max_timestamp_ms_ = std::max(max_timestamp_ms_, record.timestamp_ms);
+  const std::int64_t ts_delta = wrapping_sub(record.timestamp_ms, base_timestamp_ms_);
+  const std::size_t body = body_size(record, ts_delta, offset_delta);
+  const std::size_t at = bytes_.size();
+  bytes_.resize(at + varint_size(static_cast<std::int64_t>(body)) + body);
+  char* const end = put_record(bytes_.data() + at, record, body, ts_delta, offset_delta);
+  LOGSIM_ASSERT(end == bytes_.data() + bytes_.size(), "a record's size was miscounted");
+  last_delta_ = offset_delta;
+  ++count_;
+}
+
+std::string BatchBuilder::finish(const BatchMeta& meta, std::optional<std::int32_t> last_offset_delta) {
+  LOGSIM_ASSERT(count_ > 0, "an empty record batch");
+  LOGSIM_ASSERT(bytes_.size() - kBatchLogOverhead <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
+                "a record batch beyond 2 GiB");
   BatchHeader h;
   h.base_offset = meta.base_offset;
+  h.batch_length = static_cast<std::int32_t>(bytes_.size() - kBatchLogOverhead);
   h.leader_epoch = meta.leader_epoch;
-  h.last_offset_delta = static_cast<std::int32_t>(records.size() - 1);
-  h.base_timestamp_ms = records.front().timestamp_ms;
+  h.last_offset_delta = std::max(last_delta_, last_offset_delta.value_or(last_delta_));
+  h.base_timestamp_ms = base_timestamp_ms_;
+  h.max_timestamp_ms = max_timestamp_ms_;
   h.producer_id = meta.producer_id;
   h.producer_epoch = meta.producer_epoch;
   h.base_sequence = meta.base_sequence;
-  encode(records.size(), [&](std::size_t i) { return std::pair{&records[i], static_cast<std::int32_t>(i)}; }, h, out);
+  h.record_count = count_;
+  write_batch_header(h, bytes_.data());
+  put_be<std::uint32_t>(bytes_.data() + kCrcAt, batch_crc(bytes_));
+  std::string out = std::move(bytes_);
+  bytes_.assign(kBatchHeaderBytes, '\0');
+  count_ = 0;
+  last_delta_ = -1;
+  return out;
+}
+
+void encode_batch(std::span<const Record> records, const BatchMeta& meta, std::string& out) {
+  BatchBuilder builder;
+  for (const Record& r : records) builder.append(r);
+  out += builder.finish(meta);
 }
 
 std::string encode_batch(std::span<const Record> records, const BatchMeta& meta) {
-  std::string out;
-  encode_batch(records, meta, out);
-  return out;
+  BatchBuilder builder;
+  for (const Record& r : records) builder.append(r);
+  return builder.finish(meta);
 }
 
 void encode_stored_batch(std::span<const StoredRecord> records, std::string& out, std::optional<Offset> last) {
   LOGSIM_ASSERT(!records.empty(), "an empty record batch");
   const StoredRecord& first = records.front();
-  BatchHeader h;
-  h.base_offset = first.offset;
-  h.leader_epoch = first.leader_epoch;
   const Offset end = last && *last > records.back().offset ? *last : records.back().offset;
   LOGSIM_ASSERT(end - first.offset <= std::numeric_limits<std::int32_t>::max(), "a record batch spanning 2^31 offsets");
-  h.last_offset_delta = static_cast<std::int32_t>(end - first.offset);
-  h.base_timestamp_ms = first.record.timestamp_ms;
-  h.producer_id = first.producer_id;
-  h.producer_epoch = first.producer_epoch;
-  h.base_sequence = first.sequence;
-  Offset prev(-1);
+  BatchBuilder builder;
   for (const StoredRecord& r : records) {
-    LOGSIM_ASSERT(r.offset > prev, "stored records out of offset order");
-    prev = r.offset;
+    LOGSIM_ASSERT(r.offset >= first.offset, "stored records out of offset order");
+    builder.append(r.record, static_cast<std::int32_t>(r.offset - first.offset));
   }
-  encode(records.size(),
-         [&](std::size_t i) {
-           return std::pair{&records[i].record, static_cast<std::int32_t>(records[i].offset - first.offset)};
-         },
-         h, out);
+  out += builder.finish(BatchMeta{first.offset, first.leader_epoch, first.producer_id, first.producer_epoch, first.sequence},
+                        static_cast<std::int32_t>(end - first.offset));
 }
 
 bool batch_is_valid(std::string_view batch, bool verify_crc) {
@@ -347,11 +352,10 @@ bool batch_is_valid(std::string_view batch, bool verify_crc) {
   if (!h || h->size_bytes() != batch.size()) return false;
   if (verify_crc && batch_crc(batch) != h->crc) return false;
   RecordReader reader(batch, *h);
-  StoredRecord rec;
   std::size_t start = 0;
   std::size_t end = 0;
   for (std::int32_t i = 0; i < h->record_count; ++i) {
-    if (!reader.next(rec, start, end)) return false;
+    if (!reader.next(nullptr, start, end)) return false;
   }
   return reader.done();
 }
@@ -363,7 +367,7 @@ void for_each_record(std::string_view batch, const std::function<bool(const Stor
   std::size_t start = 0;
   std::size_t end = 0;
   for (std::int32_t i = 0; i < h.record_count; ++i) {
-    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
+    LOGSIM_ASSERT(reader.next(&rec, start, end), "a malformed record in a batch taken for valid");
     if (!fn(rec)) return;
   }
 }
@@ -377,7 +381,7 @@ void decode_batch(std::string_view batch, std::vector<StoredRecord>& out, Offset
   out.reserve(out.size() + static_cast<std::size_t>(h.record_count));
   for (std::int32_t i = 0; i < h.record_count; ++i) {
     StoredRecord& rec = out.emplace_back();
-    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
+    LOGSIM_ASSERT(reader.next(&rec, start, end), "a malformed record in a batch taken for valid");
     if (rec.offset < from) out.pop_back();
   }
 }
@@ -393,7 +397,7 @@ std::size_t filter_batch(std::string_view batch, const std::function<bool(const 
   std::int32_t kept = 0;
   std::int64_t max_ts = std::numeric_limits<std::int64_t>::min();
   for (std::int32_t i = 0; i < h.record_count; ++i) {
-    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
+    LOGSIM_ASSERT(reader.next(&rec, start, end), "a malformed record in a batch taken for valid");
     if (!keep(rec)) continue;
     records.append(batch.substr(start, end - start));
     ++kept;
@@ -418,6 +422,22 @@ BatchScan scan_batches(std::string_view bytes, bool verify_records) {
     const std::optional<BatchHeader> h = parse_batch_header(rest);
     if (!h || h->size_bytes() > rest.size() ||
         (verify_records && !batch_is_valid(rest.substr(0, static_cast<std::size_t>(h->size_bytes())), true))) {
+      scan.complete = false;
+      break;
+    }
+    scan.batches.push_back(*h);
+    scan.valid_bytes += h->size_bytes();
+  }
+  return scan;
+}
+
+BatchScan scan_batch_headers(const SharedBytes& bytes) {
+  BatchScan scan;
+  char head[kBatchHeaderBytes];
+  while (scan.valid_bytes < bytes.size()) {
+    std::optional<BatchHeader> h;
+    if (bytes.copy_out(scan.valid_bytes, sizeof head, head)) h = parse_batch_header(std::string_view(head, sizeof head));
+    if (!h || h->size_bytes() > bytes.size() - scan.valid_bytes) {
       scan.complete = false;
       break;
     }

@@ -84,6 +84,29 @@ struct BatchMeta {
   Sequence base_sequence{-1};
 };
 
+// A batch built one record at a time, as Kafka's producer builds one (MemoryRecordsBuilder):
+// each record is encoded into the batch's bytes as it is appended; finish() writes the header
+// and the CRC in front of them. Offset deltas must increase; the first record's timestamp is
+// the base timestamp.
+class BatchBuilder {
+ public:
+  BatchBuilder();
+  void append(const Record& record, std::int32_t offset_delta);
+  void append(const Record& record) { append(record, count_); }
+  std::int32_t count() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  // The batch (at least one record), its header made from `meta`, `last_offset_delta` (at
+  // least the last record's) and the records. The builder is left empty.
+  std::string finish(const BatchMeta& meta, std::optional<std::int32_t> last_offset_delta = {});
+
+ private:
+  std::string bytes_;  // kBatchHeaderBytes reserved for the header, then the records
+  std::int32_t count_ = 0;
+  std::int32_t last_delta_ = -1;
+  std::int64_t base_timestamp_ms_ = 0;
+  std::int64_t max_timestamp_ms_ = 0;
+};
+
 // Appends the batch of `records` (offset deltas 0, 1, ...; CreateTime) to `out`. Precondition:
 // at least one record.
 void encode_batch(std::span<const Record> records, const BatchMeta& meta, std::string& out);
@@ -126,6 +149,8 @@ struct BatchScan {
 // verify_records: check each batch's records and CRC too (recovery, a produce), not only
 // its header (a follower's append of what its leader validated).
 BatchScan scan_batches(std::string_view bytes, bool verify_records);
+// The headers of the batches in `bytes`, checking only the headers, without a copy.
+BatchScan scan_batch_headers(const SharedBytes& bytes);
 // Every record of the batches in `bytes` (whole, valid), from offset `from` on.
 std::vector<StoredRecord> decode_batches(std::string_view bytes, Offset from = Offset(0));
 std::vector<StoredRecord> decode_batches(const SharedBytes& bytes, Offset from = Offset(0));

@@ -11,6 +11,7 @@
 // slices; the bytes never change, so a copy is as good as the original.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -70,6 +71,23 @@ class SharedBytes {
     scratch.reserve(static_cast<std::size_t>(size_));
     for (const Slice& s : slices_) scratch.append(s.view());
     return scratch;
+  }
+  // Copies bytes [pos, pos + n) into `out`; false (and nothing copied) if they reach past the end.
+  bool copy_out(std::uint64_t pos, std::size_t n, char* out) const {
+    if (pos > size_ || n > size_ - pos) return false;
+    for (const Slice& s : slices_) {
+      if (n == 0) break;
+      if (pos >= s.size) {
+        pos -= s.size;
+        continue;
+      }
+      const std::size_t take = std::min<std::size_t>(n, s.size - static_cast<std::size_t>(pos));
+      std::memcpy(out, s.data + pos, take);
+      out += take;
+      n -= take;
+      pos = 0;
+    }
+    return true;
   }
   std::string str() const {
     std::string out;

@@ -3,7 +3,7 @@
 
 #include "engine/env/assert.h"
 #include "engine/env/log_config.h"
-#include "engine/log/record_codec.h"
+#include "engine/env/record_batch.h"
 
 namespace logsim::engine {
 namespace {
@@ -32,10 +32,15 @@ bool keep(const StoredRecord& rec, const OffsetMap& map, const CleaningRules& ru
 
 OffsetMap build_offset_map(std::span<const LogSegment> segments, Offset uncleanable_from) {
   OffsetMap map;
+  std::string scratch;
   for (const LogSegment& segment : segments) {
-    for (const StoredRecord& rec : segment.records()) {
-      if (rec.offset >= uncleanable_from) return map;
-      if (rec.record.key) map.insert_or_assign(*rec.record.key, rec.offset);
+    for (std::size_t i = 0; i < segment.batch_count(); ++i) {
+      if (segment.base_of(i) >= uncleanable_from) return map;
+      for_each_record(segment.batch_bytes(i, scratch), [&](const StoredRecord& rec) {
+        if (rec.offset >= uncleanable_from) return false;
+        if (rec.record.key) map.insert_or_assign(*rec.record.key, rec.offset);
+        return true;
+      });
     }
   }
   return map;
@@ -44,21 +49,22 @@ OffsetMap build_offset_map(std::span<const LogSegment> segments, Offset uncleana
 CleanedSegment clean_segment(const LogSegment& segment, const OffsetMap& map, const CleaningRules& rules) {
   CleanedSegment out;
   const bool expired = tombstones_expired(segment, rules);
-  for (const StoredRecord& rec : segment.records()) {
-    if (keep(rec, map, rules, expired)) {
-      out.kept.push_back(rec);
-      continue;
-    }
+  const auto keeps = [&](const StoredRecord& rec) {
+    if (keep(rec, map, rules, expired)) return true;
     ++out.records_removed;
     if (!rec.record.value) ++out.tombstones_removed;
+    return false;
+  };
+  std::string scratch;
+  for (std::size_t i = 0; i < segment.batch_count(); ++i) {
+    const std::size_t at = out.bytes.size();
+    if (filter_batch(segment.batch_bytes(i, scratch), keeps, out.bytes) == 0) continue;
+    out.headers.push_back(*parse_batch_header(std::string_view(out.bytes).substr(at)));
   }
   return out;
 }
 
-std::size_t swap_in_cleaned(Disk& disk, const std::string& file, std::span<const StoredRecord> records,
-                            std::uint64_t fsync_token) {
-  std::string bytes;
-  for (const StoredRecord& rec : records) encode_record(rec, bytes);
+std::size_t swap_in_cleaned(Disk& disk, const std::string& file, std::string_view bytes, std::uint64_t fsync_token) {
   const std::string cleaned = file + std::string(kCleanedSuffix);
   disk.remove(cleaned);  // a leftover of an earlier, interrupted pass (recovery removes them too)
   disk.append(cleaned, bytes);

@@ -22,7 +22,11 @@
 // tombstone goes on a later pass at least delete.retention.ms after that. After a restart the
 // clock starts again, which only ever keeps tombstones longer.
 //
-// The swap: the cleaned frames are written to "<segment file>.cleaned", which is fsynced, then
+// Batches: a cleaned batch keeps its base offset, its lastOffsetDelta, its leader epoch and
+// producer, and holds only the records kept, their bytes as they were; a batch left without
+// records goes (Kafka keeps the last batch of each producer for its producer state).
+//
+// The swap: the cleaned batches are written to "<segment file>.cleaned", which is fsynced, then
 // renamed over the segment file, which is fsynced so the rename is durable. A crash or power
 // loss at any point leaves either the old segment file (perhaps with a .cleaned file beside it,
 // which recovery deletes) or the cleaned one; both hold every key's latest record.
@@ -61,7 +65,8 @@ struct CleaningRules {
 };
 
 struct CleanedSegment {
-  std::vector<StoredRecord> kept;
+  std::string bytes;                 // the batches kept, as the cleaned file holds them
+  std::vector<BatchHeader> headers;  // theirs, in order
   std::uint64_t records_removed = 0;
   std::uint64_t tombstones_removed = 0;
 };
@@ -69,9 +74,8 @@ struct CleanedSegment {
 // The records of `segment` that a pass keeps under `rules`.
 CleanedSegment clean_segment(const LogSegment& segment, const OffsetMap& map, const CleaningRules& rules);
 
-// Replaces the file's contents by the frames of `records`, crash-safely (see the header).
-// Returns the number of fsyncs started with `fsync_token`.
-std::size_t swap_in_cleaned(Disk& disk, const std::string& file, std::span<const StoredRecord> records,
-                            std::uint64_t fsync_token);
+// Replaces the file's contents by `bytes`, crash-safely (see the header). Returns the number of
+// fsyncs started with `fsync_token`.
+std::size_t swap_in_cleaned(Disk& disk, const std::string& file, std::string_view bytes, std::uint64_t fsync_token);
 
 }  // namespace logsim::engine

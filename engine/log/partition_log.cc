@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "engine/env/assert.h"
-#include "engine/log/record_codec.h"
 
 namespace logsim::engine {
 
@@ -23,42 +22,49 @@ LogSegment PartitionLog::make_segment(Offset base) const {
 
 Offset PartitionLog::append(std::span<const Record> records, LeaderEpoch epoch, std::int64_t now_ms,
                             const ProducerBatchInfo& producer) {
-  const Offset base = end_;
-  const bool log_append_time = config_.timestamp_type == TimestampType::kLogAppendTime;
-  std::vector<RecordRef> refs;
-  refs.reserve(records.size());
-  for (const Record& r : records) {
-    const auto i = static_cast<std::int32_t>(refs.size());
-    const Sequence seq = producer.base_sequence.value() >= 0 ? producer.base_sequence + i : Sequence(-1);
-    refs.push_back(RecordRef{base + static_cast<std::int64_t>(i), &r, log_append_time ? now_ms : r.timestamp_ms, epoch,
-                             producer.producer_id, producer.producer_epoch, seq});
-  }
-  append_refs(refs, now_ms);
-  return base;
+  if (records.empty()) return end_;
+  const std::string batch =
+      encode_batch(records, BatchMeta{Offset(0), epoch, producer.producer_id, producer.producer_epoch, producer.base_sequence});
+  return append_as_leader(batch, epoch, now_ms);
 }
 
-template <typename Records>
-void PartitionLog::check_replicated(const Records& records) const {
+Offset PartitionLog::append_as_leader(std::string_view batch, LeaderEpoch epoch, std::int64_t now_ms) {
+  std::optional<BatchHeader> parsed = parse_batch_header(batch);
+  LOGSIM_ASSERT(parsed && parsed->size_bytes() == batch.size(), "a leader's append of a malformed batch to " + dir_);
+  BatchHeader& h = *parsed;
+  LOGSIM_ASSERT(epoch >= epochs_.latest(), "leader epoch went back in " + dir_);
+  h.base_offset = end_;
+  h.leader_epoch = epoch;
+  const std::string_view records = batch.substr(kBatchHeaderBytes);
+  if (config_.timestamp_type == TimestampType::kLogAppendTime) {
+    // The max timestamp and the attributes are under the CRC; the base offset and the leader
+    // epoch are not, so a CreateTime batch keeps the producer's CRC.
+    h.attributes = static_cast<std::int16_t>(h.attributes | kLogAppendTimeAttribute);
+    h.max_timestamp_ms = now_ms;
+    h.crc = batch_crc(h, records);
+  }
+  char head[kBatchHeaderBytes];
+  write_batch_header(h, head);
+  epochs_.assign(epoch, h.base_offset);
+  append_batches(h.base_offset, h.last_offset(), static_cast<std::uint64_t>(h.record_count), h.size_bytes(), now_ms,
+                 [&](LogSegment& active) { active.append(h, std::string_view(head, sizeof head), records, now_ms); });
+  return h.base_offset;
+}
+
+void PartitionLog::check_follows(std::span<const BatchHeader> headers) const {
   Offset next = end_;
   LeaderEpoch epoch = epochs_.latest();
-  for (const auto& r : records) {
-    LOGSIM_ASSERT(r.offset >= next, "append below the log end of " + dir_);
-    LOGSIM_ASSERT(r.leader_epoch >= epoch, "leader epoch went back in " + dir_);
-    next = r.offset + 1;
-    epoch = r.leader_epoch;
+  for (const BatchHeader& h : headers) {
+    LOGSIM_ASSERT(h.base_offset >= next, "append below the log end of " + dir_);
+    LOGSIM_ASSERT(h.leader_epoch >= epoch, "leader epoch went back in " + dir_);
+    next = h.last_offset() + 1;
+    epoch = h.leader_epoch;
   }
-}
-
-void PartitionLog::append_replicated(std::span<const StoredRecord> records, std::int64_t now_ms) {
-  std::vector<RecordRef> refs;
-  refs.reserve(records.size());
-  for (const StoredRecord& r : records) refs.push_back(ref_of(r));
-  append_refs(refs, now_ms);
 }
 
 template <typename Write>
-void PartitionLog::append_batch(Offset first, Offset last, std::size_t count, std::uint64_t bytes, std::int64_t now_ms,
-                                Write&& write) {
+void PartitionLog::append_batches(Offset first, Offset last, std::uint64_t count, std::uint64_t bytes,
+                                  std::int64_t now_ms, Write&& write) {
   if (should_roll(bytes, now_ms)) segments_.push_back(make_segment(first));
   LogSegment& active = segments_.back();
   write(active);
@@ -69,22 +75,17 @@ void PartitionLog::append_batch(Offset first, Offset last, std::size_t count, st
   check_invariants();
 }
 
-void PartitionLog::append_refs(std::span<const RecordRef> records, std::int64_t now_ms) {
-  if (records.empty()) return;
-  check_replicated(records);  // all of it before any change, so a bad batch changes nothing
-  std::uint64_t bytes = 0;
-  for (const RecordRef& r : records) bytes += encoded_size(r);
-  for (const RecordRef& r : records) epochs_.assign(r.leader_epoch, r.offset);
-  append_batch(records.front().offset, records.back().offset, records.size(), bytes, now_ms,
-               [&](LogSegment& active) { active.append(records, now_ms); });
-}
-
-void PartitionLog::append_frames(const SharedBytes& frames, std::span<const FrameInfo> infos, std::int64_t now_ms) {
-  if (infos.empty()) return;
-  check_replicated(infos);
-  for (const FrameInfo& f : infos) epochs_.assign(f.leader_epoch, f.offset);
-  append_batch(infos.front().offset, infos.back().offset, infos.size(), frames.size(), now_ms,
-               [&](LogSegment& active) { active.append_frames(frames, infos, now_ms); });
+void PartitionLog::append_as_follower(const SharedBytes& batches, std::span<const BatchHeader> headers,
+                                      std::int64_t now_ms) {
+  if (headers.empty()) return;
+  check_follows(headers);  // all of it before any change, so a bad append changes nothing
+  std::uint64_t count = 0;
+  for (const BatchHeader& h : headers) {
+    epochs_.assign(h.leader_epoch, h.base_offset);
+    count += static_cast<std::uint64_t>(h.record_count);
+  }
+  append_batches(headers.front().base_offset, headers.back().last_offset(), count, batches.size(), now_ms,
+                 [&](LogSegment& active) { active.append_shared(batches, headers, now_ms); });
 }
 
 bool PartitionLog::should_roll(std::uint64_t batch_bytes, std::int64_t now_ms) const {
@@ -150,21 +151,36 @@ std::vector<StoredRecord> PartitionLog::read(Offset from, std::int32_t max_recor
   for (std::size_t s = first_segment_for(from); s < segments_.size() && out.size() < max; ++s) {
     const LogSegment& segment = segments_[s];
     if (!segment.empty() && segment.first_offset() >= end) break;
-    segment.read(segment.find(from), end, max, out);
+    segment.read(segment.find(from), from, end, max, out);
   }
+  if (out.size() > max) out.resize(max);
   return out;
 }
 
-SharedBytes PartitionLog::read_frames(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const {
+SharedBytes PartitionLog::read_batches(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const {
   SharedBytes out;
   count = 0;
   if (from < start_ || max_records <= 0) return out;
   const Offset end = std::min(upto, end_);
-  const auto max = static_cast<std::size_t>(max_records);
+  const auto max = static_cast<std::uint64_t>(max_records);
   for (std::size_t s = first_segment_for(from); s < segments_.size() && count < max; ++s) {
     const LogSegment& segment = segments_[s];
-    if (!segment.empty() && segment.first_offset() >= end) break;
-    count += segment.read_frames(segment.find(from), end, max - count, out);
+    bool stopped = false;
+    count += segment.read_batches(segment.find(from), end, max - count, out, stopped);
+    if (stopped) break;
+  }
+  return out;
+}
+
+std::vector<BatchHeader> PartitionLog::batch_headers() const {
+  std::vector<BatchHeader> out;
+  std::string scratch;
+  for (const LogSegment& segment : segments_) {
+    for (std::size_t i = 0; i < segment.batch_count(); ++i) {
+      const std::optional<BatchHeader> h = parse_batch_header(segment.batch_bytes(i, scratch));
+      LOGSIM_ASSERT(h.has_value(), "a malformed batch in " + segment.file());
+      out.push_back(*h);
+    }
   }
   return out;
 }
@@ -206,18 +222,18 @@ std::size_t PartitionLog::flush(std::uint64_t token, std::int64_t now_ms) {
 
 void PartitionLog::check_invariants() const {
   LOGSIM_ASSERT(!segments_.empty(), "a log without segments: " + dir_);
-  std::optional<Offset> last;  // the last record seen so far
+  std::optional<Offset> last;  // the last offset of the batches seen so far
   for (std::size_t i = 0; i < segments_.size(); ++i) {
     const LogSegment& s = segments_[i];
     const bool active = i + 1 == segments_.size();
     LOGSIM_ASSERT(active || !s.empty(), "an inactive segment is empty: " + s.file());
     LOGSIM_ASSERT(!last || s.base_offset() > *last, "segments overlap at " + s.file());
     if (s.empty()) continue;
-    LOGSIM_ASSERT(s.first_offset() >= s.base_offset(), "a record below its segment's base: " + s.file());
-    if (!last) LOGSIM_ASSERT(s.first_offset() >= start_, "a record below the log start of " + dir_);
+    LOGSIM_ASSERT(s.first_offset() >= s.base_offset(), "a batch below its segment's base: " + s.file());
+    if (!last) LOGSIM_ASSERT(s.first_offset() >= start_, "a batch below the log start of " + dir_);
     last = s.last_offset();
   }
-  LOGSIM_ASSERT(!last || *last < end_, "a record at or above the log end of " + dir_);
+  LOGSIM_ASSERT(!last || *last < end_, "a batch at or above the log end of " + dir_);
   LOGSIM_ASSERT(segments_.back().base_offset() <= end_, "the active segment starts past the log end: " + dir_);
   LOGSIM_ASSERT(start_ <= end_, "the log start is past the log end of " + dir_);
   const auto& entries = epochs_.entries();

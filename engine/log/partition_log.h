@@ -1,42 +1,50 @@
-// One partition's log on one broker, segmented as Kafka's UnifiedLog: records with increasing
-// offsets, in segment files "<dir>/<base offset>.log" (segment.h), each with its sparse offset
-// and time indexes, and the leader-epoch cache that replication needs (KIP-101, KIP-279). The
-// log rolls segments, deletes old ones by retention (retention.h), compacts by key
-// (cleaner.h), says when it is due for a flush, and recovers from its files after a crash or a
-// power loss.
+// One partition's log on one broker, segmented as Kafka's UnifiedLog: record batches with
+// increasing offsets (engine/env/record_batch.h), in segment files "<dir>/<base offset>.log"
+// (segment.h), each with its sparse offset and time indexes, and the leader-epoch cache that
+// replication needs (KIP-101, KIP-279). The log rolls segments, deletes old ones by retention
+// (retention.h), compacts by key (cleaner.h), says when it is due for a flush, and recovers
+// from its files after a crash or a power loss.
 //
-// Offsets. A leader's append takes consecutive offsets from the log end offset. Compaction
-// removes records and leaves gaps; a follower's append carries the leader's offsets, gaps
-// included. log_end_offset is one past the last offset ever appended (not a record count).
+// Offsets. A leader's append gives a producer's batch consecutive offsets from the log end
+// offset (it writes the batch's base offset; the records carry their deltas). Compaction
+// removes records and leaves gaps, inside batches and between them; a follower's append
+// carries the leader's batches, gaps included. log_end_offset is one past the last offset of
+// the last batch ever appended (not a record count).
 //
 // Invariants (check_invariants() asserts them after every change):
 // 1. There is at least one segment; base offsets strictly increase; the last is the active
 //    segment, the only one appends go to.
-// 2. Every segment but the active one holds at least one record. A segment's records lie in
+// 2. Every segment but the active one holds at least one batch. A segment's batches lie in
 //    [its base offset, the next segment's base offset), so offsets increase across the log.
-// 3. log_start_offset <= the first record's offset; every record's offset < log_end_offset;
-//    the active segment's base <= log_end_offset.
+// 3. log_start_offset <= the first batch's base offset; every batch's last offset <
+//    log_end_offset; the active segment's base <= log_end_offset.
 // 4. The epoch cache's epochs and start offsets strictly increase, within
 //    [log_start_offset, log_end_offset] (an entry starts at the log end only when retention
 //    emptied the log and clamped the entry covering the log start to it).
 // 5. The log start offset never moves backwards while the log is open: retention raises it
 //    to the first remaining segment's base; compaction and truncation never move it.
-// Each segment file holds exactly the frames of its segment's records (segment.h).
+// Each segment file holds exactly the batches of its segment (segment.h).
 //
 // Rolling. Before an append, a non-empty active segment is closed and a new one started at
-// the batch's first offset when the batch would take it past segment.bytes, or when its first
-// record was appended more than segment.ms before now. A batch goes whole into one segment.
+// the batches' first offset when they would take it past segment.bytes, or when its first
+// batch was appended more than segment.ms before now. The batches of one append go whole into
+// one segment.
+//
+// Reads return whole batches, as Kafka's do: from the one holding the offset asked for (whose
+// earlier records a consumer skips), each wholly below the bound (the high watermark for a
+// consumer, the log end for a follower). Leaders and followers append whole batches and
+// truncate at batch boundaries, so the high watermark falls between batches.
 //
 // Recovery, recover(): reads every segment file under dir in base-offset order and deletes
-// any "*.cleaned" file an interrupted cleaning left. Frames are accepted while they decode
-// (checksums) and keep the log's order: offsets increasing and inside the segment's range,
-// leader epochs not decreasing. At the first frame that does not, the segment is cut there
-// and every later segment file is deleted, as Kafka's LogLoader deletes the segments after one
-// it had to truncate: what lies beyond a damaged frame cannot be known to continue the log.
-// Empty segments other than the last are deleted. The log start offset becomes the first
-// record's offset (Kafka reads it from its log-start-offset-checkpoint, which we do not keep,
-// so after compaction removed a log's first records it moves forward across a restart); the
-// log end offset becomes one past the last record, or the last segment's base if larger.
+// any "*.cleaned" file an interrupted cleaning left. Batches are accepted while they are whole
+// and valid (records and CRC) and keep the log's order: offsets increasing and inside the
+// segment's range, leader epochs not decreasing. At the first batch that does not, the
+// segment is cut there and every later segment file is deleted, as Kafka's LogLoader deletes
+// the segments after one it had to truncate: what lies beyond a damaged batch cannot be known
+// to continue the log. Empty segments other than the last are deleted. The log start offset
+// becomes the first batch's base offset (Kafka reads it from its log-start-offset-checkpoint,
+// which we do not keep); the log end offset becomes one past the last batch's last offset, or
+// the last segment's base if larger.
 //
 // Flushing. The log counts the records appended since its last flush and remembers which
 // files changed (appends, truncations, removals). flush_due() applies flush.messages and
@@ -44,15 +52,16 @@
 // compaction fsync the files they delete or rewrite at once, with the caller's token; the Env
 // reports each completion as Node::on_fsync(token).
 //
-// Memory. Records live only in the segment files (the Disk's page cache); reads decode them
-// from there. Per record the log keeps 8 bytes in memory (segment.h).
+// Memory. Records live only in the segment files (the Disk's page cache); reads return or
+// decode them from there. Per batch the log keeps 24 bytes in memory (segment.h).
 //
 // Simplified relative to Kafka: indexes and the
 // epoch cache are not persisted but rebuilt by recover(), so an epoch whose records compaction
 // removed entirely is forgotten across a restart; the time that segment.ms counts from is the
-// append time of the segment's first record (Kafka uses the first batch's timestamp; a
-// recovered segment uses its first record's timestamp); a rolled segment is not flushed in
-// the background; cleaning never merges small segments.
+// append time of the segment's first batch (Kafka uses the first batch's timestamp; a
+// recovered segment uses its first batch's max timestamp); a rolled segment is not flushed in
+// the background; cleaning never merges small segments and drops a batch it empties (Kafka
+// keeps the last batch of each producer for its producer state).
 #pragma once
 
 #include <cstdint>
@@ -66,9 +75,9 @@
 
 #include "engine/env/disk.h"
 #include "engine/env/messages.h"
+#include "engine/env/record_batch.h"
 #include "engine/log/leader_epoch_cache.h"
 #include "engine/env/log_config.h"
-#include "engine/log/record_codec.h"
 #include "engine/log/segment.h"
 
 namespace logsim::engine {
@@ -101,18 +110,21 @@ class PartitionLog {
   // and the segment files deleted after them. `now_ms` starts the flush.ms clock.
   std::uint64_t recover(std::int64_t now_ms = 0);
 
-  // Appends records at the log end as the leader of `epoch`; returns the offset of the first.
-  // With LogAppendTime each record's timestamp becomes now_ms.
+  // Appends records at the log end as one batch of the leader of `epoch` (the group
+  // coordinator's own writes, and tests); returns the offset of the first.
   Offset append(std::span<const Record> records, LeaderEpoch epoch = LeaderEpoch(0), std::int64_t now_ms = 0,
                 const ProducerBatchInfo& producer = {});
-  // Appends records fetched from the leader, keeping their offsets, epochs and timestamps.
-  // Offsets must increase from at least the log end offset (gaps are compaction's).
-  void append_replicated(std::span<const StoredRecord> records, std::int64_t now_ms = 0);
-  // The same for frames fetched from the leader as its log holds them (read_frames), appended
-  // as they are; `infos` describes them (scan_frames).
-  void append_frames(const SharedBytes& frames, std::span<const FrameInfo> infos, std::int64_t now_ms = 0);
-  // Removes every record at or above `end` (a follower's truncation to the leader's log); the
-  // log end offset becomes `end`. No-op if `end` >= the log end offset.
+  // Appends a producer's batch (one, whole and valid: the broker validated it) at the log end
+  // as the leader of `epoch` (Kafka's appendAsLeader): its base offset becomes the log end
+  // offset and its leader epoch `epoch`, and under LogAppendTime its max timestamp becomes
+  // now_ms. The records' bytes are written as they are. Returns the base offset.
+  Offset append_as_leader(std::string_view batch, LeaderEpoch epoch, std::int64_t now_ms);
+  // Appends batches fetched from the leader as its log holds them (read_batches), as they
+  // are; `headers` describes them (scan_batches). Their offsets must increase from at least
+  // the log end offset (gaps are compaction's) and their epochs must not go back.
+  void append_as_follower(const SharedBytes& batches, std::span<const BatchHeader> headers, std::int64_t now_ms = 0);
+  // Removes every batch not wholly below `end` (a follower's truncation to the leader's log);
+  // the log end offset becomes `end`. No-op if `end` >= the log end offset.
   void truncate_to(Offset end);
 
   Offset log_start_offset() const { return start_; }
@@ -124,12 +136,16 @@ class PartitionLog {
   // Nothing when the log holds no epoch <= `epoch`.
   std::optional<std::pair<LeaderEpoch, Offset>> end_offset_for_epoch(LeaderEpoch epoch) const;
 
-  // Up to max_records records with offsets >= `from` and < `upto`, in offset order. Nothing
-  // when `from` is below the log start offset.
+  // The records with offsets >= `from` of the batches read_batches() would return, decoded,
+  // at most max_records of them. Nothing when `from` is below the log start offset.
   std::vector<StoredRecord> read(Offset from, std::int32_t max_records, Offset upto) const;
-  // The same records as read(), as the frames the log holds them in, concatenated (what a
-  // follower's fetch is answered with); `count` is set to how many records they are.
-  SharedBytes read_frames(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const;
+  // Whole batches as the log holds them (what a fetch is answered with): from the one holding
+  // `from` (or the first after it), each wholly below `upto`, while fewer than max_records
+  // records were taken (so at least one batch when there is one); `count` is set to how many
+  // records they hold. Nothing when `from` is below the log start offset.
+  SharedBytes read_batches(Offset from, std::int32_t max_records, Offset upto, std::size_t& count) const;
+  // The header of every batch, in offset order (for the producer state, which they describe).
+  std::vector<BatchHeader> batch_headers() const;
   // ListOffsets by timestamp: the first offset whose record's timestamp is >= ts_ms.
   std::optional<Offset> offset_for_timestamp(std::int64_t ts_ms) const;
 
@@ -161,17 +177,14 @@ class PartitionLog {
 
  private:
   LogSegment make_segment(Offset base) const;
-  // Appends records at the offsets they carry (both appends end here).
-  void append_refs(std::span<const RecordRef> records, std::int64_t now_ms);
   bool should_roll(std::uint64_t batch_bytes, std::int64_t now_ms) const;
   // Asserts that offsets increase from the log end and epochs never go back.
-  template <typename Records>
-  void check_replicated(const Records& records) const;
-  // Rolls if due, has `write` append a batch of `count` records (offsets first..last, `bytes`
-  // of frames) to the active segment, and takes note of it.
+  void check_follows(std::span<const BatchHeader> headers) const;
+  // Rolls if due, has `write` append batches holding `count` records (offsets first..last,
+  // `bytes` of them) to the active segment, and takes note of them.
   template <typename Write>
-  void append_batch(Offset first, Offset last, std::size_t count, std::uint64_t bytes, std::int64_t now_ms,
-                    Write&& write);
+  void append_batches(Offset first, Offset last, std::uint64_t count, std::uint64_t bytes, std::int64_t now_ms,
+                      Write&& write);
   // Removes a segment's file; with a token, fsyncs the removal at once.
   void delete_file(const std::string& file, std::optional<std::uint64_t> fsync_token);
   std::size_t first_segment_for(Offset offset) const;

@@ -42,7 +42,7 @@ CompactionResult PartitionLog::compact(std::int64_t now_ms, Offset uncleanable_f
     const std::uint64_t bytes_before = segment.size_bytes();
     if (cleaned.records_removed == 0) {
       ++i;
-    } else if (cleaned.kept.empty()) {
+    } else if (cleaned.headers.empty()) {
       // Nothing left: the segment goes. The log start stays where it is (only retention moves it).
       delete_file(segment.file(), fsync_token);
       segments_.erase(segments_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -50,8 +50,8 @@ CompactionResult PartitionLog::compact(std::int64_t now_ms, Offset uncleanable_f
       ++result.segments_deleted;
       ++result.fsyncs_started;
     } else {
-      result.fsyncs_started += swap_in_cleaned(disk_, segment.file(), cleaned.kept, fsync_token);
-      segment.replace(std::move(cleaned.kept));
+      result.fsyncs_started += swap_in_cleaned(disk_, segment.file(), cleaned.bytes, fsync_token);
+      segment.replace(cleaned.headers);
       result.bytes_removed += bytes_before - segment.size_bytes();
       ++result.segments_cleaned;
       ++i;

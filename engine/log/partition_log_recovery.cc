@@ -5,7 +5,6 @@
 
 #include "engine/env/assert.h"
 #include "engine/log/cleaner.h"
-#include "engine/log/record_codec.h"
 
 namespace logsim::engine {
 
@@ -54,7 +53,7 @@ std::uint64_t PartitionLog::load_segments(const std::vector<Offset>& bases) {
       delete_file(segments_.back().file(), std::nullopt);
       segments_.pop_back();
     }
-    // The records before must lie below this segment's base; if not, the files disagree
+    // The batches before must lie below this segment's base; if not, the files disagree
     // (e.g. a truncation's removals were lost to a power loss), and the earlier ones win.
     if (!segments_.empty() && segments_.back().last_offset() >= bases[i]) return cut + delete_files_from(bases, i);
     segments_.push_back(make_segment(bases[i]));
@@ -66,25 +65,26 @@ std::uint64_t PartitionLog::load_segments(const std::vector<Offset>& bases) {
 }
 
 // Loads the file's valid prefix into `segment` and cuts the file after it; returns the bytes
-// cut. Valid: frames that decode, with offsets increasing from the records before and from
-// the base, and leader epochs that do not go back.
+// cut. Valid: whole batches with well-formed records and good CRCs, with offsets increasing
+// from the batches before and from the base, and leader epochs that do not go back.
 std::uint64_t PartitionLog::load_segment(LogSegment& segment) {
   const std::string& file = segment.file();
   const std::uint64_t size = disk_.size(file);
-  DecodedLog decoded = decode_records(disk_.read(file, 0, size));
+  const std::string bytes = disk_.read(file, 0, size);
+  const BatchScan scan = scan_batches(bytes, /*verify_records=*/true);
   Offset next = segment.base_offset();
   if (segments_.size() > 1) next = std::max(next, segments_[segments_.size() - 2].last_offset() + 1);
   std::size_t n = 0;
-  for (; n < decoded.records.size(); ++n) {
-    const StoredRecord& r = decoded.records[n];
-    if (r.offset < next || !epochs_.accepts(r.leader_epoch)) break;
-    epochs_.assign(r.leader_epoch, r.offset);
-    next = r.offset + 1;
+  std::uint64_t valid = 0;
+  for (; n < scan.batches.size(); ++n) {
+    const BatchHeader& h = scan.batches[n];
+    if (h.base_offset < next || !epochs_.accepts(h.leader_epoch)) break;
+    epochs_.assign(h.leader_epoch, h.base_offset);
+    next = h.last_offset() + 1;
+    valid += h.size_bytes();
   }
-  const std::uint64_t valid = n < decoded.records.size() ? decoded.positions[n] : decoded.valid_bytes;
-  decoded.records.resize(n);
-  segment.load(std::move(decoded.records));
-  LOGSIM_ASSERT(segment.size_bytes() == valid, "the codec and the segment disagree on " + file);
+  segment.load(std::span<const BatchHeader>(scan.batches.data(), n));
+  LOGSIM_ASSERT(segment.size_bytes() == valid, "the scan and the segment disagree on " + file);
   unflushed_files_.insert(file);  // page-cache data may survive a crash without being durable
   if (valid == size) return 0;
   disk_.truncate(file, valid);

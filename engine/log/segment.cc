@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "engine/env/assert.h"
-#include "engine/log/record_codec.h"
 
 namespace logsim::engine {
 namespace {
@@ -16,8 +15,6 @@ constexpr std::size_t kBaseDigits = 20;
 // Offsets and positions are kept relative to the segment, as uint32_t.
 constexpr std::uint64_t kMaxDelta = UINT32_MAX;
 constexpr std::uint64_t kMaxBytes = UINT32_MAX;
-// The longest run of frames one read asks the disk for (one frame may be longer).
-constexpr std::uint64_t kReadRunBytes = 256 * 1024;
 constexpr std::string_view kSuffix = ".log";
 
 }  // namespace
@@ -45,13 +42,13 @@ std::optional<Offset> LogSegment::parse_file_name(std::string_view dir, std::str
 }
 
 Offset LogSegment::first_offset() const {
-  LOGSIM_ASSERT(!deltas_.empty(), "first offset of an empty segment " + file_);
-  return offset_at(0);
+  LOGSIM_ASSERT(!batches_.empty(), "first offset of an empty segment " + file_);
+  return base_of(0);
 }
 
 Offset LogSegment::last_offset() const {
-  LOGSIM_ASSERT(!deltas_.empty(), "last offset of an empty segment " + file_);
-  return offset_at(deltas_.size() - 1);
+  LOGSIM_ASSERT(!batches_.empty(), "last offset of an empty segment " + file_);
+  return last_of(batches_.size() - 1);
 }
 
 void LogSegment::note_cleaned(std::int64_t now_ms) {
@@ -59,8 +56,8 @@ void LogSegment::note_cleaned(std::int64_t now_ms) {
 }
 
 void LogSegment::reset_indexes() {
-  deltas_.clear();
-  positions_.clear();
+  batches_.clear();
+  records_ = 0;
   offset_index_.clear();
   time_index_.clear();
   bytes_since_index_entry_ = 0;
@@ -68,170 +65,172 @@ void LogSegment::reset_indexes() {
   bytes_ = 0;
 }
 
-// Takes one more record whose frame starts at bytes_ and is frame_bytes long.
-void LogSegment::push(Offset offset, std::int64_t timestamp_ms, std::uint64_t frame_bytes) {
-  LOGSIM_ASSERT(deltas_.empty() ? offset >= base_ : offset > last_offset(), "record offsets out of order in " + file_);
-  LOGSIM_ASSERT(static_cast<std::uint64_t>(offset.value() - base_.value()) <= kMaxDelta, "a record offset too far above the base of " + file_);
-  LOGSIM_ASSERT(bytes_ + frame_bytes <= kMaxBytes, "a segment file beyond 4 GiB: " + file_);
+// Takes one more batch, whose bytes start at bytes_.
+void LogSegment::push(Offset base, Offset last, std::uint32_t records, std::int64_t max_timestamp_ms,
+                      std::uint64_t bytes) {
+  LOGSIM_ASSERT(batches_.empty() ? base >= base_ : base > last_offset(), "batch offsets out of order in " + file_);
+  LOGSIM_ASSERT(last >= base, "a batch ending before it starts in " + file_);
+  LOGSIM_ASSERT(static_cast<std::uint64_t>(last.value() - base_.value()) <= kMaxDelta,
+                "a batch offset too far above the base of " + file_);
+  LOGSIM_ASSERT(bytes_ + bytes <= kMaxBytes, "a segment file beyond 4 GiB: " + file_);
   const std::uint64_t position = bytes_;
-  deltas_.push_back(static_cast<std::uint32_t>(offset.value() - base_.value()));
-  positions_.push_back(static_cast<std::uint32_t>(position));
-  bytes_ += frame_bytes;
-  if (!max_timestamp_ms_ || timestamp_ms > *max_timestamp_ms_) {
-    max_timestamp_ms_ = timestamp_ms;
-    offset_of_max_timestamp_ = offset;
+  batches_.push_back(SegmentBatch{static_cast<std::uint32_t>(base.value() - base_.value()),
+                                  static_cast<std::uint32_t>(last.value() - base_.value()),
+                                  static_cast<std::uint32_t>(position), records, max_timestamp_ms});
+  records_ += records;
+  bytes_ += bytes;
+  if (!max_timestamp_ms_ || max_timestamp_ms > *max_timestamp_ms_) {
+    max_timestamp_ms_ = max_timestamp_ms;
+    offset_of_max_timestamp_ = base;
   }
   if (bytes_since_index_entry_ > index_interval_bytes_) {
-    offset_index_.push_back(OffsetIndexEntry{offset, position});
+    offset_index_.push_back(OffsetIndexEntry{base, position});
     if (time_index_.empty() || *max_timestamp_ms_ > time_index_.back().timestamp_ms) {
       time_index_.push_back(TimeIndexEntry{*max_timestamp_ms_, offset_of_max_timestamp_});
     }
     bytes_since_index_entry_ = 0;
   }
-  bytes_since_index_entry_ += frame_bytes;
+  bytes_since_index_entry_ += bytes;
 }
 
-void LogSegment::append(std::span<const RecordRef> records, std::int64_t now_ms) {
-  if (records.empty()) return;
-  if (deltas_.empty()) rolling_ms_ = now_ms;
-  std::string bytes;
+void LogSegment::append(const BatchHeader& h, std::string_view head, std::string_view tail, std::int64_t now_ms) {
+  LOGSIM_ASSERT(head.size() + tail.size() == h.size_bytes(), "a batch's header disagrees with its bytes in " + file_);
+  if (batches_.empty()) rolling_ms_ = now_ms;
+  push(h.base_offset, h.last_offset(), static_cast<std::uint32_t>(h.record_count), h.max_timestamp_ms, h.size_bytes());
+  disk_->append(file_, head);
+  if (!tail.empty()) disk_->append(file_, tail);
+}
+
+void LogSegment::append_shared(const SharedBytes& batches, std::span<const BatchHeader> headers, std::int64_t now_ms) {
+  if (headers.empty()) return;
+  if (batches_.empty()) rolling_ms_ = now_ms;
   std::uint64_t total = 0;
-  for (const RecordRef& rec : records) total += encoded_size(rec);
-  bytes.reserve(static_cast<std::size_t>(total));
-  for (const RecordRef& rec : records) {
-    const std::size_t before = bytes.size();
-    encode_record(rec, bytes);
-    push(rec.offset, rec.timestamp_ms, bytes.size() - before);
+  for (const BatchHeader& h : headers) {
+    push(h.base_offset, h.last_offset(), static_cast<std::uint32_t>(h.record_count), h.max_timestamp_ms,
+         h.size_bytes());
+    total += h.size_bytes();
   }
-  disk_->append(file_, bytes);
+  LOGSIM_ASSERT(total == batches.size(), "batch headers that do not describe their batches in " + file_);
+  disk_->append_shared(file_, batches);
 }
 
-void LogSegment::append_frames(const SharedBytes& frames, std::span<const FrameInfo> infos, std::int64_t now_ms) {
-  if (infos.empty()) return;
-  if (deltas_.empty()) rolling_ms_ = now_ms;
-  std::uint64_t total = 0;
-  for (const FrameInfo& info : infos) {
-    push(info.offset, info.timestamp_ms, info.bytes);
-    total += info.bytes;
-  }
-  LOGSIM_ASSERT(total == frames.size(), "frame infos that do not describe their frames in " + file_);
-  disk_->append_shared(file_, frames);
-}
-
-void LogSegment::assign(const std::vector<StoredRecord>& records) {
+void LogSegment::assign(std::span<const BatchHeader> headers) {
   reset_indexes();
-  for (const StoredRecord& rec : records) push(rec.offset, rec.record.timestamp_ms, encoded_size(rec));
+  for (const BatchHeader& h : headers) {
+    push(h.base_offset, h.last_offset(), static_cast<std::uint32_t>(h.record_count), h.max_timestamp_ms,
+         h.size_bytes());
+  }
 }
 
-void LogSegment::load(std::vector<StoredRecord> records) {
-  assign(records);
+void LogSegment::replace(std::span<const BatchHeader> headers) { assign(headers); }
+
+void LogSegment::load(std::span<const BatchHeader> headers) {
+  assign(headers);
   rolling_ms_.reset();
-  if (!records.empty()) rolling_ms_ = records.front().record.timestamp_ms;
+  if (!headers.empty()) rolling_ms_ = headers.front().max_timestamp_ms;
 }
-
-void LogSegment::replace(std::vector<StoredRecord> records) { assign(records); }
 
 void LogSegment::truncate_to(Offset end) {
+  // The batches wholly below `end`; the first one that is not may hold `end` (it goes whole).
   const std::size_t keep = find(end);
-  if (keep == deltas_.size()) return;
-  // Replay the kept records' offsets, timestamps and sizes: the indexes and the largest
-  // timestamp come out as if only they had ever been appended.
-  struct Kept {
-    Offset offset;
-    std::int64_t timestamp_ms;
-    std::uint64_t bytes;
-  };
-  std::vector<Kept> kept;
-  kept.reserve(keep);
-  for_each_frame(0, keep, [&](std::size_t, std::string_view frame) {
-    kept.push_back(Kept{frame_offset(frame), frame_timestamp_ms(frame), frame.size()});
-    return true;
-  });
+  if (keep == batches_.size()) return;
+  // Replay the kept batches: the indexes and the largest timestamp come out as if only they
+  // had ever been appended.
+  std::vector<SegmentBatch> kept(batches_.begin(), batches_.begin() + static_cast<std::ptrdiff_t>(keep));
+  const std::uint64_t kept_bytes = keep < batches_.size() ? batches_[keep].position : bytes_;
   reset_indexes();
-  for (const Kept& k : kept) push(k.offset, k.timestamp_ms, k.bytes);
-  if (deltas_.empty()) rolling_ms_.reset();
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const std::uint64_t next = i + 1 < kept.size() ? kept[i + 1].position : kept_bytes;
+    push(base_ + static_cast<std::int64_t>(kept[i].base_delta), base_ + static_cast<std::int64_t>(kept[i].last_delta),
+         kept[i].records, kept[i].max_timestamp_ms, next - kept[i].position);
+  }
+  if (batches_.empty()) rolling_ms_.reset();
   disk_->truncate(file_, bytes_);
 }
 
-template <typename Fn>
-void LogSegment::for_each_frame(std::size_t from, std::size_t to, Fn&& fn) const {
-  std::string scratch;
-  const auto end_of = [&](std::size_t i) -> std::uint64_t { return i < positions_.size() ? positions_[i] : bytes_; };
-  for (std::size_t i = from; i < to;) {
-    // A run of whole frames: at least one, at most kReadRunBytes when there are more.
-    std::size_t j = i + 1;
-    while (j < to && end_of(j + 1) - positions_[i] <= kReadRunBytes) ++j;
-    const std::uint64_t first = positions_[i];
-    const std::string_view run = disk_->read_view(file_, first, end_of(j) - first, scratch);
-    LOGSIM_ASSERT(run.size() == end_of(j) - first, "the file of " + file_ + " is shorter than its records");
-    for (; i < j; ++i) {
-      if (!fn(i, run.substr(positions_[i] - first, end_of(i + 1) - positions_[i]))) return;
-    }
-  }
+std::string_view LogSegment::batch_bytes(std::size_t i, std::string& scratch) const {
+  const std::uint64_t start = batches_[i].position;
+  const std::uint64_t end = i + 1 < batches_.size() ? batches_[i + 1].position : bytes_;
+  const std::string_view bytes = disk_->read_view(file_, start, end - start, scratch);
+  LOGSIM_ASSERT(bytes.size() == end - start, "the file of " + file_ + " is shorter than its batches");
+  return bytes;
 }
 
 std::vector<StoredRecord> LogSegment::records() const {
   std::vector<StoredRecord> out;
-  read(0, Offset(std::numeric_limits<std::int64_t>::max()), std::numeric_limits<std::size_t>::max(), out);
+  read(0, base_, Offset(std::numeric_limits<std::int64_t>::max()), std::numeric_limits<std::uint64_t>::max(), out);
   return out;
 }
 
-std::size_t LogSegment::read_end(std::size_t from, Offset end, std::size_t max) const {
-  std::size_t to = from;
-  while (to < deltas_.size() && offset_at(to) < end && to - from < max) ++to;
+std::size_t LogSegment::read_end(std::size_t i, Offset end, std::uint64_t max, std::uint64_t& records,
+                                 bool& stopped) const {
+  records = 0;
+  stopped = false;
+  std::size_t to = i;
+  for (; to < batches_.size() && records < max; ++to) {
+    if (last_of(to) >= end) {
+      stopped = true;
+      break;
+    }
+    records += batches_[to].records;
+  }
   return to;
 }
 
-std::size_t LogSegment::read_frames(std::size_t from, Offset end, std::size_t max, SharedBytes& out) const {
-  const std::size_t to = read_end(from, end, max);
-  if (to == from) return 0;
-  const std::uint64_t first = positions_[from];
-  const std::uint64_t last = to < positions_.size() ? positions_[to] : bytes_;
+std::uint64_t LogSegment::read_batches(std::size_t i, Offset end, std::uint64_t max, SharedBytes& out,
+                                       bool& stopped) const {
+  std::uint64_t records = 0;
+  const std::size_t to = read_end(i, end, max, records, stopped);
+  if (to == i) return 0;
+  const std::uint64_t first = batches_[i].position;
+  const std::uint64_t last = to < batches_.size() ? batches_[to].position : bytes_;
   const SharedBytes run = disk_->read_shared(file_, first, last - first);
-  LOGSIM_ASSERT(run.size() == last - first, "the file of " + file_ + " is shorter than its records");
+  LOGSIM_ASSERT(run.size() == last - first, "the file of " + file_ + " is shorter than its batches");
   out.append(run);
-  return to - from;
+  return records;
 }
 
-void LogSegment::read(std::size_t from, Offset end, std::size_t max, std::vector<StoredRecord>& out) const {
-  const std::size_t to = read_end(from, end, max > out.size() ? max - out.size() : 0);
-  if (to == from) return;
-  out.reserve(out.size() + (to - from));
-  for_each_frame(from, to, [&](std::size_t i, std::string_view frame) {
-    StoredRecord& rec = out.emplace_back();
-    const std::size_t len = decode_frame(frame, rec, /*verify=*/false);
-    LOGSIM_ASSERT(len == frame.size() && rec.offset == offset_at(i), "a frame of " + file_ + " does not decode");
-    return true;
-  });
+void LogSegment::read(std::size_t i, Offset from, Offset end, std::uint64_t max, std::vector<StoredRecord>& out) const {
+  std::string scratch;
+  for (std::size_t b = i; b < batches_.size() && last_of(b) < end && out.size() < max; ++b) {
+    decode_batch(batch_bytes(b, scratch), out, from);
+  }
 }
 
 std::size_t LogSegment::find(Offset offset) const {
-  // The last index entry at or below `offset` names a frame to start the search from.
+  // The last index entry at or below `offset` names a batch to start the search from.
   const auto above = std::upper_bound(offset_index_.begin(), offset_index_.end(), offset,
                                       [](Offset o, const OffsetIndexEntry& e) { return o < e.offset; });
   const std::uint64_t start = above == offset_index_.begin() ? 0 : std::prev(above)->position;
-  const auto first = std::lower_bound(positions_.begin(), positions_.end(), start) - positions_.begin();
-  if (offset <= base_) return static_cast<std::size_t>(first);
+  const auto first = std::lower_bound(batches_.begin(), batches_.end(), start,
+                                      [](const SegmentBatch& b, std::uint64_t p) { return b.position < p; });
+  if (offset <= base_) return static_cast<std::size_t>(first - batches_.begin());
   const std::int64_t delta = offset.value() - base_.value();
-  if (delta > static_cast<std::int64_t>(kMaxDelta)) return deltas_.size();
-  return static_cast<std::size_t>(
-      std::lower_bound(deltas_.begin() + first, deltas_.end(), static_cast<std::uint32_t>(delta)) - deltas_.begin());
+  if (delta > static_cast<std::int64_t>(kMaxDelta)) return batches_.size();
+  const auto at = std::lower_bound(first, batches_.end(), static_cast<std::uint32_t>(delta),
+                                   [](const SegmentBatch& b, std::uint32_t d) { return b.last_delta < d; });
+  return static_cast<std::size_t>(at - batches_.begin());
 }
 
 std::optional<Offset> LogSegment::offset_for_timestamp(std::int64_t ts_ms) const {
   if (!max_timestamp_ms_ || *max_timestamp_ms_ < ts_ms) return std::nullopt;
-  // Records before the last entry whose timestamp is <= ts_ms all have smaller timestamps
-  // than ts_ms (see the time index in the header), so the scan may start at that entry.
+  // Batches before the last entry whose timestamp is <= ts_ms hold only smaller timestamps
+  // than ts_ms (see the time index in the header), so the search may start at that entry.
   const auto above = std::upper_bound(time_index_.begin(), time_index_.end(), ts_ms,
                                       [](std::int64_t t, const TimeIndexEntry& e) { return t < e.timestamp_ms; });
   const Offset from = above == time_index_.begin() ? base_ : std::prev(above)->offset;
-  std::optional<Offset> found;
-  for_each_frame(find(from), deltas_.size(), [&](std::size_t i, std::string_view frame) {
-    if (frame_timestamp_ms(frame) >= ts_ms) found = offset_at(i);
-    return !found;
-  });
-  if (found) return found;
-  LOGSIM_ASSERT(false, "the largest timestamp of " + file_ + " is missing from its records");
+  std::string scratch;
+  for (std::size_t b = find(from); b < batches_.size(); ++b) {
+    if (batches_[b].max_timestamp_ms < ts_ms) continue;
+    std::optional<Offset> found;
+    for_each_record(batch_bytes(b, scratch), [&](const StoredRecord& r) {
+      if (r.record.timestamp_ms >= ts_ms) found = r.offset;
+      return !found;
+    });
+    LOGSIM_ASSERT(found.has_value(), "a batch of " + file_ + " is missing its max timestamp");
+    return found;
+  }
+  LOGSIM_ASSERT(false, "the largest timestamp of " + file_ + " is missing from its batches");
   return std::nullopt;
 }
 

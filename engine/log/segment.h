@@ -1,27 +1,29 @@
-// One segment of a partition log: the records from its base offset up to the next segment's
-// base offset, stored as the record codec's frames in the file "<dir>/<base>.log" (the base
-// offset zero-padded to 20 digits, as Kafka names segments), with the sparse offset and time
-// indexes that Kafka keeps beside each segment in .index and .timeindex files.
+// One segment of a partition log: the record batches from its base offset up to the next
+// segment's base offset, stored back to back as Kafka's record batches
+// (engine/env/record_batch.h) in the file "<dir>/<base>.log" (the base offset zero-padded to
+// 20 digits, as Kafka names segments), with the sparse offset and time indexes that Kafka
+// keeps beside each segment in .index and .timeindex files.
 //
-// The records live only in the file (the Disk's page cache): reads decode their frames from
-// it. In memory the segment keeps, per record, its offset and its frame's byte position, each
-// relative to the segment (two uint32_t, 8 bytes a record), and the sparse indexes, which live
-// in memory only; load() rebuilds them from the records recovery decoded.
+// The records live only in the file (the Disk's page cache): reads return or decode the
+// batches from it. In memory the segment keeps, per batch, its base and last offset (relative
+// to the segment), its byte position, its record count and its max timestamp (24 bytes a
+// batch), and the sparse indexes, which live in memory only; load() rebuilds them from the
+// headers recovery read.
 //
-// Offset index: when more than index_interval_bytes of frames were appended since the last
-// entry, the next record appended gets an entry (offset, byte position of its frame). Kafka
-// indexes batches; each of our frames is a batch of one record.
-// Time index: with each offset-index entry, (largest timestamp so far, offset of the first
-// record that had it), appended only when that timestamp grew. So every record before an
-// entry's offset has a smaller timestamp than the entry's, which makes timestamp lookups exact
-// even when producers send timestamps out of order (as Kafka's are).
+// Offset index: when more than index_interval_bytes of batches were appended since the last
+// entry, the next batch appended gets an entry (its base offset, its byte position), as in
+// Kafka. Time index: with each offset-index entry, (largest timestamp so far, base offset of
+// the first batch that had it), appended only when that timestamp grew. So every batch before
+// an entry's offset holds only smaller timestamps than the entry's, which makes timestamp
+// lookups exact even when producers send timestamps out of order (as Kafka's are).
 //
 // Invariants:
-// 1. Record offsets strictly increase and are >= the base offset, and below base + 2^32.
-// 2. positions()[i] is the byte position of record i's frame in the file; size_bytes() is the
-//    file's size as this segment wrote it, below 4 GiB (Kafka's segment.bytes is an int).
-// 3. Index entries increase in both fields and name records the segment holds.
-// 4. The file holds exactly the frames of the segment's records: nobody else writes it.
+// 1. Batches do not overlap and their offsets increase: each batch's base offset is above the
+//    previous one's last offset, >= the segment's base, and below base + 2^32.
+// 2. Batch positions are where each batch starts in the file; size_bytes() is the file's size
+//    as this segment wrote it, below 4 GiB (Kafka's segment.bytes is an int).
+// 3. Index entries increase in both fields and name batches the segment holds.
+// 4. The file holds exactly the segment's batches: nobody else writes it.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +35,7 @@
 
 #include "engine/env/disk.h"
 #include "engine/env/messages.h"
-#include "engine/log/record_codec.h"
+#include "engine/env/record_batch.h"
 
 namespace logsim::engine {
 
@@ -45,6 +47,15 @@ struct OffsetIndexEntry {
 struct TimeIndexEntry {
   std::int64_t timestamp_ms = 0;
   Offset offset;
+};
+
+// What the segment remembers of one batch.
+struct SegmentBatch {
+  std::uint32_t base_delta = 0;  // base offset - the segment's base
+  std::uint32_t last_delta = 0;  // last offset - the segment's base
+  std::uint32_t position = 0;    // where it starts in the file
+  std::uint32_t records = 0;     // how many records it holds
+  std::int64_t max_timestamp_ms = 0;
 };
 
 class LogSegment {
@@ -59,68 +70,73 @@ class LogSegment {
   Offset base_offset() const { return base_; }
   const std::string& file() const { return file_; }
   std::uint64_t size_bytes() const { return bytes_; }
-  bool empty() const { return deltas_.empty(); }
-  std::size_t record_count() const { return deltas_.size(); }
-  Offset offset_at(std::size_t i) const { return base_ + static_cast<std::int64_t>(deltas_[i]); }
-  // The offsets of the first and the last record. Precondition: not empty.
+  bool empty() const { return batches_.empty(); }
+  std::size_t batch_count() const { return batches_.size(); }
+  std::uint64_t record_count() const { return records_; }
+  const std::vector<SegmentBatch>& batches() const { return batches_; }
+  // The first batch's base offset and the last batch's last offset. Precondition: not empty.
   Offset first_offset() const;
   Offset last_offset() const;
+  Offset base_of(std::size_t i) const { return base_ + static_cast<std::int64_t>(batches_[i].base_delta); }
+  Offset last_of(std::size_t i) const { return base_ + static_cast<std::int64_t>(batches_[i].last_delta); }
+  // The bytes of batch i: a view of the disk's memory or of `scratch` (see Disk::read_view).
+  std::string_view batch_bytes(std::size_t i, std::string& scratch) const;
   // Every record, decoded from the file (for the cleaner and tests: the whole segment at once).
   std::vector<StoredRecord> records() const;
-  // Decodes records from index `from` on, while their offsets are below `end` and `out` holds
-  // fewer than `max`, appending them to `out`.
-  void read(std::size_t from, Offset end, std::size_t max, std::vector<StoredRecord>& out) const;
-  // Appends to `out` the frames of the records `read` would decode, as they are in the file;
-  // returns how many records that is.
-  std::size_t read_frames(std::size_t from, Offset end, std::size_t max, SharedBytes& out) const;
+  // Decodes the records with offsets >= `from` of whole batches from batch i on, each wholly
+  // below `end`, onto `out`, while it holds fewer than `max`.
+  void read(std::size_t i, Offset from, Offset end, std::uint64_t max, std::vector<StoredRecord>& out) const;
+  // Appends to `out` whole batches from batch i on, each wholly below `end`, while fewer than
+  // `max` records were taken (so at least one, if batch i is below `end`), as they are in the
+  // file; returns how many records they hold. `stopped` says whether a batch at or above `end`
+  // ended the read (nothing later in the log can be below `end`).
+  std::uint64_t read_batches(std::size_t i, Offset end, std::uint64_t max, SharedBytes& out, bool& stopped) const;
   // The largest record timestamp; nothing when empty.
   std::optional<std::int64_t> max_timestamp_ms() const { return max_timestamp_ms_; }
-  // When the segment's first record was appended (segment.ms counts from here); nothing when
-  // empty. A loaded segment takes its first record's timestamp, as Kafka does.
+  // When the segment's first batch was appended (segment.ms counts from here); nothing when
+  // empty. A loaded segment takes its first batch's max timestamp (Kafka's uses the first
+  // batch's timestamp too).
   std::optional<std::int64_t> rolling_ms() const { return rolling_ms_; }
   // When a cleaning pass first saw this segment (tombstones expire from there).
   std::optional<std::int64_t> first_cleaned_ms() const { return first_cleaned_ms_; }
   void note_cleaned(std::int64_t now_ms);
 
-  // Appends the records' frames to the file.
-  void append(std::span<const RecordRef> records, std::int64_t now_ms);
-  // Appends frames as they are (a follower's copy of its leader's); `infos` describes them
-  // (scan_frames).
-  void append_frames(const SharedBytes& frames, std::span<const FrameInfo> infos, std::int64_t now_ms);
-  // Takes the records whose frames the file holds (recovery). Writes nothing.
-  void load(std::vector<StoredRecord> records);
-  // Takes the records whose frames now replace the file's (after cleaning). Writes nothing.
-  void replace(std::vector<StoredRecord> records);
-  // Removes the records at or above `end` and cuts the file after the last one kept.
+  // Appends one batch, described by `h`, whose bytes are `head` then `tail` (a leader's append:
+  // the header it rewrote, then the records as the producer sent them).
+  void append(const BatchHeader& h, std::string_view head, std::string_view tail, std::int64_t now_ms);
+  // Appends batches as they are (a follower's copy of its leader's); `headers` describes them.
+  void append_shared(const SharedBytes& batches, std::span<const BatchHeader> headers, std::int64_t now_ms);
+  // Takes the batches the file holds (recovery). Writes nothing.
+  void load(std::span<const BatchHeader> headers);
+  // Takes the batches that now replace the file's (after cleaning). Writes nothing.
+  void replace(std::span<const BatchHeader> headers);
+  // Removes the batches not wholly below `end` (a batch holding `end` goes whole, as Kafka's
+  // LogSegment.truncateTo cuts at the batch holding the offset) and cuts the file after the
+  // last one kept.
   void truncate_to(Offset end);
 
-  // The index of the first record whose offset is >= `offset` (record_count() if none),
-  // found through the offset index and a scan, as Kafka's translateOffset does.
+  // The index of the first batch whose last offset is >= `offset` (batch_count() if none),
+  // found through the offset index and a search, as Kafka's translateOffset does.
   std::size_t find(Offset offset) const;
   // The first offset whose timestamp is >= ts_ms; nothing if no record's is.
   std::optional<Offset> offset_for_timestamp(std::int64_t ts_ms) const;
 
-  const std::vector<std::uint32_t>& positions() const { return positions_; }
   const std::vector<OffsetIndexEntry>& offset_index() const { return offset_index_; }
   const std::vector<TimeIndexEntry>& time_index() const { return time_index_; }
 
  private:
-  void assign(const std::vector<StoredRecord>& records);
   void reset_indexes();
-  // The index past the last record read(from, end, max) would take.
-  std::size_t read_end(std::size_t from, Offset end, std::size_t max) const;
-  void push(Offset offset, std::int64_t timestamp_ms, std::uint64_t frame_bytes);
-  // Calls fn(i, frame) for the frames of records [from, to) until it returns false, reading the
-  // file in runs of at most kReadRunBytes (so a copy, when the disk must make one, stays small).
-  template <typename Fn>
-  void for_each_frame(std::size_t from, std::size_t to, Fn&& fn) const;
+  void assign(std::span<const BatchHeader> headers);
+  // The index past the last batch read_batches(i, end, max) takes, and the records they hold.
+  std::size_t read_end(std::size_t i, Offset end, std::uint64_t max, std::uint64_t& records, bool& stopped) const;
+  void push(Offset base, Offset last, std::uint32_t records, std::int64_t max_timestamp_ms, std::uint64_t bytes);
 
   Disk* disk_;  // a pointer, so that segments can move within the log's vector
   Offset base_;
   std::string file_;
   std::uint64_t index_interval_bytes_;
-  std::vector<std::uint32_t> deltas_;     // offset - base, per record
-  std::vector<std::uint32_t> positions_;  // frame position, per record
+  std::vector<SegmentBatch> batches_;
+  std::uint64_t records_ = 0;
   std::uint64_t bytes_ = 0;
   std::vector<OffsetIndexEntry> offset_index_;
   std::vector<TimeIndexEntry> time_index_;

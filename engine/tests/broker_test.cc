@@ -19,7 +19,7 @@
 
 #include "engine/env/env.h"
 #include "engine/env/rng.h"
-#include "engine/log/record_codec.h"
+#include "engine/env/record_batch.h"
 #include "sim/disk.h"
 
 namespace logsim::engine {
@@ -125,22 +125,37 @@ BrokerConfig two_topics() {
   return c;
 }
 
-// The records a follower's fetch response carries as frames, decoded.
-std::vector<StoredRecord> decode_frames(std::string_view frames) {
-  std::vector<StoredRecord> out;
-  while (!frames.empty()) {
-    StoredRecord r;
-    const std::size_t len = decode_frame(frames, r, /*verify=*/true);
-    EXPECT_GT(len, 0u) << "a malformed frame";
-    if (len == 0) break;
-    out.push_back(std::move(r));
-    frames.remove_prefix(len);
-  }
-  return out;
-}
-
 Record rec(std::string key, std::string value, std::int64_t ts = 0) {
   return Record{std::move(key), std::move(value), ts};
+}
+
+// The records as the one batch a producer sends (idempotent when `producer` names an id).
+SharedBytes batch(const std::vector<Record>& records, ProducerBatchInfo producer = {}) {
+  if (records.empty()) return SharedBytes();
+  return SharedBytes(encode_batch(
+      records, BatchMeta{Offset(0), LeaderEpoch(-1), producer.producer_id, producer.producer_epoch, producer.base_sequence}));
+}
+
+// A FetchResponse with its batches decoded from the offset fetched on, as a consumer hands
+// them out: what the tests look at.
+struct Fetched {
+  CorrelationId correlation_id = 0;
+  std::string topic;
+  PartitionId partition;
+  ErrorCode error = ErrorCode::NONE;
+  Offset high_watermark{-1};
+  Offset log_start_offset{-1};
+  std::vector<StoredRecord> records;
+};
+
+Fetched decoded(const FetchResponse& r, Offset from) {
+  const BatchScan scan = scan_batch_headers(r.records);
+  EXPECT_TRUE(scan.complete) << "a malformed batch";
+  if (!scan.batches.empty()) {
+    EXPECT_GE(scan.batches.front().last_offset(), from) << "a batch wholly below the fetch";
+  }
+  return Fetched{r.correlation_id, r.topic, r.partition, r.error, r.high_watermark, r.log_start_offset,
+                 decode_batches(r.records, from)};
 }
 
 class BrokerTest : public ::testing::Test {
@@ -168,12 +183,13 @@ class BrokerTest : public ::testing::Test {
 
   ProduceResponse produce(const std::string& topic, std::int32_t partition, std::vector<Record> records,
                           std::int16_t acks = -1, CorrelationId cid = 1) {
-    return call<ProduceResponse>(ProduceRequest{cid, topic, PartitionId(partition), acks, 30000, std::move(records)});
+    return call<ProduceResponse>(ProduceRequest{cid, topic, PartitionId(partition), acks, 30000, batch(records)});
   }
-  FetchResponse fetch(const std::string& topic, std::int32_t partition, std::int64_t offset,
-                      std::int32_t max_records = 500, CorrelationId cid = 2) {
+  Fetched fetch(const std::string& topic, std::int32_t partition, std::int64_t offset, std::int32_t max_records = 500,
+                CorrelationId cid = 2) {
     // max_wait_ms 0: answer at once, even when there is nothing to return.
-    return call<FetchResponse>(FetchRequest{cid, topic, PartitionId(partition), Offset(offset), max_records, 0});
+    return decoded(call<FetchResponse>(FetchRequest{cid, topic, PartitionId(partition), Offset(offset), max_records, 0}),
+                   Offset(offset));
   }
   ListOffsetsResponse list_offsets(const std::string& topic, std::int32_t partition, std::int64_t ts,
                                    CorrelationId cid = 3) {
@@ -244,7 +260,7 @@ TEST_F(BrokerTest, ProduceAssignsConsecutiveOffsetsPerPartition) {
 }
 
 TEST_F(BrokerTest, ProduceWithAcksZeroSendsNoResponseButAppends) {
-  broker.on_message(kClient, ProduceRequest{1, "orders", PartitionId(0), 0, 30000, {rec("a", "1"), rec("b", "2")}});
+  broker.on_message(kClient, ProduceRequest{1, "orders", PartitionId(0), 0, 30000, batch({rec("a", "1"), rec("b", "2")})});
   EXPECT_TRUE(env.sent.empty());
   EXPECT_EQ(produce("orders", 0, {rec("c", "3")}).base_offset, Offset(2));
 }
@@ -334,7 +350,7 @@ TEST_F(BrokerTest, FetchOfUnknownPartitionIsRejected) {
 // A fetch with a wait that finds records is answered at once and arms no timer.
 TEST_F(BrokerTest, LongPollFetchWithRecordsIsAnsweredAtOnce) {
   produce("audit", 0, {rec("a", "1")});
-  const auto resp = call<FetchResponse>(FetchRequest{4, "audit", PartitionId(0), Offset(0), 500, 500});
+  const Fetched resp = decoded(call<FetchResponse>(FetchRequest{4, "audit", PartitionId(0), Offset(0), 500, 500}), Offset(0));
   EXPECT_EQ(resp.error, ErrorCode::NONE);
   ASSERT_EQ(resp.records.size(), 1u);
   EXPECT_TRUE(env.timers.empty());
@@ -369,22 +385,23 @@ TEST_F(BrokerTest, LongPollFetchIsAnsweredWhenRecordsArrive) {
   EXPECT_EQ(env.live_timers().size(), 3u);
 
   env.sent.clear();
-  broker.on_message(kClient, ProduceRequest{50, "orders", PartitionId(1), -1, 30000, {rec("a", "1"), rec("b", "2")}});
+  broker.on_message(kClient, ProduceRequest{50, "orders", PartitionId(1), -1, 30000, batch({rec("a", "1"), rec("b", "2")})});
   ASSERT_EQ(env.sent.size(), 3u);  // the produce response and the two held fetches
   const std::vector<Sent> fetches = fetch_responses(env.sent);
   ASSERT_EQ(fetches.size(), 2u);  // in the order they were held
   EXPECT_EQ(std::get<ProduceResponse>(only<ProduceResponse>(env.sent).msg).base_offset, Offset(0));
   EXPECT_EQ(fetches[0].to, kClient);
-  const auto first = std::get<FetchResponse>(fetches[0].msg);
+  const Fetched first = decoded(std::get<FetchResponse>(fetches[0].msg), Offset(0));
   EXPECT_EQ(first.correlation_id, 41);
   EXPECT_EQ(first.error, ErrorCode::NONE);
   EXPECT_EQ(first.high_watermark, Offset(2));
   ASSERT_EQ(first.records.size(), 2u);
   EXPECT_EQ(first.records[1].record.key, "b");
   EXPECT_EQ(fetches[1].to, other);
-  const auto second = std::get<FetchResponse>(fetches[1].msg);
+  const Fetched second = decoded(std::get<FetchResponse>(fetches[1].msg), Offset(0));
   EXPECT_EQ(second.correlation_id, 42);
-  ASSERT_EQ(second.records.size(), 1u);  // its own max_records still holds
+  // Its max_records of 1 still gets a whole batch, as Kafka's fetch size gets at least one.
+  ASSERT_EQ(second.records.size(), 2u);
   // The woken fetches' timers are disarmed; the one held on partition 2 still waits.
   const auto live = env.live_timers();
   ASSERT_EQ(live.size(), 1u);
@@ -400,9 +417,9 @@ TEST_F(BrokerTest, LongPollFetchIsAnsweredWhenRecordsArrive) {
 TEST_F(BrokerTest, LongPollFetchIsWokenByAcksZeroProduce) {
   broker.on_message(kClient, FetchRequest{41, "audit", PartitionId(0), Offset(0), 500, 500});
   ASSERT_TRUE(env.sent.empty());
-  broker.on_message(kClient, ProduceRequest{50, "audit", PartitionId(0), 0, 30000, {rec("a", "1")}});
+  broker.on_message(kClient, ProduceRequest{50, "audit", PartitionId(0), 0, 30000, batch({rec("a", "1")})});
   ASSERT_EQ(env.sent.size(), 1u);
-  const auto resp = std::get<FetchResponse>(env.sent[0].msg);
+  const Fetched resp = decoded(std::get<FetchResponse>(env.sent[0].msg), Offset(0));
   EXPECT_EQ(resp.correlation_id, 41);
   EXPECT_EQ(resp.records.size(), 1u);
 }
@@ -428,7 +445,7 @@ TEST_F(BrokerTest, LongPollFetchIsAnsweredEmptyWhenItsWaitEnds) {
   EXPECT_EQ(env.sent.size(), 1u);
   // Only the fetch still held is woken by the next record.
   env.sent.clear();
-  broker.on_message(kClient, ProduceRequest{50, "audit", PartitionId(0), -1, 30000, {rec("b", "2")}});
+  broker.on_message(kClient, ProduceRequest{50, "audit", PartitionId(0), -1, 30000, batch({rec("b", "2")})});
   ASSERT_EQ(env.sent.size(), 2u);
   const std::vector<Sent> fetches = fetch_responses(env.sent);
   ASSERT_EQ(fetches.size(), 1u);
@@ -481,7 +498,7 @@ TEST_F(BrokerTest, RestartedBrokerRecoversItsLogsAndKeepsOffsets) {
   EXPECT_EQ(latest("orders", 2), Offset(1));
   EXPECT_EQ(latest("audit", 0), Offset(3));
 
-  const auto fetched = std::get<FetchResponse>(call2(FetchRequest{2, "audit", PartitionId(0), Offset(0), 500, 0}));
+  const Fetched fetched = decoded(std::get<FetchResponse>(call2(FetchRequest{2, "audit", PartitionId(0), Offset(0), 500, 0})), Offset(0));
   EXPECT_EQ(fetched.error, ErrorCode::NONE);
   EXPECT_EQ(fetched.high_watermark, Offset(3));
   ASSERT_EQ(fetched.records.size(), 3u);
@@ -491,7 +508,7 @@ TEST_F(BrokerTest, RestartedBrokerRecoversItsLogsAndKeepsOffsets) {
 
   // New records continue after the recovered ones.
   const auto produced = std::get<ProduceResponse>(
-      call2(ProduceRequest{3, "orders", PartitionId(0), -1, 30000, {rec("g", "7")}}));
+      call2(ProduceRequest{3, "orders", PartitionId(0), -1, 30000, batch({rec("g", "7")})}));
   EXPECT_EQ(produced.error, ErrorCode::NONE);
   EXPECT_EQ(produced.base_offset, Offset(2));
 }
@@ -510,11 +527,11 @@ TEST(BrokerRecovery, PowerLossWithTornTailsKeepsADurablePrefix) {
       FakeEnv env(t.disk);
       Broker broker(env, two_topics());
       broker.on_start();
-      broker.on_message(kClient, ProduceRequest{1, "audit", PartitionId(0), -1, 30000, {rec("a", "0"), rec("b", "1")}});
+      broker.on_message(kClient, ProduceRequest{1, "audit", PartitionId(0), -1, 30000, batch({rec("a", "0"), rec("b", "1")})});
       t.sync_all();
       for (int i = 2; i < 8; ++i) {
         broker.on_message(kClient, ProduceRequest{i, "audit", PartitionId(0), -1, 30000,
-                                                  {rec("k", std::to_string(i), i)}});
+                                                  batch({rec("k", std::to_string(i), i)})});
       }
       ASSERT_EQ(env.sent.size(), 7u);
       for (std::size_t i = 0; i < env.sent.size(); ++i) {
@@ -529,7 +546,7 @@ TEST(BrokerRecovery, PowerLossWithTornTailsKeepsADurablePrefix) {
     broker.on_start();
     broker.on_message(kClient, FetchRequest{9, "audit", PartitionId(0), Offset(0), 500, 0});
     ASSERT_EQ(env.sent.size(), 1u);
-    const auto fetched = std::get<FetchResponse>(env.sent[0].msg);
+    const Fetched fetched = decoded(std::get<FetchResponse>(env.sent[0].msg), Offset(0));
     EXPECT_EQ(fetched.error, ErrorCode::NONE);
     ASSERT_GE(fetched.records.size(), 2u);  // the synced records always survive
     ASSERT_LE(fetched.records.size(), 8u);
@@ -539,7 +556,7 @@ TEST(BrokerRecovery, PowerLossWithTornTailsKeepsADurablePrefix) {
       EXPECT_EQ(fetched.records[i].record.value, std::to_string(i));
     }
     if (fetched.records.size() < 8) ++saw_partial_loss;
-    broker.on_message(kClient, ProduceRequest{10, "audit", PartitionId(0), 1, 30000, {rec("z", "z")}});
+    broker.on_message(kClient, ProduceRequest{10, "audit", PartitionId(0), 1, 30000, batch({rec("z", "z")})});
     ASSERT_EQ(env.sent.size(), 2u);
     EXPECT_EQ(std::get<ProduceResponse>(env.sent[1].msg).base_offset,
               Offset(static_cast<std::int64_t>(fetched.records.size())));
@@ -612,7 +629,7 @@ class BrokerTopicLifecycleTest : public ::testing::Test {
   }
 
   ProduceResponse produce(std::vector<Record> records) {
-    broker->on_message(kClient, ProduceRequest{++cid, "orders", PartitionId(0), 1, 30000, std::move(records)});
+    broker->on_message(kClient, ProduceRequest{++cid, "orders", PartitionId(0), 1, 30000, batch(records)});
     return last_to_client<ProduceResponse>();
   }
 
@@ -736,13 +753,9 @@ struct Replica {
   }
 
   void produce(std::vector<Record> records, std::int16_t acks, std::int32_t base_sequence = -1) {
-    ProduceRequest req{++cid, "orders", PartitionId(0), acks, 30000, std::move(records)};
-    if (base_sequence >= 0) {
-      req.producer_id = ProducerId(11);
-      req.producer_epoch = ProducerEpoch(0);
-      req.base_sequence = Sequence(base_sequence);
-    }
-    broker->on_message(kClient, req);
+    ProducerBatchInfo producer;
+    if (base_sequence >= 0) producer = ProducerBatchInfo{ProducerId(11), ProducerEpoch(0), Sequence(base_sequence)};
+    broker->on_message(kClient, ProduceRequest{++cid, "orders", PartitionId(0), acks, 30000, batch(records, producer)});
   }
 
   TestDisk t;
@@ -785,17 +798,16 @@ TEST(ReplicaPlant, FetchAboveHighWatermarkPlantServesUncommittedRecords) {
     const auto fetched = r.sent_to<FetchResponse>(kClient);
     ASSERT_EQ(fetched.size(), 1u);
     EXPECT_EQ(fetched[0].high_watermark, Offset(0));
-    EXPECT_EQ(fetched[0].records.size(), planted ? 3u : 0u);
+    EXPECT_EQ(decode_batches(fetched[0].records).size(), planted ? 3u : 0u);
     // A follower reads to the log end either way.
     r.broker->on_message(kOtherReplica, FetchRequest{++r.cid, "orders", PartitionId(0), Offset(0), 500, 0,
                                                    kOtherReplica, LeaderEpoch(1)});
     const auto replicated = r.sent_to<FetchResponse>(kOtherReplica);
     ASSERT_EQ(replicated.size(), 1u);
-    EXPECT_TRUE(replicated[0].records.empty()) << "a follower gets frames";
-    const std::vector<StoredRecord> frames = decode_frames(replicated[0].frames.str());
-    ASSERT_EQ(frames.size(), 3u);
-    EXPECT_EQ(frames[2].offset, Offset(2));
-    EXPECT_EQ(frames[2].record.value, "3");
+    const std::vector<StoredRecord> records = decode_batches(replicated[0].records);
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_EQ(records[2].offset, Offset(2));
+    EXPECT_EQ(records[2].record.value, "3");
   }
 }
 
@@ -808,12 +820,13 @@ TEST(ReplicaPlant, TruncateToHighWatermarkPlantCutsCommittedRecords) {
     r.state(1, kOtherReplica, 1);
     const auto first = r.sent_to<FetchRequest>(kOtherReplica);
     ASSERT_EQ(first.size(), 1u) << "an empty log fetches at once";
-    FetchResponse resp{first[0].correlation_id, "orders", PartitionId(0), ErrorCode::NONE, Offset(2), Offset(0), {}};
-    std::string frames;
-    for (std::int64_t i = 0; i < 5; ++i) {
-      encode_record(StoredRecord{Offset(i), rec("k", "v" + std::to_string(i)), LeaderEpoch(1)}, frames);
+    FetchResponse resp{first[0].correlation_id, "orders", PartitionId(0), ErrorCode::NONE, Offset(2), Offset(0)};
+    std::string batches;
+    for (std::int64_t i = 0; i < 5; ++i) {  // a batch each, so that the high watermark (2) is a batch boundary
+      const StoredRecord one{Offset(i), rec("k", "v" + std::to_string(i)), LeaderEpoch(1)};
+      encode_stored_batch(std::span<const StoredRecord>(&one, 1), batches);
     }
-    resp.frames = SharedBytes(std::move(frames));
+    resp.records = SharedBytes(std::move(batches));
     r.broker->on_message(kOtherReplica, resp);
     ASSERT_EQ(r.partition().log->log_end_offset(), Offset(5));
     ASSERT_EQ(r.partition().high_watermark, Offset(2));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/env/env.h"
+#include "engine/env/record_batch.h"
 #include "engine/env/rng.h"
 
 namespace logsim::engine::clienttest {
@@ -32,6 +33,13 @@ inline MetadataResponse metadata_response(CorrelationId correlation_id, const st
   }
   resp.topics.push_back(std::move(tm));
   return resp;
+}
+
+// Stored records as a fetch carries them: one record batch each, at their offsets.
+inline SharedBytes batches_of(const std::vector<StoredRecord>& records) {
+  std::string out;
+  for (const StoredRecord& r : records) encode_stored_batch(std::span<const StoredRecord>(&r, 1), out);
+  return SharedBytes(std::move(out));
 }
 
 // The clients never touch the disk; a test fails if they do.

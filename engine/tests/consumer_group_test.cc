@@ -315,12 +315,14 @@ TEST_F(ConsumerGroupTest, AutoCommitCommitsWhatEarlierPollsReturned) {
   join_alone(1);
   answer_offset_fetch({{0, 0}});
   FetchRequest f = last<FetchRequest>();
-  FetchResponse resp{f.correlation_id, kTopic, PartitionId(0), ErrorCode::NONE, Offset(3), Offset(0), {}};
+  FetchResponse resp{f.correlation_id, kTopic, PartitionId(0), ErrorCode::NONE, Offset(3), Offset(0)};
+  std::vector<StoredRecord> records;
   for (std::int64_t o = 0; o < 3; ++o) {
     StoredRecord r;
     r.offset = Offset(o);
-    resp.records.push_back(r);
+    records.push_back(r);
   }
+  resp.records = clienttest::batches_of(records);
   consumer->on_message(kB1, resp);
   advance_to(millis(1000));
   EXPECT_EQ(consumer->poll().size(), 3u);

@@ -110,7 +110,7 @@ class ConsumerTest : public ::testing::Test {
     resp.error = error;
     resp.high_watermark = Offset(records.empty() ? req.fetch_offset.value() : records.back().offset.value() + 1);
     resp.log_start_offset = Offset(0);
-    resp.records = std::move(records);
+    resp.records = clienttest::batches_of(records);
     consumer->on_message(kB2, resp);
   }
   // OFFSET_OUT_OF_RANGE, with the log's bounds as the broker reports them.

@@ -76,7 +76,7 @@ TEST(LogCompaction, KeepsExactlyTheLastOffsetPerKeyAndNeverCleansTheActiveSegmen
   EXPECT_EQ(r.bytes_removed, 5 * kFixedBytes - 2);  // the tombstone has no 2-byte value
   EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{3, 6, 9}));
   EXPECT_EQ(files_under(t.disk, kDir), segment_files(kDir, {3, 6, 9}));
-  EXPECT_EQ(t.disk.read(segment_file(kDir, 3), 0, 1 << 20), frames(log.segments()[0].records()));
+  EXPECT_EQ(t.disk.read(segment_file(kDir, 3), 0, 1 << 20), batches(log.segments()[0].records()));
   // Offsets are unchanged; the log start does not move (only retention moves it).
   EXPECT_EQ(log.log_start_offset(), Offset(0));
   EXPECT_EQ(log.log_end_offset(), Offset(11));
@@ -315,7 +315,7 @@ TEST(LogCompactionCrash, PowerLossKeepsEitherTheOldOrTheCleanedSegment) {
     EXPECT_EQ(log.recover(), 0u);
     EXPECT_EQ(files_under(t.disk, kDir), segment_files(kDir, {0, 3, 6}));  // no .cleaned file
     EXPECT_EQ(all_offsets(log), completed ? kCleaned : kAll);
-    for (const LogSegment& s : log.segments()) EXPECT_EQ(t.disk.read(s.file(), 0, 1 << 20), frames(s.records()));
+    for (const LogSegment& s : log.segments()) EXPECT_TRUE(holds_exactly_its_batches(t.disk, s));
     expect_values_match_offsets(log);
   }
 }

@@ -1,6 +1,6 @@
 // Tests of a segmented log's recovery and flush policy: multi-segment logs after a process
 // crash and after power losses that tear the last segment's tail; damaged or inconsistent
-// files (an invalid frame in an earlier segment, overlapping or empty segments); the log start
+// files (an invalid batch in an earlier segment, overlapping or empty segments); the log start
 // and end offsets recovery derives; flush.messages and flush.ms, and that what a flush made
 // durable survives a power loss.
 #include <gtest/gtest.h>
@@ -33,35 +33,35 @@ TEST(LogRecovery, ProcessCrashKeepsEverySegmentRecordAndEpoch) {
   {
     PartitionLog log(t.disk, kDir, small_segments(3));
     log.recover();
-    log.append(batch_of(2, 'a'), LeaderEpoch(1));
-    log.append(batch_of(3, 'b'), LeaderEpoch(3));
-    log.append(batch_of(3, 'c'), LeaderEpoch(3));
-    log.append(batch_of(1, 'd'), LeaderEpoch(4));
-    ASSERT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 2, 5, 8}));
+    log.append(batch_of(2, 'a'), LeaderEpoch(1));  // 0..1
+    log.append(batch_of(3, 'b'), LeaderEpoch(3));  // 2..4: fits beside a
+    log.append(batch_of(3, 'c'), LeaderEpoch(3));  // 5..7: rolls
+    log.append(batch_of(1, 'd'), LeaderEpoch(4));  // 8
+    ASSERT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 5}));
   }
   t.disk.crash();  // nothing was ever fsynced; the page cache survives
   PartitionLog log(t.disk, kDir, small_segments(3));
   EXPECT_EQ(log.recover(), 0u);
-  EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 2, 5, 8}));
+  EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 5}));
   EXPECT_EQ(all_offsets(log), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
   EXPECT_EQ(log.log_start_offset(), Offset(0));
   EXPECT_EQ(log.log_end_offset(), Offset(9));
-  EXPECT_EQ(log.size_bytes(), 9 * kFixedBytes);
+  EXPECT_EQ(log.size_bytes(), batch_bytes(2) + 2 * batch_bytes(3) + batch_bytes(1));
   EXPECT_EQ(log.end_offset_for_epoch(LeaderEpoch(1)), std::make_pair(LeaderEpoch(1), Offset(2)));
   EXPECT_EQ(log.end_offset_for_epoch(LeaderEpoch(3)), std::make_pair(LeaderEpoch(3), Offset(8)));
   EXPECT_EQ(log.latest_epoch(), LeaderEpoch(4));
   // Appends continue in the recovered active segment, which rolls when full.
   EXPECT_EQ(log.append(batch_of(2, 'e'), LeaderEpoch(4)), Offset(9));
-  EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 2, 5, 8}));
+  EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 5, 9}));
   EXPECT_EQ(log.append(batch_of(1, 'f'), LeaderEpoch(4)), Offset(11));
-  EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 2, 5, 8, 11}));
+  EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 5, 9}));
 }
 
 // ---- Power loss, torn tails.
 
 // With every power loss tearing unsynced tails, recovery of a multi-segment log yields a
 // prefix of what was appended that holds everything flushed; every remaining segment file
-// holds exactly its records' frames; and the log goes on at the right offset.
+// holds exactly its batches; and the log goes on at the right offset.
 TEST(LogRecovery, PowerLossTearingTheLastSegmentRecoversAPrefix) {
   std::uint64_t torn = 0;
   std::uint64_t lost_segments = 0;
@@ -111,7 +111,7 @@ TEST(LogRecovery, PowerLossTearingTheLastSegmentRecoversAPrefix) {
     std::vector<std::string> files;
     for (const LogSegment& s : log.segments()) {
       files.push_back(s.file());
-      EXPECT_EQ(t.disk.read(s.file(), 0, 1 << 20), frames(s.records())) << s.file();
+      EXPECT_TRUE(holds_exactly_its_batches(t.disk, s));
     }
     EXPECT_EQ(files_under(t.disk, kDir), files);
     EXPECT_EQ(log.append(batch_of(1, 'c')), Offset(static_cast<std::int64_t>(got.size())));
@@ -139,10 +139,10 @@ std::vector<StoredRecord> stored(std::int64_t from, std::int64_t to, LeaderEpoch
 
 TEST(LogRecovery, AnInvalidFrameInAnEarlierSegmentDropsEverySegmentAfterIt) {
   TestDisk t;
-  const std::string garbage = frames(stored(3, 4)).substr(0, 20);
-  t.disk.append(segment_file(kDir, 0), frames(stored(0, 3)) + garbage);
-  t.disk.append(segment_file(kDir, 3), frames(stored(3, 6)));
-  t.disk.append(segment_file(kDir, 6), frames(stored(6, 7)));
+  const std::string garbage = batches(stored(3, 4)).substr(0, 20);
+  t.disk.append(segment_file(kDir, 0), batches(stored(0, 3)) + garbage);
+  t.disk.append(segment_file(kDir, 3), batches(stored(3, 6)));
+  t.disk.append(segment_file(kDir, 6), batches(stored(6, 7)));
   PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), garbage.size() + 4 * kFixedBytes);
   EXPECT_EQ(files_under(t.disk, kDir), segment_files(kDir, {0}));
@@ -156,17 +156,17 @@ TEST(LogRecovery, FramesOutOfOrderEndTheLogWhereTheyStart) {
   TestDisk t;
   // A valid frame whose offset goes back, then one whose epoch goes back, in later segments.
   std::vector<StoredRecord> first = stored(0, 3, LeaderEpoch(2));
-  t.disk.append(segment_file(kDir, 0), frames(first));
+  t.disk.append(segment_file(kDir, 0), batches(first));
   std::vector<StoredRecord> second = stored(3, 5, LeaderEpoch(2));
   second.push_back(StoredRecord{Offset(4), kv('k', "dup"), LeaderEpoch(2)});
-  t.disk.append(segment_file(kDir, 3), frames(second));
+  t.disk.append(segment_file(kDir, 3), batches(second));
   PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), kFixedBytes);
   EXPECT_EQ(all_offsets(log), (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
 
   TestDisk u;
-  u.disk.append(segment_file(kDir, 0), frames(stored(0, 2, LeaderEpoch(5))));
-  u.disk.append(segment_file(kDir, 2), frames(stored(2, 4, LeaderEpoch(4))));
+  u.disk.append(segment_file(kDir, 0), batches(stored(0, 2, LeaderEpoch(5))));
+  u.disk.append(segment_file(kDir, 2), batches(stored(2, 4, LeaderEpoch(4))));
   PartitionLog log2(u.disk, kDir);
   EXPECT_EQ(log2.recover(), 2 * kFixedBytes);
   EXPECT_EQ(all_offsets(log2), (std::vector<std::int64_t>{0, 1}));
@@ -179,8 +179,8 @@ TEST(LogRecovery, FramesOutOfOrderEndTheLogWhereTheyStart) {
 // was: the earlier segment now reaches into the later one's range, and the earlier wins.
 TEST(LogRecovery, AnOverlappingLaterSegmentIsDropped) {
   TestDisk t;
-  t.disk.append(segment_file(kDir, 0), frames(stored(0, 5)));
-  t.disk.append(segment_file(kDir, 3), frames(stored(3, 6)));
+  t.disk.append(segment_file(kDir, 0), batches(stored(0, 5)));
+  t.disk.append(segment_file(kDir, 3), batches(stored(3, 6)));
   PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), 3 * kFixedBytes);
   EXPECT_EQ(files_under(t.disk, kDir), segment_files(kDir, {0}));
@@ -191,10 +191,10 @@ TEST(LogRecovery, AnOverlappingLaterSegmentIsDropped) {
 TEST(LogRecovery, LogStartIsTheFirstRecordAndLogEndTheEmptyActiveSegmentsBase) {
   TestDisk t;
   t.disk.append(segment_file(kDir, 0), "");                  // empty, not the last: deleted
-  t.disk.append(segment_file(kDir, 4), frames(stored(6, 8)));  // records start after the base
+  t.disk.append(segment_file(kDir, 4), batches(stored(6, 8)));  // records start after the base
   t.disk.append(segment_file(kDir, 12), "");                 // the empty active segment
   t.disk.append("t-0/stray.txt", "x");                       // not a segment: left alone
-  t.disk.append("t-00/00000000000000000000.log", frames(stored(0, 1)));  // another log's
+  t.disk.append("t-00/00000000000000000000.log", batches(stored(0, 1)));  // another log's
   PartitionLog log(t.disk, kDir);
   EXPECT_EQ(log.recover(), 0u);
   EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{4, 12}));

@@ -53,13 +53,13 @@ TEST(LogRolling, RollsBeforeABatchWouldTakeTheActiveSegmentPastSegmentBytes) {
   // A batch goes whole into one segment: two records do not fit beside two, so they roll.
   log.append(std::vector<Record>{kv('b', "v"), kv('c', "v")});
   EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 3, 6, 8}));
-  EXPECT_EQ(t.disk.size(segment_file(kDir, 8)), 2 * kFixedBytes);
+  EXPECT_EQ(t.disk.size(segment_file(kDir, 8)), batch_bytes(2));
   // A batch larger than segment.bytes still goes into an empty segment, whole.
   log.truncate_to(Offset(8));
   log.append(std::vector<Record>{kv('d', "v"), kv('e', "v"), kv('f', "v"), kv('g', "v")});
   EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 3, 6, 8}));
-  EXPECT_EQ(t.disk.size(segment_file(kDir, 8)), 4 * kFixedBytes);
-  EXPECT_EQ(log.size_bytes(), 12 * kFixedBytes);
+  EXPECT_EQ(t.disk.size(segment_file(kDir, 8)), batch_bytes(4));
+  EXPECT_EQ(log.size_bytes(), 8 * kFixedBytes + batch_bytes(4));
   EXPECT_EQ(all_offsets(log), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
 }
 
@@ -90,9 +90,9 @@ TEST(LogRolling, ReplicatedBatchesRollAtTheirFirstOffset) {
   TestDisk t;
   PartitionLog log(t.disk, kDir, small_segments(2));
   log.recover();
-  log.append_replicated(std::vector<StoredRecord>{{Offset(0), kv('a', "v")}, {Offset(1), kv('b', "v")}});
+  replicate(log, std::vector<StoredRecord>{{Offset(0), kv('a', "v")}, {Offset(1), kv('b', "v")}});
   // The leader's log has a gap (compaction) before offset 5: the new segment is based at 5.
-  log.append_replicated(std::vector<StoredRecord>{{Offset(5), kv('c', "v")}});
+  replicate(log, std::vector<StoredRecord>{{Offset(5), kv('c', "v")}});
   EXPECT_EQ(bases_of(log), (std::vector<std::int64_t>{0, 5}));
   EXPECT_EQ(log.log_end_offset(), Offset(6));
   EXPECT_EQ(log.append(std::vector<Record>{kv('d', "v")}), Offset(6));
@@ -109,7 +109,7 @@ TEST(LogTimestamps, LogAppendTimeStampsTheLeadersClockAndCreateTimeKeepsTheProdu
     log.recover();
     log.append(std::vector<Record>{kv('a', "v", 5), kv('b', "v", 6)}, LeaderEpoch(0), 777);
     // A follower keeps the leader's timestamps, whatever the type.
-    log.append_replicated(std::vector<StoredRecord>{{Offset(2), kv('c', "v", 9)}}, 888);
+    replicate(log, std::vector<StoredRecord>{{Offset(2), kv('c', "v", 9)}}, 888);
     const auto all = read_all(log);
     ASSERT_EQ(all.size(), 3u);
     const bool append_time = type == TimestampType::kLogAppendTime;
@@ -155,7 +155,7 @@ TEST(LogIndexes, EntriesEveryIndexIntervalBytesAndTheTimeIndexFollowsTheMaxTimes
   EXPECT_EQ(r.offset_index()[2].offset, Offset(9));
   ASSERT_EQ(r.time_index().size(), 2u);
   EXPECT_EQ(r.time_index()[1].offset, Offset(7));
-  // Every offset is found through the index.
+  // Every offset is found through the index (a batch of one record each).
   for (std::int64_t o = 0; o < 10; ++o) EXPECT_EQ(r.find(Offset(o)), static_cast<std::size_t>(o));
   EXPECT_EQ(r.find(Offset(10)), 10u);
 }
@@ -167,7 +167,7 @@ class LogWithGaps : public ::testing::Test {
   void SetUp() override {
     log.recover();
     for (const std::int64_t o : {0, 1, 2, 5, 6, 9, 10, 14}) {
-      log.append_replicated(std::vector<StoredRecord>{{Offset(o), kv('k', std::to_string(o))}});
+      replicate(log, std::vector<StoredRecord>{{Offset(o), kv('k', std::to_string(o))}});
     }
   }
   TestDisk t;
@@ -282,7 +282,7 @@ TEST(LogOffsetForTimestamp, EmptyLogAndGaps) {
   PartitionLog log(t.disk, kDir, small_segments(2));
   log.recover();
   EXPECT_EQ(log.offset_for_timestamp(0), std::nullopt);
-  log.append_replicated(std::vector<StoredRecord>{{Offset(3), kv('a', "v", 100)}, {Offset(7), kv('b', "v", 200)}});
+  replicate(log, std::vector<StoredRecord>{{Offset(3), kv('a', "v", 100)}, {Offset(7), kv('b', "v", 200)}});
   EXPECT_EQ(log.offset_for_timestamp(-5), Offset(3));
   EXPECT_EQ(log.offset_for_timestamp(101), Offset(7));
   EXPECT_EQ(log.offset_for_timestamp(201), std::nullopt);
@@ -301,13 +301,13 @@ TEST(LogPreconditions, InvalidConfigAndBadAppendsAreInvariantFailures) {
   log.recover();
   log.append(std::vector<Record>{kv('a', "v"), kv('b', "v")}, LeaderEpoch(2));
   // Below the log end, out of order, or with an epoch going back: refused, and nothing changes.
-  EXPECT_THROW(log.append_replicated(std::vector<StoredRecord>{{Offset(1), kv('c', "v")}}), InvariantError);
-  EXPECT_THROW(log.append_replicated(std::vector<StoredRecord>{{Offset(3), kv('c', "v")}, {Offset(3), kv('d', "v")}}),
+  EXPECT_THROW(replicate(log, std::vector<StoredRecord>{{Offset(1), kv('c', "v")}}), InvariantError);
+  EXPECT_THROW(replicate(log, std::vector<StoredRecord>{{Offset(3), kv('c', "v")}, {Offset(3), kv('d', "v")}}),
                InvariantError);
-  EXPECT_THROW(log.append_replicated(std::vector<StoredRecord>{{Offset(2), kv('c', "v"), LeaderEpoch(1)}}),
+  EXPECT_THROW(replicate(log, std::vector<StoredRecord>{{Offset(2), kv('c', "v"), LeaderEpoch(1)}}),
                InvariantError);
   EXPECT_EQ(log.log_end_offset(), Offset(2));
-  EXPECT_EQ(t.disk.size(segment_file(kDir, 0)), 2 * kFixedBytes);
+  EXPECT_EQ(t.disk.size(segment_file(kDir, 0)), batch_bytes(2));
   EXPECT_THROW(log.truncate_to(Offset(-1)), InvariantError);
 }
 

@@ -3,6 +3,8 @@
 // segments and files.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -13,7 +15,7 @@
 #include "engine/env/messages.h"
 #include "engine/env/rng.h"
 #include "engine/log/partition_log.h"
-#include "engine/log/record_codec.h"
+#include "engine/env/record_batch.h"
 #include "sim/disk.h"
 
 namespace logsim::engine::logtest {
@@ -22,12 +24,18 @@ inline Record rec(std::optional<std::string> key, std::optional<std::string> val
   return Record{std::move(key), std::move(value), ts};
 }
 
-// A record of exactly kFixedBytes on disk: a one-letter key and a two-letter value.
+// A record of exactly kRecordBytes in a batch: a one-letter key and a two-letter value (and
+// timestamps within 63 ms of the batch's first, so its delta takes one byte).
 inline Record kv(char key, std::string value, std::int64_t ts = 0) {
   value.resize(2, '_');
   return rec(std::string(1, key), std::move(value), ts);
 }
-inline const std::uint64_t kFixedBytes = encoded_size(StoredRecord{Offset(0), kv('a', "v")});
+// The bytes of a batch of kv() records: its header, then kRecordBytes a record.
+inline const std::uint64_t kRecordBytes =
+    encode_batch(std::vector<Record>{kv('a', "v"), kv('b', "v")}).size() - encode_batch(std::vector<Record>{kv('a', "v")}).size();
+inline std::uint64_t batch_bytes(std::uint64_t records) { return kBatchHeaderBytes + records * kRecordBytes; }
+// A batch of one kv() record: what one append of one record adds to a segment.
+inline const std::uint64_t kFixedBytes = batch_bytes(1);
 
 class TestDisk {
  public:
@@ -86,14 +94,48 @@ inline std::vector<std::int64_t> bases_of(const PartitionLog& log) {
   return out;
 }
 
-// The frames of the records, as a segment file holding exactly them.
-inline std::string frames(const std::vector<StoredRecord>& records) {
+// The records as batches of one record each, as a segment file holding exactly them.
+inline std::string batches(const std::vector<StoredRecord>& records) {
   std::string out;
-  for (const StoredRecord& r : records) encode_record(r, out);
+  for (const StoredRecord& r : records) encode_stored_batch(std::span<const StoredRecord>(&r, 1), out);
   return out;
 }
 
-// A config whose segments hold `records_per_segment` records made by kv().
+// Whether the file holds exactly the segment's batches: whole, valid, as many as it counts.
+inline ::testing::AssertionResult holds_exactly_its_batches(const Disk& disk, const LogSegment& segment) {
+  const std::string bytes = disk.read(segment.file(), 0, disk.size(segment.file()));
+  const BatchScan scan = scan_batches(bytes, true);
+  if (!scan.complete) return ::testing::AssertionFailure() << segment.file() << " ends in a partial or invalid batch";
+  if (scan.batches.size() != segment.batch_count()) {
+    return ::testing::AssertionFailure() << segment.file() << " holds " << scan.batches.size() << " batches, not "
+                                         << segment.batch_count();
+  }
+  for (std::size_t i = 0; i < scan.batches.size(); ++i) {
+    if (scan.batches[i].base_offset != segment.base_of(i) || scan.batches[i].last_offset() != segment.last_of(i)) {
+      return ::testing::AssertionFailure() << segment.file() << ": batch " << i << " is not where the segment says";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Appends the records as a follower appends its leader's batches, in one append: a batch for
+// each run of records with the same leader epoch and producer, holding them at their offsets.
+inline void replicate(PartitionLog& log, const std::vector<StoredRecord>& records, std::int64_t now_ms = 0) {
+  std::string bytes;
+  for (std::size_t i = 0; i < records.size();) {
+    std::size_t j = i + 1;
+    while (j < records.size() && records[j].leader_epoch == records[i].leader_epoch &&
+           records[j].producer_id == records[i].producer_id && records[j].producer_epoch == records[i].producer_epoch) {
+      ++j;
+    }
+    encode_stored_batch(std::span<const StoredRecord>(records.data() + i, j - i), bytes);
+    i = j;
+  }
+  const BatchScan scan = scan_batches(bytes, true);
+  log.append_as_follower(SharedBytes(bytes), scan.batches, now_ms);
+}
+
+// A config whose segments hold `records_per_segment` records made by kv(), each appended alone.
 inline LogConfig small_segments(std::int64_t records_per_segment) {
   LogConfig c;
   c.segment_bytes = static_cast<std::int64_t>(kFixedBytes) * records_per_segment;

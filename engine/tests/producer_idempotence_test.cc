@@ -84,7 +84,7 @@ TEST_F(ProducerTest, IdempotentLaterBatchWaitsBehindABackingOffOne) {
   ASSERT_EQ(with.size(), 5u);
   std::vector<std::pair<std::string, std::int32_t>> order;
   for (std::size_t i = 2; i < with.size(); ++i) {
-    const auto& r = std::get<ProduceRequest>(with[i].msg);
+    const auto& r = Produced(std::get<ProduceRequest>(with[i].msg));
     order.emplace_back(values(r).at(0), r.base_sequence.value());
   }
   EXPECT_EQ(order, (std::vector<std::pair<std::string, std::int32_t>>{{"a", 0}, {"b", 1}, {"c", 2}}))
@@ -121,7 +121,7 @@ TEST_F(ProducerTest, OutOfOrderSequenceWithNothingEarlierPendingBumpsTheEpoch) {
   answer_init(ProducerId(7), ProducerEpoch(4));
   advance_to(millis(100));
   ASSERT_EQ(produces().size(), 3u);
-  const ProduceRequest retry = produces()[2];
+  const Produced retry = produces()[2];
   EXPECT_EQ(values(retry), Strings{"b"});
   EXPECT_EQ(retry.producer_id, ProducerId(7));
   EXPECT_EQ(retry.producer_epoch, ProducerEpoch(4));
@@ -147,7 +147,7 @@ TEST_F(ProducerTest, AfterAFailedBatchLaterBatchesAreAcceptedUnderANewEpoch) {
     const auto reqs = produces();
     const std::size_t before = answered;
     for (; answered < reqs.size(); ++answered) {
-      const ProduceRequest& req = reqs[answered];
+      const Produced& req = reqs[answered];
       const ProducerBatchInfo info{req.producer_id, req.producer_epoch, req.base_sequence};
       const auto check = table.check(info, static_cast<std::int32_t>(req.records.size()));
       if (check.error != ErrorCode::NONE) {
@@ -156,10 +156,15 @@ TEST_F(ProducerTest, AfterAFailedBatchLaterBatchesAreAcceptedUnderANewEpoch) {
       }
       EXPECT_FALSE(check.duplicate);
       const std::int64_t base = log_end;
-      for (std::size_t i = 0; i < req.records.size(); ++i) {
-        table.record(StoredRecord{Offset(log_end++), req.records[i], LeaderEpoch(0), req.producer_id,
-                                  req.producer_epoch, req.base_sequence + static_cast<std::int32_t>(i)});
-      }
+      BatchHeader written;
+      written.base_offset = Offset(base);
+      written.last_offset_delta = static_cast<std::int32_t>(req.records.size()) - 1;
+      written.record_count = static_cast<std::int32_t>(req.records.size());
+      written.producer_id = req.producer_id;
+      written.producer_epoch = req.producer_epoch;
+      written.base_sequence = req.base_sequence;
+      table.record(written);
+      log_end += static_cast<std::int64_t>(req.records.size());
       EXPECT_TRUE(respond(req, ErrorCode::NONE, base));
     }
     return answered - before;
@@ -199,7 +204,7 @@ TEST_F(ProducerTest, AfterAFailedBatchLaterBatchesAreAcceptedUnderANewEpoch) {
   const auto reqs = produces();
   EXPECT_EQ(reqs.back().producer_epoch, ProducerEpoch(4));
   bool restarted = false;
-  for (const ProduceRequest& r : reqs) {
+  for (const Produced& r : reqs) {
     if (r.producer_epoch == ProducerEpoch(4) && r.base_sequence == Sequence(0)) restarted = true;
   }
   EXPECT_TRUE(restarted);
@@ -240,7 +245,7 @@ TEST_F(ProducerTest, AnExpiredBatchBumpsTheEpochAndEveryPartitionCountsFromZero)
   // log after all.
   advance_to(millis(1600));
   reqs = produces();
-  std::optional<ProduceRequest> b_retry;
+  std::optional<Produced> b_retry;
   for (const auto& r : reqs) {
     if (values(r) == Strings{"b"}) b_retry = r;
   }

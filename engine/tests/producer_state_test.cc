@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/env/record_batch.h"
 #include "engine/tests/log_test_util.h"
 
 namespace logsim::engine {
@@ -16,13 +17,17 @@ ProducerBatchInfo batch(std::int64_t pid, std::int16_t epoch, std::int32_t base)
   return ProducerBatchInfo{ProducerId(pid), ProducerEpoch(epoch), Sequence(base)};
 }
 
-// Records `count` sequences from `base` of producer `pid` at offsets from `offset`.
+// Records a batch of `count` sequences from `base` of producer `pid` at offsets from `offset`.
 void write(ProducerStateTable& t, std::int64_t pid, std::int16_t epoch, std::int32_t base, std::int32_t count,
            std::int64_t offset) {
-  for (std::int32_t i = 0; i < count; ++i) {
-    StoredRecord r{Offset(offset + i), Record{}, LeaderEpoch(0), ProducerId(pid), ProducerEpoch(epoch), Sequence(base + i)};
-    t.record(r);
-  }
+  BatchHeader h;
+  h.base_offset = Offset(offset);
+  h.last_offset_delta = count - 1;
+  h.record_count = count;
+  h.producer_id = ProducerId(pid);
+  h.producer_epoch = ProducerEpoch(epoch);
+  h.base_sequence = Sequence(base);
+  t.record(h);
 }
 
 TEST(ProducerState, NonIdempotentAndUnknownProducersAppend) {
@@ -72,13 +77,25 @@ TEST(ProducerState, SkipIdempotentDedupPlantTakesARetryForANewBatch) {
   EXPECT_EQ(t.check(batch(7, 0, 3), 1).error, ErrorCode::NONE) << "the last sequence did not go back";
 }
 
-TEST(ProducerState, DuplicatesOlderThanTheWindowAreOutOfOrder) {
+// At least the last five batches of each producer are known duplicates, as in Kafka, and so is
+// every batch within the last kSequencesRetained sequences; a retry of an older one is not,
+// and neither is a batch that matches a kept one's first sequence but not its last.
+TEST(ProducerState, RecentBatchesAreKnownDuplicatesAndOlderOnesOutOfOrder) {
   ProducerStateTable t;
-  const auto n = static_cast<std::int32_t>(ProducerStateTable::kWindow) + 10;
-  write(t, 7, 0, 0, n, 0);
-  const auto old = t.check(batch(7, 0, 0), 1);
+  const auto n = static_cast<std::int32_t>(ProducerStateTable::kBatchesRetained) + 3;
+  for (std::int32_t b = 0; b < n; ++b) write(t, 7, 0, 2 * b, 2, 10 * b);  // batches of 2 sequences
+  const auto first = t.check(batch(7, 0, 0), 2);
+  EXPECT_TRUE(first.duplicate) << "within the last sequences: still known (more than Kafka's five)";
+  EXPECT_EQ(first.duplicate_base, Offset(0));
+  EXPECT_EQ(t.check(batch(7, 0, 2), 1).error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER) << "another batch's shape";
+  // Batches spanning more than kSequencesRetained sequences push the oldest out, but five stay.
+  ProducerStateTable big;
+  const std::int32_t span = ProducerStateTable::kSequencesRetained;
+  for (std::int32_t b = 0; b < 6; ++b) write(big, 7, 0, b * span, span, std::int64_t{b} * span);
+  const auto old = big.check(batch(7, 0, 0), span);
   EXPECT_FALSE(old.duplicate);
   EXPECT_EQ(old.error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_TRUE(big.check(batch(7, 0, span), span).duplicate) << "the last five batches always stay";
 }
 
 // A new leader that never saw a producer's first batches takes it up mid-sequence (an unknown

@@ -45,7 +45,7 @@ TEST_F(ProducerTest, SendsWaitForMetadataThenGoToTheLeader) {
   const std::int32_t keyed_partition = kafka_partition(479470107, 3);  // murmur2("abc")
   ASSERT_NE(keyed_partition, 1);
   for (const Sent& s : with) {
-    const auto& req = std::get<ProduceRequest>(s.msg);
+    const auto& req = Produced(std::get<ProduceRequest>(s.msg));
     EXPECT_EQ(req.topic, kTopic);
     EXPECT_EQ(req.acks, -1);
     EXPECT_EQ(req.producer_id, ProducerId(-1));
@@ -92,7 +92,7 @@ TEST_F(ProducerTest, NullKeysStickToOnePartitionUntilBatchSizeBytes) {
   constexpr int kRecords = 40;
   for (int i = 0; i < kRecords; ++i) send("r" + std::to_string(100 + i));
   std::vector<PartitionId> partition_of;
-  for (const ProduceRequest& req : produces()) {
+  for (const Produced& req : produces()) {
     for (std::size_t j = 0; j < req.records.size(); ++j) partition_of.push_back(req.partition);
   }
   ASSERT_EQ(partition_of.size(), static_cast<std::size_t>(kRecords));
@@ -168,7 +168,7 @@ TEST_F(ProducerTest, LingerHoldsALoneBatchUntilItsDeadline) {
   const auto with = sent_with<ProduceRequest>();
   ASSERT_EQ(with.size(), 1u);
   EXPECT_EQ(with[0].at, millis(50)) << "sent when linger.ms passed since the batch's first record";
-  EXPECT_EQ(values(std::get<ProduceRequest>(with[0].msg)), (Strings{"a", "b"}));
+  EXPECT_EQ(values(Produced(std::get<ProduceRequest>(with[0].msg))), (Strings{"a", "b"}));
 }
 
 TEST_F(ProducerTest, AtMostMaxInFlightRequestsPerBroker) {
@@ -205,14 +205,14 @@ TEST_F(ProducerTest, APartitionBackingOffGoesOnTimeWhileAnotherKeepsSending) {
   const auto before = sent_with<ProduceRequest>();
   ASSERT_EQ(before.size(), 6u) << "a, then b1..b5 (broker 2's five slots); b6..b9 wait in a batch";
   for (std::size_t i = 1; i < before.size(); ++i) {
-    EXPECT_EQ(std::get<ProduceRequest>(before[i].msg).partition, PartitionId(1));
+    EXPECT_EQ(Produced(std::get<ProduceRequest>(before[i].msg)).partition, PartitionId(1));
   }
   advance_to(millis(100));
   const auto with = sent_with<ProduceRequest>();
   ASSERT_EQ(with.size(), 7u);
-  EXPECT_EQ(values(std::get<ProduceRequest>(with[6].msg)), Strings{"a"});
+  EXPECT_EQ(values(Produced(std::get<ProduceRequest>(with[6].msg))), Strings{"a"});
   EXPECT_EQ(with[6].at, millis(100)) << "the retry goes when retry.backoff.ms ends";
-  ASSERT_TRUE(respond(std::get<ProduceRequest>(with[1].msg), ErrorCode::NONE, 0, kB2));
+  ASSERT_TRUE(respond(Produced(std::get<ProduceRequest>(with[1].msg)), ErrorCode::NONE, 0, kB2));
   ASSERT_EQ(produces().size(), 8u) << "a freed slot on broker 2 sends the waiting batch";
   EXPECT_EQ(values(produces()[7]), (Strings{"b6", "b7", "b8", "b9"}));
 }
@@ -271,7 +271,7 @@ TEST_F(ProducerTest, NotLeaderRefreshesMetadataAndRetriesSameSequenceToNewLeader
   const auto with = sent_with<ProduceRequest>();
   ASSERT_EQ(with.size(), 1u);
   EXPECT_EQ(with[0].to, kB2) << "the retry goes to the new leader";
-  const auto& retry = std::get<ProduceRequest>(with[0].msg);
+  const auto& retry = Produced(std::get<ProduceRequest>(with[0].msg));
   EXPECT_EQ(values(retry), (Strings{"a", "b"}));
   EXPECT_EQ(retry.base_sequence, Sequence(0)) << "a retry keeps its sequence, so the broker can dedupe it";
   EXPECT_EQ(retry.producer_id, ProducerId(7));
@@ -487,7 +487,7 @@ TEST_F(ProducerTest, LeaderDisconnectRetriesInFlightBatchesAfterBackoff) {
   send("a", PartitionId(0));
   send("b", PartitionId(1));
   ASSERT_EQ(produces().size(), 2u);
-  const ProduceRequest first = produces()[0];
+  const Produced first = produces()[0];
 
   producer->on_disconnect(kB3);  // no request in flight there
   EXPECT_EQ(produces().size(), 2u);
@@ -503,7 +503,7 @@ TEST_F(ProducerTest, LeaderDisconnectRetriesInFlightBatchesAfterBackoff) {
   const auto with = sent_with<ProduceRequest>();
   ASSERT_EQ(with.size(), 3u);
   EXPECT_EQ(with[2].to, kB1);
-  const auto& retry = std::get<ProduceRequest>(with[2].msg);
+  const auto& retry = Produced(std::get<ProduceRequest>(with[2].msg));
   EXPECT_EQ(values(retry), Strings{"a"});
   EXPECT_EQ(retry.base_sequence, first.base_sequence);
   ASSERT_TRUE(respond(retry, ErrorCode::NONE, 4));

@@ -15,6 +15,7 @@
 
 #include "engine/client/producer.h"
 #include "engine/env/env.h"
+#include "engine/env/record_batch.h"
 #include "engine/env/rng.h"
 #include "engine/tests/client_fake_env.h"
 
@@ -36,6 +37,31 @@ inline Record rec(std::string value, std::optional<std::string> key = std::nullo
   r.value = std::move(value);
   return r;
 }
+
+// A ProduceRequest with its record batch read back: what the tests look at.
+struct Produced {
+  Produced(const ProduceRequest& req)  // NOLINT(google-explicit-constructor): a view of the request
+      : correlation_id(req.correlation_id), topic(req.topic), partition(req.partition), acks(req.acks) {
+    std::string scratch;
+    const std::string_view bytes = req.records.contiguous(scratch);
+    const std::optional<BatchHeader> h = parse_batch_header(bytes);
+    EXPECT_TRUE(h && h->size_bytes() == bytes.size() && batch_is_valid(bytes, true)) << "not one valid batch";
+    if (!h) return;
+    EXPECT_EQ(h->base_offset, Offset(0)) << "the leader assigns offsets";
+    producer_id = h->producer_id;
+    producer_epoch = h->producer_epoch;
+    base_sequence = h->base_sequence;
+    for (StoredRecord& r : decode_batches(req.records)) records.push_back(std::move(r.record));
+  }
+  CorrelationId correlation_id = 0;
+  std::string topic;
+  PartitionId partition;
+  std::int16_t acks = -1;
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence base_sequence{-1};
+  std::vector<Record> records;
+};
 
 struct Result {
   std::string value;
@@ -82,7 +108,11 @@ class ProducerTest : public ::testing::Test {
     }
     return out;
   }
-  std::vector<ProduceRequest> produces() const { return sent_of<ProduceRequest>(); }
+  std::vector<Produced> produces() const {
+    std::vector<Produced> out;
+    for (const ProduceRequest& r : sent_of<ProduceRequest>()) out.emplace_back(r);
+    return out;
+  }
 
   // Answers the latest MetadataRequest: topic kTopic with one partition per entry of `leaders`.
   void answer_metadata(const std::vector<NodeId>& leaders) {
@@ -102,7 +132,7 @@ class ProducerTest : public ::testing::Test {
   }
 
   // Answers one ProduceRequest; returns whether the producer took the answer as its own.
-  bool respond(const ProduceRequest& req, ErrorCode error, std::int64_t base_offset = -1, NodeId from = kB1) {
+  bool respond(const Produced& req, ErrorCode error, std::int64_t base_offset = -1, NodeId from = kB1) {
     ProduceResponse resp;
     resp.correlation_id = req.correlation_id;
     resp.topic = req.topic;
@@ -141,7 +171,7 @@ class ProducerTest : public ::testing::Test {
     return nullptr;
   }
 
-  static std::vector<std::string> values(const ProduceRequest& req) {
+  static std::vector<std::string> values(const Produced& req) {
     std::vector<std::string> out;
     for (const Record& r : req.records) out.push_back(r.value.value_or("<null>"));
     return out;

@@ -1,16 +1,32 @@
 // Fetch: consumers read up to the high watermark, follower replicas up to the log end offset.
 // A fetch with nothing to return is held up to its max wait (the long poll).
 #include "engine/broker/broker.h"
+#include "engine/env/record_batch.h"
 
 namespace logsim::engine {
 namespace {
 // A bound on held fetches per partition (STYLE.md: every queue has one). Past it a fetch is
 // answered at once, empty, which a client treats like an expired wait.
 constexpr std::size_t kMaxParkedFetchesPerPartition = 4096;
+
+// The batches without the second record at or above `from` (the fetch-skips-record plant).
+SharedBytes without_second_record(const SharedBytes& batches, Offset from) {
+  std::string scratch;
+  const std::string_view bytes = batches.contiguous(scratch);
+  std::string out;
+  int seen = 0;
+  for (std::size_t pos = 0; pos < bytes.size();) {
+    const std::size_t len = static_cast<std::size_t>(parse_batch_header(bytes.substr(pos))->size_bytes());
+    filter_batch(bytes.substr(pos, len), [&](const StoredRecord& r) { return r.offset < from || ++seen != 2; }, out);
+    pos += len;
+  }
+  return SharedBytes(std::move(out));
+}
+
 }  // namespace
 
 FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
-  FetchResponse resp{req.correlation_id, req.topic, req.partition, ErrorCode::NONE, Offset(-1), Offset(-1), {}};
+  FetchResponse resp{req.correlation_id, req.topic, req.partition, ErrorCode::NONE, Offset(-1), Offset(-1)};
   Partition* p = b.find(req.topic, req.partition);
   if (p == nullptr) {
     resp.error = b.cluster.count({req.topic, req.partition.value()}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
@@ -38,16 +54,12 @@ FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
   // included, as followers are.
   const bool to_log_end = replica || b.config.plants.has(Plant::kFetchAboveHighWatermark);
   const Offset upto = to_log_end ? log.log_end_offset() : p->high_watermark;
-  if (replica) {
-    std::size_t count = 0;
-    resp.frames = log.read_frames(req.fetch_offset, req.max_records, upto, count);
-    return resp;
-  }
-  resp.records = log.read(req.fetch_offset, req.max_records, upto);
+  std::size_t count = 0;
+  resp.records = log.read_batches(req.fetch_offset, req.max_records, upto, count);
   // PLANTED BUG (fetch-skips-record): a consumer's answer of two or more records loses its
   // second; the consumer goes on after the last record it got, past the one left out.
-  if (resp.records.size() >= 2 && b.config.plants.has(Plant::kFetchSkipsRecord)) {
-    resp.records.erase(resp.records.begin() + 1);
+  if (!replica && count >= 2 && b.config.plants.has(Plant::kFetchSkipsRecord)) {
+    resp.records = without_second_record(resp.records, req.fetch_offset);
   }
   return resp;
 }
@@ -59,7 +71,7 @@ void handle_fetch(BrokerState& b, NodeId from, const FetchRequest& req) {
   }
   FetchResponse resp = read_for_fetch(b, req);
   auto& parked = b.parked[{req.topic, req.partition.value()}];
-  if (resp.error != ErrorCode::NONE || !resp.records.empty() || !resp.frames.empty() || req.max_wait_ms <= 0 ||
+  if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0 ||
       parked.size() >= kMaxParkedFetchesPerPartition) {
     b.env.send(from, std::move(resp));
     return;
@@ -75,7 +87,7 @@ void wake_fetches(BrokerState& b, const PartitionKey& key) {
   it->second.clear();
   for (auto& w : waiting) {
     FetchResponse resp = read_for_fetch(b, w.request);
-    if (resp.error == ErrorCode::NONE && resp.records.empty() && resp.frames.empty()) {
+    if (resp.error == ErrorCode::NONE && resp.records.empty()) {
       it->second.push_back(std::move(w));  // still nothing for this one (e.g. a consumer at the HW)
       continue;
     }

@@ -1,24 +1,20 @@
 // Produce: append to the leader's log; answer at once for acks=0/1, or when the high watermark
 // passes the records for acks=all (with min.insync.replicas checked before and after).
 #include "engine/broker/broker.h"
+#include "engine/env/record_batch.h"
 
 namespace logsim::engine {
 namespace {
 
-// Tells the producer-state table about a batch the leader just appended at `base`, from what
-// the request says (the sequences PartitionLog::append gave the records), rather than by
-// reading the records back from the log.
-void record_producer_state(Partition& p, Offset base, std::int32_t count, const ProducerBatchInfo& producer) {
-  if (producer.producer_id.value() < 0) return;
-  StoredRecord r;
-  r.producer_id = producer.producer_id;
-  r.producer_epoch = producer.producer_epoch;
-  for (std::int32_t i = 0; i < count; ++i) {
-    r.offset = base + static_cast<std::int64_t>(i);
-    r.leader_epoch = p.state.leader_epoch;
-    r.sequence = producer.base_sequence.value() >= 0 ? producer.base_sequence + i : Sequence(-1);
-    p.producers.record(r);
+// Kafka's LogValidator for what a producer sent: one whole batch whose CRC holds
+// (CORRUPT_MESSAGE otherwise), with well-formed records at offset deltas 0 .. n-1
+// (INVALID_RECORD otherwise).
+ErrorCode validate(std::string_view batch, const std::optional<BatchHeader>& h) {
+  if (!h || h->size_bytes() != batch.size() || batch_crc(batch) != h->crc) return ErrorCode::CORRUPT_MESSAGE;
+  if (h->record_count != static_cast<std::int64_t>(h->last_offset_delta) + 1 || !batch_is_valid(batch, false)) {
+    return ErrorCode::INVALID_RECORD;
   }
+  return ErrorCode::NONE;
 }
 
 }  // namespace
@@ -35,22 +31,27 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
   }
   Partition* p = b.find_leader(req.topic, req.partition);
   if (p == nullptr) return answer(ErrorCode::NOT_LEADER_OR_FOLLOWER);
+  std::string scratch;
+  const std::string_view batch = req.records.contiguous(scratch);
+  std::optional<BatchHeader> header = parse_batch_header(batch);
+  if (const ErrorCode invalid = validate(batch, header); invalid != ErrorCode::NONE) return answer(invalid);
   // acks=all refuses to write at all when the ISR is too small to be safe.
   if (req.acks == -1 && static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
     return answer(ErrorCode::NOT_ENOUGH_REPLICAS);
   }
-  const ProducerBatchInfo producer{req.producer_id, req.producer_epoch, req.base_sequence};
-  const auto count = static_cast<std::int32_t>(req.records.size());
-  const ProducerStateTable::Check idem = p->producers.check(producer, count, b.config.plants);
+  BatchHeader& h = *header;
+  const ProducerBatchInfo producer{h.producer_id, h.producer_epoch, h.base_sequence};
+  const ProducerStateTable::Check idem = p->producers.check(producer, h.record_count, b.config.plants);
   if (idem.error != ErrorCode::NONE) return answer(idem.error);
   Offset required;
   if (idem.duplicate) {
     // Already written: answer with the first write's offsets, once they are committed.
     resp.base_offset = idem.duplicate_base;
-    required = idem.duplicate_base + count;
+    required = idem.duplicate_base + h.record_count;
   } else {
-    resp.base_offset = p->log->append(req.records, p->state.leader_epoch, to_millis(b.env.now()), producer);
-    record_producer_state(*p, resp.base_offset, count, producer);
+    resp.base_offset = p->log->append_as_leader(batch, p->state.leader_epoch, to_millis(b.env.now()));
+    h.base_offset = resp.base_offset;
+    p->producers.record(h);
     required = p->log->log_end_offset();
     flush_if_due(b, *p);
   }

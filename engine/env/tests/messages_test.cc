@@ -13,16 +13,23 @@
 #include <vector>
 
 #include "engine/env/errors.h"
+#include "engine/env/record_batch.h"
 
 namespace logsim {
 namespace {
+
+std::vector<Record> sample_records() { return {Record{"k1", "v1", 1000}, Record{"k2", "v2", 1001}}; }
+
+SharedBytes batch_of(const std::vector<Record>& records, Offset base = Offset(0)) {
+  return SharedBytes(encode_batch(records, BatchMeta{base}));
+}
 
 ProduceRequest sample_produce() {
   ProduceRequest r;
   r.correlation_id = 17;
   r.topic = "orders";
   r.partition = PartitionId(2);
-  r.records = {Record{"k1", "v1", 1000}, Record{"k2", "v2", 1001}};
+  r.records = batch_of(sample_records());
   return r;
 }
 
@@ -33,9 +40,15 @@ FetchResponse sample_fetch_response() {
   r.partition = PartitionId(2);
   r.high_watermark = Offset(10);
   r.log_start_offset = Offset(0);
-  r.records = {StoredRecord{Offset(8), Record{"k1", "v1", 1000}},
-               StoredRecord{Offset(9), Record{"k2", "v2", 1001}}};
+  r.records = batch_of(sample_records(), Offset(8));
   return r;
+}
+
+// The sample's records changed by `change`, as a batch.
+SharedBytes changed_records(const std::function<void(std::vector<Record>&)>& change, Offset base = Offset(0)) {
+  std::vector<Record> records = sample_records();
+  change(records);
+  return batch_of(records, base);
 }
 
 // Applies `change` to a copy of `base` and expects the digest to move.
@@ -62,25 +75,35 @@ TEST(MessageDigest, ProduceRequestEveryFieldCounts) {
   expect_changes_digest<P>(base, [](P& m) { m.partition = PartitionId(3); }, "partition");
   expect_changes_digest<P>(base, [](P& m) { m.acks = 1; }, "acks");
   expect_changes_digest<P>(base, [](P& m) { m.timeout_ms = 1; }, "timeout");
-  expect_changes_digest<P>(base, [](P& m) { m.records[1].key = "k3"; }, "record key");
-  expect_changes_digest<P>(base, [](P& m) { m.records[1].key.reset(); }, "null key");
-  expect_changes_digest<P>(base, [](P& m) { m.records[0].value = "v9"; }, "record value");
-  expect_changes_digest<P>(base, [](P& m) { m.records[0].timestamp_ms = 7; }, "timestamp");
-  expect_changes_digest<P>(base, [](P& m) { m.records.pop_back(); }, "record count");
-  expect_changes_digest<P>(base, [](P& m) { std::swap(m.records[0], m.records[1]); }, "order");
+  using R = std::vector<Record>;
+  expect_changes_digest<P>(base, [](P& m) { m.records = changed_records([](R& r) { r[1].key = "k3"; }); }, "key");
+  expect_changes_digest<P>(base, [](P& m) { m.records = changed_records([](R& r) { r[1].key.reset(); }); }, "null key");
+  expect_changes_digest<P>(base, [](P& m) { m.records = changed_records([](R& r) { r[0].value = "v9"; }); }, "value");
+  expect_changes_digest<P>(base, [](P& m) { m.records = changed_records([](R& r) { r[0].timestamp_ms = 7; }); },
+                           "timestamp");
+  expect_changes_digest<P>(base, [](P& m) { m.records = changed_records([](R& r) { r.pop_back(); }); }, "count");
+  expect_changes_digest<P>(base, [](P& m) { m.records = changed_records([](R& r) { std::swap(r[0], r[1]); }); },
+                           "order");
+  expect_changes_digest<P>(
+      base,
+      [](P& m) {
+        m.records = SharedBytes(encode_batch(sample_records(), BatchMeta{Offset(0), LeaderEpoch(-1), ProducerId(4),
+                                                                         ProducerEpoch(0), Sequence(0)}));
+      },
+      "producer id");
 }
 
 TEST(MessageDigest, NullValueDiffersFromEmptyValue) {
-  ProduceRequest tombstone = sample_produce();
-  tombstone.records[0].value.reset();
-  ProduceRequest empty = sample_produce();
-  empty.records[0].value = "";
-  EXPECT_NE(message_digest(Message{tombstone}), message_digest(Message{empty}));
-  ProduceRequest null_key = sample_produce();
-  null_key.records[0].key.reset();
-  ProduceRequest empty_key = sample_produce();
-  empty_key.records[0].key = "";
-  EXPECT_NE(message_digest(Message{null_key}), message_digest(Message{empty_key}));
+  using R = std::vector<Record>;
+  const auto digest = [](const SharedBytes& records) {
+    ProduceRequest p = sample_produce();
+    p.records = records;
+    return message_digest(Message{p});
+  };
+  EXPECT_NE(digest(changed_records([](R& r) { r[0].value.reset(); })),
+            digest(changed_records([](R& r) { r[0].value = ""; })));
+  EXPECT_NE(digest(changed_records([](R& r) { r[0].key.reset(); })),
+            digest(changed_records([](R& r) { r[0].key = ""; })));
 }
 
 TEST(MessageDigest, FetchResponseEveryFieldCounts) {
@@ -93,20 +116,34 @@ TEST(MessageDigest, FetchResponseEveryFieldCounts) {
       base, [](F& m) { m.error = ErrorCode::NOT_LEADER_OR_FOLLOWER; }, "error code");
   expect_changes_digest<F>(base, [](F& m) { m.high_watermark = Offset(11); }, "high watermark");
   expect_changes_digest<F>(base, [](F& m) { m.log_start_offset = Offset(1); }, "log start");
-  expect_changes_digest<F>(base, [](F& m) { m.records[0].offset = Offset(7); }, "record offset");
-  expect_changes_digest<F>(base, [](F& m) { m.records[0].record.key = "kx"; }, "record key");
-  expect_changes_digest<F>(base, [](F& m) { m.records[1].record.value = "vx"; }, "record value");
-  expect_changes_digest<F>(base, [](F& m) { m.records[1].record.value.reset(); }, "tombstone");
-  expect_changes_digest<F>(base, [](F& m) { m.frames = SharedBytes("\x01"); }, "frames");
-  F with_frames = base;
-  with_frames.frames = SharedBytes("abcdefghij");
-  expect_changes_digest<F>(with_frames, [](F& m) { m.frames = SharedBytes("abcdefghiJ"); }, "a frame byte");
+  using R = std::vector<Record>;
+  expect_changes_digest<F>(base, [](F& m) { m.records = changed_records([](R&) {}, Offset(7)); }, "base offset");
+  expect_changes_digest<F>(base, [](F& m) { m.records = changed_records([](R& r) { r[0].key = "kx"; }, Offset(8)); },
+                           "record key");
+  expect_changes_digest<F>(base, [](F& m) { m.records = changed_records([](R& r) { r[1].value = "vx"; }, Offset(8)); },
+                           "record value");
+  expect_changes_digest<F>(
+      base, [](F& m) { m.records = changed_records([](R& r) { r[1].value.reset(); }, Offset(8)); }, "tombstone");
+  expect_changes_digest<F>(base, [](F& m) { m.records = SharedBytes(); }, "no records");
+  // Two batches: the second one's bytes count too, and so does its leader epoch (outside the CRC).
+  F two = base;
+  two.records.append(batch_of({Record{"k3", "v3", 1002}}, Offset(10)));
+  expect_changes_digest<F>(base, [&](F& m) { m.records = two.records; }, "a second batch");
+  F other_epoch = base;
+  other_epoch.records.append(
+      SharedBytes(encode_batch(std::vector<Record>{Record{"k3", "v3", 1002}}, BatchMeta{Offset(10), LeaderEpoch(5)})));
+  EXPECT_NE(message_digest(Message{two}), message_digest(Message{other_epoch})) << "leader epoch";
+  // Bytes that are not a whole batch are folded as they are.
+  F garbage = base;
+  garbage.records = SharedBytes("abcdefghij");
+  expect_changes_digest<F>(garbage, [](F& m) { m.records = SharedBytes("abcdefghiJ"); }, "a byte of a non-batch");
   // Sliced differently, the same bytes digest the same.
+  const std::string whole = two.records.str();
   F sliced = base;
-  sliced.frames = SharedBytes("abcde");
-  sliced.frames.append(SharedBytes("fghij"));
-  EXPECT_EQ(sliced.frames.slices().size(), 2u);
-  EXPECT_EQ(message_digest(Message{sliced}), message_digest(Message{with_frames}));
+  sliced.records = SharedBytes(whole.substr(0, 70));
+  sliced.records.append(SharedBytes(whole.substr(70)));
+  EXPECT_EQ(sliced.records.slices().size(), 2u);
+  EXPECT_EQ(message_digest(Message{sliced}), message_digest(Message{two}));
 }
 
 TEST(MessageDigest, ResponsesErrorCodeCounts) {
