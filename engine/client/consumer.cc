@@ -246,7 +246,7 @@ void Consumer::on_fetch(const FetchResponse& resp) {
     return;
   }
   // Whole batches: the first may begin below what was asked, which is never handed out twice.
-  for (StoredRecord& r : decode_batches(resp.records, st->fetch_offset)) st->buffer.push_back(std::move(r));
+  decode_batches(resp.records, st->fetch_offset, st->buffer.records);
   pump(tp);
 }
 
@@ -332,6 +332,9 @@ std::vector<ConsumerRecord> Consumer::poll() {
   if (group_.subscribed) drive_group();
   std::vector<ConsumerRecord> out;
   const std::size_t n = assignment_.size();
+  std::size_t buffered = 0;
+  for (const auto& [tp, st] : partitions_) buffered += st.buffer.size();
+  out.reserve(std::min(buffered, static_cast<std::size_t>(std::max(config_.max_poll_records, 0))));
   for (std::size_t i = 0; i < n && static_cast<std::int32_t>(out.size()) < config_.max_poll_records; ++i) {
     const TopicPartition& tp = assignment_[(next_poll_partition_ + i) % n];
     PartitionState& st = partitions_.at(tp);

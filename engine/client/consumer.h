@@ -164,10 +164,27 @@ class Consumer {
     Offset log_start_offset;
     Offset high_watermark;
   };
+  // Fetched records not yet handed out, oldest first: a vector read from `head`, so a fetch
+  // decodes straight onto its end and handing out moves records without shifting any.
+  struct RecordBuffer {
+    std::vector<StoredRecord> records;
+    std::size_t head = 0;
+    bool empty() const { return head == records.size(); }
+    std::size_t size() const { return records.size() - head; }
+    StoredRecord& front() { return records[head]; }
+    const StoredRecord& back() const { return records.back(); }
+    void pop_front() {
+      if (++head == records.size()) clear();
+    }
+    void clear() {
+      records.clear();
+      head = 0;
+    }
+  };
   struct PartitionState {
     std::optional<Offset> position;  // next offset to hand out
     bool awaiting_committed = false; // newly assigned in a group: waiting for OffsetFetch
-    std::deque<StoredRecord> buffer; // fetched, not yet handed out
+    RecordBuffer buffer;             // fetched, not yet handed out
     CorrelationId in_flight = 0;     // Fetch or ListOffsets awaiting a response
     Offset fetch_offset{-1};         // what the Fetch in flight asked for
     NodeId target{-1};               // where the request in flight went

@@ -117,13 +117,8 @@ void Producer::release_sequences(const PartitionKey& key, const Batch& b) {
 void Producer::send(const std::string& topic, Record record, std::optional<PartitionId> partition,
                     SendCallback done) {
   ++sends_pending_;
-  PendingSend s;
-  s.topic = topic;
-  s.record = std::move(record);
-  s.partition = partition;
-  s.done = std::move(done);
-  s.deadline = env_.now() + millis(config_.delivery_timeout_ms);
-  place(std::move(s));
+  place(PendingSend{topic, std::move(record), partition, std::move(done),
+                    env_.now() + millis(config_.delivery_timeout_ms)});
   drain();
 }
 
@@ -145,7 +140,7 @@ PartitionId Producer::choose_partition(const PendingSend& s) {
 
 // Puts a send into its partition's open batch (or a new one), or parks it until metadata
 // names the topic's partitions.
-void Producer::place(PendingSend s) {
+void Producer::place(PendingSend&& s) {
   if (!metadata_.knows(s.topic)) {
     if (unplaced_.empty()) {
       unplaced_sorted_ = true;
@@ -157,12 +152,18 @@ void Producer::place(PendingSend s) {
     return;
   }
   if (!s.partition) s.partition = choose_partition(s);
-  const PartitionKey key{s.topic, s.partition->value()};
-  const auto [entry, added] = batches_.try_emplace(key);
-  if (added) {
-    auto order = std::make_shared<std::vector<Partitions::value_type*>>();
-    for (auto& e : batches_) order->push_back(&e);
-    partition_order_ = std::move(order);
+  // Sends mostly go where the last one went: its entry is found again without a lookup (entries
+  // are never removed, so the pointer stays good).
+  Partitions::value_type* entry = last_placed_;
+  if (entry == nullptr || entry->first.second != s.partition->value() || entry->first.first != s.topic) {
+    const auto [it, added] = batches_.try_emplace(PartitionKey{s.topic, s.partition->value()});
+    if (added) {
+      auto order = std::make_shared<std::vector<Partitions::value_type*>>();
+      for (auto& e : batches_) order->push_back(&e);
+      partition_order_ = std::move(order);
+    }
+    entry = &*it;
+    last_placed_ = entry;
   }
   auto& batches = entry->second.batches;
   const auto size = static_cast<std::int64_t>(s.record.value ? s.record.value->size() : 0);
@@ -174,6 +175,8 @@ void Producer::place(PendingSend s) {
     b.id = ++next_batch_;
     b.created = env_.now();
     b.deadline = s.deadline;
+    // batch.size counts values; keys and the records' own fields take some more.
+    b.records.reserve(static_cast<std::size_t>(config_.batch_size) + static_cast<std::size_t>(config_.batch_size) / 4);
     batches.push_back(std::move(b));
   }
   Batch& b = batches.back();
@@ -488,14 +491,14 @@ void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOut
   batches.erase(it);
   if (done.correlation != 0) end_attempt(env_, in_flight_, by_correlation_, by_timer_, done, drain_generation_);
   if (outcome != SendOutcome::kAcknowledged) release_sequences(key, done);
-  std::vector<std::pair<SendResult, SendCallback>> results;
-  results.reserve(done.callbacks.size());
+  sends_pending_ -= done.callbacks.size();
+  // The batch is out of the deque: its callbacks may send again (and change any deque), and
+  // `key` may name the partition's entry, so it is copied first.
+  const PartitionId partition_id(key.second);
   for (std::size_t i = 0; i < done.callbacks.size(); ++i) {
     const Offset offset = base.value() >= 0 ? base + static_cast<std::int64_t>(i) : Offset(-1);
-    results.emplace_back(SendResult{outcome, PartitionId(key.second), offset, error}, std::move(done.callbacks[i]));
+    done.callbacks[i](SendResult{outcome, partition_id, offset, error});
   }
-  sends_pending_ -= done.callbacks.size();
-  for (auto& [result, callback] : results) callback(result);  // may send again
 }
 
 bool Producer::on_timer(TimerId timer, std::uint64_t tag) {

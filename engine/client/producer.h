@@ -166,7 +166,7 @@ class Producer {
   bool may_number(const std::deque<Batch>& batches) const;
   void renumber_behind_refused(std::deque<Batch>& batches);
   void release_sequences(const PartitionKey& key, const Batch& b);
-  void place(PendingSend s);
+  void place(PendingSend&& s);
   PartitionId choose_partition(const PendingSend& s);
   void drain();
   bool drain_partition(const PartitionKey& key, Partition& partition);
@@ -210,6 +210,7 @@ class Producer {
   // added, so a drain pass can walk the entries that existed when it began, as a snapshot.
   std::shared_ptr<const std::vector<Partitions::value_type*>> partition_order_ =
       std::make_shared<const std::vector<Partitions::value_type*>>();
+  Partitions::value_type* last_placed_ = nullptr;  // where the last send went
   std::uint64_t drain_generation_ = 1;
   Nanos walk_wake_ = 0;    // the earliest drain time armed by the pass in progress
   bool walk_memo_ = false;  // whether the pass in progress may be remembered as clean

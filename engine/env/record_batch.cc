@@ -447,8 +447,8 @@ BatchScan scan_batch_headers(const SharedBytes& bytes) {
   return scan;
 }
 
-std::vector<StoredRecord> decode_batches(std::string_view bytes, Offset from) {
-  std::vector<StoredRecord> out;
+namespace {
+void decode_all(std::string_view bytes, Offset from, std::vector<StoredRecord>& out) {
   std::uint64_t pos = 0;
   while (pos < bytes.size()) {
     const std::optional<BatchHeader> h = parse_batch_header(bytes.substr(pos));
@@ -456,12 +456,24 @@ std::vector<StoredRecord> decode_batches(std::string_view bytes, Offset from) {
     decode_batch(bytes.substr(pos, static_cast<std::size_t>(h->size_bytes())), out, from);
     pos += h->size_bytes();
   }
+}
+}  // namespace
+
+std::vector<StoredRecord> decode_batches(std::string_view bytes, Offset from) {
+  std::vector<StoredRecord> out;
+  decode_all(bytes, from, out);
   return out;
 }
 
 std::vector<StoredRecord> decode_batches(const SharedBytes& bytes, Offset from) {
+  std::vector<StoredRecord> out;
+  decode_batches(bytes, from, out);
+  return out;
+}
+
+void decode_batches(const SharedBytes& bytes, Offset from, std::vector<StoredRecord>& out) {
   std::string scratch;
-  return decode_batches(bytes.contiguous(scratch), from);
+  decode_all(bytes.contiguous(scratch), from, out);
 }
 
 }  // namespace logsim

@@ -91,6 +91,8 @@ struct BatchMeta {
 class BatchBuilder {
  public:
   BatchBuilder();
+  // Room for `bytes` of records before the builder grows (a producer's batch.size).
+  void reserve(std::size_t bytes) { bytes_.reserve(kBatchHeaderBytes + bytes); }
   void append(const Record& record, std::int32_t offset_delta);
   void append(const Record& record) { append(record, count_); }
   std::int32_t count() const { return count_; }
@@ -154,5 +156,7 @@ BatchScan scan_batch_headers(const SharedBytes& bytes);
 // Every record of the batches in `bytes` (whole, valid), from offset `from` on.
 std::vector<StoredRecord> decode_batches(std::string_view bytes, Offset from = Offset(0));
 std::vector<StoredRecord> decode_batches(const SharedBytes& bytes, Offset from = Offset(0));
+// The same, appended to `out`.
+void decode_batches(const SharedBytes& bytes, Offset from, std::vector<StoredRecord>& out);
 
 }  // namespace logsim
