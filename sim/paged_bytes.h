@@ -1,7 +1,7 @@
 // The bytes of one simulated file, kept in pages as an operating system's page cache keeps
 // them, so that a file of n bytes costs n bytes plus at most one partly filled page, however it
 // grew, and shared: a file may hold slices of other files' pages (a follower's copy of its
-// leader's log frames), and hand out slices of its own, without copying them.
+// leader's record batches), and hand out slices of its own, without copying them.
 //
 // Layout. The file is a sequence of chunks, each a slice of a page kept alive by a shared
 // owner. A page's bytes, once written, never change while anything may share them: pages only

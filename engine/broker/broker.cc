@@ -48,6 +48,7 @@ Partition& BrokerState::open(const std::string& topic, PartitionId p) {
     part.log = std::make_unique<PartitionLog>(env.disk(), partition_dir(topic, p),
                                               topic_config == topic_configs.end() ? LogConfig{} : topic_config->second);
     part.log->recover(to_millis(env.now()));
+    if (config.plants.has(Plant::kFiveBatchProducerState)) part.producers.only_five_batches();
     part.producers.rebuild(*part.log);
     part.state.topic = topic;
     part.state.partition = p;

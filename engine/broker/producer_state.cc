@@ -63,7 +63,7 @@ void ProducerStateTable::record(const BatchHeader& batch) {
   e.last = last;
   e.recent.push_back(RecentBatch{batch.base_sequence, last, batch.base_offset});
   while (e.recent.size() > kBatchesRetained &&
-         static_cast<std::int64_t>(e.recent.front().last.value()) + kSequencesRetained < last.value()) {
+         (only_five_ || static_cast<std::int64_t>(e.recent.front().last.value()) + kSequencesRetained < last.value())) {
     e.recent.pop_front();
   }
 }

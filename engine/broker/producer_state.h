@@ -3,13 +3,15 @@
 // ProducerStateManager and ProducerStateEntry).
 //
 // Departure from Kafka: Kafka keeps the last five batches (NUM_BATCHES_TO_RETAIN); we keep at
-// least those and every batch within the last kSequencesRetained sequences. Kafka's producer
-// limits in-flight requests per connection, not per partition, so after a leader change more
-// than five batches of one partition can be unanswered, across the old leader and the new; a
-// retry of one the new leader no longer caches is OUT_OF_ORDER_SEQUENCE_NUMBER, and the
-// producer (TransactionManager.canRetry) bumps its epoch and writes it again: a duplicate.
-// With five batches, logsim fuzz finds exactly that in scenarios/templates/replicated-writes
-// (seed 26: the leader cut off for 3 s, its batches retried to the next leader).
+// least those and every batch within the last kSequencesRetained sequences, as if Kafka had
+// fixed what keeping five lets happen. Kafka's producer limits in-flight requests per
+// connection, not per partition, so after a leader change more than five batches of one
+// partition can be unanswered, across the old leader and the new; a retry of one the new
+// leader no longer caches is OUT_OF_ORDER_SEQUENCE_NUMBER, and the producer
+// (TransactionManager.canRetry) bumps its epoch and writes it again: a duplicate, as reported
+// from real clusters in librdkafka #4953. The five-batch-producer-state plant keeps Kafka's
+// five exactly (only_five_batches); logsim fuzz scenarios/templates/replicated-writes then finds
+// the duplicate (the leader cut off for 3 s, its batches retried to the next leader).
 //
 // Rules for a batch (producer id, epoch, sequences base .. base + count - 1):
 // - no producer id: append (not idempotent);
@@ -54,6 +56,8 @@ class ProducerStateTable {
   void record(const BatchHeader& batch);
   void rebuild(const PartitionLog& log);
   std::size_t size() const { return producers_.size(); }
+  // PLANTED BUG (five-batch-producer-state): keep Kafka's five batches per producer, no more.
+  void only_five_batches() { only_five_ = true; }
 
   static constexpr std::size_t kBatchesRetained = 5;  // per producer, at least, as Kafka's
   static constexpr std::int32_t kSequencesRetained = 5000;  // and every batch within these
@@ -70,6 +74,7 @@ class ProducerStateTable {
     std::deque<RecentBatch> recent;  // oldest first
   };
   std::map<ProducerId, Entry> producers_;
+  bool only_five_ = false;
 };
 
 }  // namespace logsim::engine

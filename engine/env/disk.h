@@ -49,7 +49,7 @@ class Disk {
   // Appends bytes, creating the file if absent.
   virtual void append(std::string_view file, std::string_view bytes) = 0;
   // The same as append() of the bytes, which a disk may keep as the slices they are rather than
-  // copy (a follower's copy of its leader's frames, on the simulated disk). This default copies.
+  // copy (a follower's copy of its leader's batches, on the simulated disk). This default copies.
   virtual void append_shared(std::string_view file, const SharedBytes& bytes) {
     if (bytes.empty()) return append(file, {});
     for (const SharedBytes::Slice& s : bytes.slices()) append(file, s.view());

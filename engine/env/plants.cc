@@ -5,7 +5,7 @@
 
 namespace logsim {
 namespace {
-constexpr std::array<PlantInfo, 9> kPlants{{
+constexpr std::array<PlantInfo, 10> kPlants{{
     {Plant::kAcceptStaleCommit, "accept-stale-commit",
      "the group coordinator accepts an offset commit from a stale generation (a fenced zombie's)", "stale-commit-accepted"},
     {Plant::kAutoCommitFetchedOnRebalance, "auto-commit-fetched-on-rebalance",
@@ -26,6 +26,10 @@ constexpr std::array<PlantInfo, 9> kPlants{{
      "the leader's answer to a consumer fetch leaves out its second record (the consumer's position passes it)", "poll-skip"},
     {Plant::kDeleteSegmentAboveHighWatermark, "delete-segment-above-hw",
      "retention deletes old segments above the high watermark, before the followers have them", "lost-write"},
+    {Plant::kFiveBatchProducerState, "five-batch-producer-state",
+     "librdkafka #4953: the broker remembers only Kafka's five batches per producer, so a retry after a failover is "
+     "written again under a new epoch",
+     "duplicate", "nonmonotonic-send"},
 }};
 }  // namespace
 

@@ -51,6 +51,14 @@ enum class Plant : std::uint8_t {
   // (and an acks=1 write acknowledged above the high watermark goes with them); the log start
   // passes the high watermark. Found as lost-write.
   kDeleteSegmentAboveHighWatermark = 8,
+  // librdkafka #4953, KAFKA-14034 (Redpanda #3039 is the same family): the broker remembers
+  // only Kafka's five batches per producer. A producer limits requests in flight per
+  // connection, not per partition, so after a leader change more than five batches of one
+  // partition can be unanswered across the old leader and the new; a retry of one the new
+  // leader no longer remembers is refused OUT_OF_ORDER_SEQUENCE_NUMBER, and the producer bumps
+  // its epoch and writes it again. Found as duplicate (or nonmonotonic-send, the same write
+  // seen from its order).
+  kFiveBatchProducerState = 9,
 };
 
 struct PlantInfo {

@@ -1,7 +1,7 @@
 // Immutable bytes that several holders share without copying: a sequence of slices, each a
 // view of memory that a shared owner keeps alive and that nobody changes while it is shared.
 //
-// What it is for: a leader's log frames travel to its followers in a FetchResponse, and a
+// What it is for: a leader's record batches travel to its followers in a FetchResponse, and a
 // simulated disk can hand out slices of its own pages (Disk::read_shared) and keep slices it is
 // given (Disk::append_shared), so three replicas of a partition hold one copy of its bytes in
 // memory, not three. The bytes are the same either way; only memory and copies differ, so

@@ -123,7 +123,7 @@ TEST(LogRecovery, PowerLossTearingTheLastSegmentRecoversAPrefix) {
     if (log.segments().size() < segments_before) ++lost_segments;
     if (cut > 0) ++tails_cut;
   }
-  // The seeds reached tears, whole segments lost, and partial frames cut away.
+  // The seeds reached tears, whole segments lost, and partial batches cut away.
   EXPECT_GT(torn, 150u);
   EXPECT_GT(lost_segments, 50u);
   EXPECT_GT(tails_cut, 50u);

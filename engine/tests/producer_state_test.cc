@@ -98,6 +98,20 @@ TEST(ProducerState, RecentBatchesAreKnownDuplicatesAndOlderOnesOutOfOrder) {
   EXPECT_TRUE(big.check(batch(7, 0, span), span).duplicate) << "the last five batches always stay";
 }
 
+// PLANTED BUG five-batch-producer-state: Kafka's own five batches, however few sequences they
+// span, so a sixth pushes the first out: its retry is OUT_OF_ORDER_SEQUENCE_NUMBER, which the
+// producer answers with a new epoch (and so writes it again).
+TEST(ProducerState, FiveBatchPlantRemembersOnlyTheLastFiveBatches) {
+  ProducerStateTable t;
+  t.only_five_batches();
+  for (std::int32_t b = 0; b < 6; ++b) write(t, 7, 0, 2 * b, 2, 10 * b);
+  const auto first = t.check(batch(7, 0, 0), 2);
+  EXPECT_FALSE(first.duplicate);
+  EXPECT_EQ(first.error, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+  EXPECT_TRUE(t.check(batch(7, 0, 2), 2).duplicate) << "the second batch is the oldest of the last five";
+  EXPECT_EQ(t.check(batch(7, 0, 2), 2).duplicate_base, Offset(10));
+}
+
 // A new leader that never saw a producer's first batches takes it up mid-sequence (an unknown
 // producer may start anywhere). Those batches, retried to it, were never written here: they
 // must not pass for duplicates, which the producer takes for written (the replication

@@ -7,6 +7,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "fuzz/fuzz.h"
 #include "fuzz/plant_campaigns.h"
@@ -73,6 +75,20 @@ std::string campaign_name(const ::testing::TestParamInfo<PlantCampaign>& info) {
     if (ch == '-') ch = '_';
   }
   return name;
+}
+
+// A scenario may name any plant: the schema's list of them (scenarios/schema.json, "plant")
+// is every plant, in the order --list-plants gives them.
+TEST(Plants, TheSchemaListsEveryPlant) {
+  std::ifstream in(std::string(LOGSIM_SOURCE_DIR) + "/scenarios/schema.json");
+  const nlohmann::json schema = nlohmann::json::parse(in);
+  std::vector<std::string> listed;
+  for (const auto& name : schema.at("properties").at("plant").at("items").at("enum")) {
+    listed.push_back(name.get<std::string>());
+  }
+  std::vector<std::string> plants;
+  for (const auto& p : all_plants()) plants.emplace_back(p.name);
+  EXPECT_EQ(listed, plants);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPlant, PlantCampaigns, ::testing::ValuesIn(plant_campaigns().begin(), plant_campaigns().end()),
