@@ -314,6 +314,9 @@ std::string BatchBuilder::finish(const BatchMeta& meta, std::optional<std::int32
   h.record_count = count_;
   write_batch_header(h, bytes_.data());
   put_be<std::uint32_t>(bytes_.data() + kCrcAt, batch_crc(bytes_));
+  // A batch far smaller than the room reserved for it (one record of a batch.size buffer) gives
+  // the room back: the batch lives on, in flight and in retries.
+  if (bytes_.capacity() > 2 * bytes_.size() + 256) bytes_.shrink_to_fit();
   std::string out = std::move(bytes_);
   bytes_.assign(kBatchHeaderBytes, '\0');
   count_ = 0;
@@ -378,7 +381,9 @@ void decode_batch(std::string_view batch, std::vector<StoredRecord>& out, Offset
   RecordReader reader(batch, h);
   std::size_t start = 0;
   std::size_t end = 0;
-  out.reserve(out.size() + static_cast<std::size_t>(h.record_count));
+  // Room for the batch, growing geometrically: `out` may be a buffer that takes many batches.
+  const std::size_t need = out.size() + static_cast<std::size_t>(h.record_count);
+  if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
   for (std::int32_t i = 0; i < h.record_count; ++i) {
     StoredRecord& rec = out.emplace_back();
     LOGSIM_ASSERT(reader.next(&rec, start, end), "a malformed record in a batch taken for valid");
