@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "properties/checker.h"
-#include "properties/flat_map.h"
+#include "engine/env/flat_map.h"
 #include "properties/offset_table.h"
 
 namespace logsim::properties {

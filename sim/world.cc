@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/env/assert.h"
+#include "engine/env/flat_map.h"
 
 namespace logsim::sim {
 
@@ -33,14 +34,14 @@ struct World::Slot {
   Nanos clock_offset = 0;
   double drift_ppm = 0;
   TimerId next_timer = 0;
-  std::map<TimerId, Queue::Handle> armed;
+  FlatMap<TimerId, Queue::Handle> armed;  // looked up, never iterated
   std::vector<Payload> held;  // events that arrived while paused
   bool powered_off = false;   // lost power: no process left to reset connections
   // Connections, by peer: the peer incarnation this node last sent to, and the one whose reset
   // it was last told of. A reset is told once per connection attempt (until the node sends to
   // that peer again), and never after the node has moved on to a newer incarnation of the peer.
-  std::map<std::int32_t, std::uint32_t> connected_to;
-  std::map<std::int32_t, std::uint32_t> reset_told;
+  FlatMap<std::int32_t, std::uint32_t> connected_to;  // (looked up, never iterated)
+  FlatMap<std::int32_t, std::uint32_t> reset_told;
 
   Slot(NodeId i, std::string n, NodeFactory f, Rng r)
       : id(i), name(std::move(n)), factory(std::move(f)), rng(r) {}
@@ -147,10 +148,10 @@ void World::reset_connections_to(Slot& s) {
   for (auto& other : slots_) {
     if (other.get() == &s || (other->state != NodeState::kUp && other->state != NodeState::kPaused)) continue;
     if (!network_.connected(s.id, other->id)) continue;  // the reset cannot reach it
-    auto conn = other->connected_to.find(x);
-    if (conn == other->connected_to.end() || conn->second != s.incarnation) continue;
-    auto told = other->reset_told.find(x);
-    if (told != other->reset_told.end() && told->second == s.incarnation) continue;
+    const std::uint32_t* conn = other->connected_to.find(x);
+    if (conn == nullptr || *conn != s.incarnation) continue;
+    const std::uint32_t* told = other->reset_told.find(x);
+    if (told != nullptr && *told == s.incarnation) continue;
     other->reset_told[x] = s.incarnation;
     const Nanos hop = network_.options(s.id, other->id).latency_min_ns;
     queue_.push(now_ + hop, DisconnectEvent{other->id.value(), other->incarnation, x, s.incarnation});
@@ -277,10 +278,7 @@ TimerId World::arm_timer(Slot& s, Nanos local_delay, std::uint64_t tag) {
 }
 
 void World::disarm_timer(Slot& s, TimerId id) {
-  auto it = s.armed.find(id);
-  if (it == s.armed.end()) return;
-  queue_.cancel(it->second);
-  s.armed.erase(it);
+  if (const std::optional<Queue::Handle> h = s.armed.take(id)) queue_.cancel(*h);
 }
 
 void World::send(Slot& from, NodeId to, Message msg) {
@@ -345,7 +343,7 @@ void World::on_timer(TimerEvent& ev) {
   Slot& s = slot(NodeId(ev.node));
   if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
   // A timer cancelled after its event was held (pause) is no longer armed: it must not fire.
-  if (s.armed.erase(ev.id) == 0) return;
+  if (!s.armed.erase(ev.id)) return;
   trace_.append(now_, TraceKind::kTimer, ev.node, -1, ev.tag,
                 [&] { return "tag=" + std::to_string(ev.tag); });
   s.node->on_timer(ev.id, ev.tag);
@@ -367,10 +365,10 @@ void World::on_deliver(DeliverEvent& ev) {
   // The destination's process is gone but its machine is up and reachable: its operating
   // system resets the connection, and the sender hears of it one network hop later.
   Slot& sender = slot(NodeId(ev.from));
-  auto conn = sender.connected_to.find(ev.to);
-  const bool current = conn != sender.connected_to.end() && conn->second == ev.to_incarnation;
-  auto told = sender.reset_told.find(ev.to);
-  const bool already = told != sender.reset_told.end() && told->second == ev.to_incarnation;
+  const std::uint32_t* conn = sender.connected_to.find(ev.to);
+  const bool current = conn != nullptr && *conn == ev.to_incarnation;
+  const std::uint32_t* told = sender.reset_told.find(ev.to);
+  const bool already = told != nullptr && *told == ev.to_incarnation;
   const bool way_back = network_.connected(NodeId(ev.to), NodeId(ev.from));
   if (linked && way_back && !alive && !s.powered_off && ev.from != ev.to && current && !already) {
     sender.reset_told[ev.to] = ev.to_incarnation;
@@ -382,8 +380,8 @@ void World::on_deliver(DeliverEvent& ev) {
 void World::on_disconnect(DisconnectEvent& ev) {
   Slot& s = slot(NodeId(ev.node));
   if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
-  auto conn = s.connected_to.find(ev.peer);
-  if (conn == s.connected_to.end() || conn->second != ev.peer_incarnation) return;  // reconnected since
+  const std::uint32_t* conn = s.connected_to.find(ev.peer);
+  if (conn == nullptr || *conn != ev.peer_incarnation) return;  // reconnected since
   trace_.append(now_, TraceKind::kDisconnect, ev.node, ev.peer, 0, [] { return std::string("connection reset"); });
   s.node->on_disconnect(NodeId(ev.peer));
 }

@@ -1,8 +1,8 @@
-// A hash map for the checkers' per-event lookups: open addressing with linear probing in one
-// array (no node per entry, no allocation once grown), deletion by backward shift (no
-// tombstones), at most half full. Keys are small trivially copyable values (ids and pairs of
-// ids); `Hash` gives a 64-bit hash, which the map mixes again, so a plain packing of the key's
-// fields will do. The hash is a pure function of the key, never seeded: a history's lookups
+// A hash map for lookups on hot paths (the checkers' per-event state, the simulator's timers):
+// open addressing with linear probing in one array (no node per entry, no allocation once
+// grown), deletion by backward shift (no tombstones), at most half full. Keys are small
+// trivially copyable values (ids and pairs of ids); `Hash` gives a 64-bit hash, which the map
+// mixes again, so a plain packing of the key's fields will do. The hash is a pure function of the key, never seeded: a history's lookups
 // cost the same on every run. for_each visits entries in slot order, which depends only on the
 // keys and the order they came in; a caller whose output depends on the visiting order sorts.
 #pragma once
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace logsim::properties {
+namespace logsim {
 
 // A strong 64-bit finalizer (MurmurHash3's), for hashes of packed ids.
 inline std::uint64_t mix64(std::uint64_t x) {
@@ -126,4 +126,4 @@ class FlatMap {
   std::size_t size_ = 0;
 };
 
-}  // namespace logsim::properties
+}  // namespace logsim

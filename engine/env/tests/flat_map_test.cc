@@ -1,6 +1,6 @@
 // FlatMap against std::map: random insertions, lookups and removals, with keys chosen so that
 // probe runs are long and wrap around the end of the table (backward-shift deletion's cases).
-#include "properties/flat_map.h"
+#include "engine/env/flat_map.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace logsim::properties {
+namespace logsim {
 namespace {
 
 struct Identity {
@@ -86,4 +86,4 @@ TEST(FlatMap, AnEmptyMapFindsNothingAndTakesNothing) {
 }
 
 }  // namespace
-}  // namespace logsim::properties
+}  // namespace logsim
