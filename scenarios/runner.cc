@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -123,6 +124,14 @@ void begin_quiet_period(sim::World& world, RunContext& ctx, const Scenario& scen
 void count_history(const properties::History& h, std::map<std::string, std::int64_t>& stats) {
   using properties::OpKind;
   for (const char* k : {"records.sent", "records.acknowledged", "records.failed", "records.unknown", "faults"}) stats[k] = 0;
+  // Counted per group and per process first (a lookup by name, no string built per event); a
+  // stat exists only once an event touched it, as it would if counted into `stats` directly.
+  struct GroupCounts {
+    std::optional<std::int64_t> processed, generation, accepted, rejected;
+  };
+  std::map<std::string, GroupCounts, std::less<>> groups;
+  std::map<std::string, std::int64_t, std::less<>> processed_by;
+  const auto bump = [](std::optional<std::int64_t>& n) { n = n.value_or(0) + 1; };
   const properties::HistoryEvent* previous = nullptr;
   for (const auto& e : h.events()) {
     // A commit's outcome is one event per partition, appended together: count the commit once.
@@ -130,18 +139,25 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
                              previous->commit_id == e.commit_id;
     previous = &e;
     if (!e.group.empty()) {
-      const std::string g = "group." + e.group + ".";
-      if (e.kind == OpKind::kProcess) ++stats[g + "processed"];
-      if (e.kind == OpKind::kAssign) stats[g + "generation"] = std::max(stats[g + "generation"], std::int64_t{e.generation});
-      if (e.kind == OpKind::kCommitOk && !same_commit) ++stats[g + "commits.accepted"];
-      if (e.kind == OpKind::kCommitFail && !same_commit) ++stats[g + "commits.rejected"];
+      auto it = groups.find(std::string_view(e.group));
+      if (it == groups.end()) it = groups.emplace(e.group, GroupCounts{}).first;
+      GroupCounts& g = it->second;
+      if (e.kind == OpKind::kProcess) bump(g.processed);
+      if (e.kind == OpKind::kAssign) g.generation = std::max(g.generation.value_or(0), std::int64_t{e.generation});
+      if (e.kind == OpKind::kCommitOk && !same_commit) bump(g.accepted);
+      if (e.kind == OpKind::kCommitFail && !same_commit) bump(g.rejected);
     }
     switch (e.kind) {
       case OpKind::kSendInvoke: ++stats["records.sent"]; break;
       case OpKind::kSendOk: ++stats["records.acknowledged"]; break;
       case OpKind::kSendFail: ++stats["records.failed"]; break;
       case OpKind::kSendInfo: ++stats["records.unknown"]; break;
-      case OpKind::kProcess: ++stats["records.processed." + e.process]; break;
+      case OpKind::kProcess: {
+        auto it = processed_by.find(std::string_view(e.process));
+        if (it == processed_by.end()) it = processed_by.emplace(e.process, 0).first;
+        ++it->second;
+        break;
+      }
       case OpKind::kFault: ++stats["faults"]; break;
       case OpKind::kAdmin: ++stats["admin.operations"]; break;
       case OpKind::kCommitOk: stats["commits.accepted"] += same_commit ? 0 : 1; break;
@@ -149,6 +165,14 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
       default: break;
     }
   }
+  for (const auto& [name, g] : groups) {
+    const std::string prefix = "group." + name + ".";
+    if (g.processed) stats[prefix + "processed"] = *g.processed;
+    if (g.generation) stats[prefix + "generation"] = *g.generation;
+    if (g.accepted) stats[prefix + "commits.accepted"] = *g.accepted;
+    if (g.rejected) stats[prefix + "commits.rejected"] = *g.rejected;
+  }
+  for (const auto& [process, n] : processed_by) stats["records.processed." + process] = n;
 }
 
 // Adds the brokers (broker-1..N) and the controller; returns the brokers' ids.
