@@ -32,7 +32,7 @@ std::optional<PartitionKey> partition_of_file(const std::string& file) {
 std::string partition_dir(const std::string& topic, PartitionId p) { return topic + "-" + std::to_string(p.value()); }
 
 Partition* BrokerState::find(const std::string& topic, PartitionId p) {
-  auto it = partitions.find({topic, p.value()});
+  auto it = partitions.find(PartitionRef{topic, p.value()});
   return it == partitions.end() ? nullptr : &it->second;
 }
 

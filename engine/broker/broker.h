@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -65,19 +66,32 @@ struct PendingProduce {
 };
 
 using PartitionKey = std::pair<std::string, std::int32_t>;
+// A partition named without a copy of its topic, for lookups.
+using PartitionRef = std::pair<std::string_view, std::int32_t>;
+// The order of PartitionKeys (std::less's), which also finds a PartitionRef without building a key.
+struct PartitionKeyLess {
+  using is_transparent = void;
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    const int c = std::string_view(a.first).compare(std::string_view(b.first));
+    return c != 0 ? c < 0 : a.second < b.second;
+  }
+};
+template <typename V>
+using PartitionMap = std::map<PartitionKey, V, PartitionKeyLess>;
 
 // What the handlers work on.
 struct BrokerState {
   Env& env;
   BrokerConfig config;
-  std::map<PartitionKey, Partition> partitions;      // replicas hosted here
-  std::map<PartitionKey, PartitionState> cluster;    // every partition, for Metadata
+  PartitionMap<Partition> partitions;      // replicas hosted here
+  PartitionMap<PartitionState> cluster;    // every partition, for Metadata
   std::map<std::string, LogConfig> topic_configs;    // as the controller last said
   std::vector<NodeId> live_brokers;
   std::int32_t controller_epoch = -1;
   std::int64_t metadata_version = -1;
-  std::map<PartitionKey, std::vector<ParkedFetch>> parked;
-  std::map<PartitionKey, std::vector<PendingProduce>> pending_produces;
+  PartitionMap<std::vector<ParkedFetch>> parked;
+  PartitionMap<std::vector<PendingProduce>> pending_produces;
   std::map<CorrelationId, PartitionKey> follower_requests;  // replication requests in flight
   std::map<TimerId, PartitionKey> follower_timers;
   CorrelationId next_correlation = 0;
@@ -152,9 +166,9 @@ void note_follower_fetch(BrokerState& b, Partition& p, NodeId follower, Offset f
 // Recomputes the high watermark; completes produces and wakes fetches it unblocks.
 void maybe_advance_high_watermark(BrokerState& b, Partition& p);
 // Answers every fetch held on a partition.
-void wake_fetches(BrokerState& b, const PartitionKey& key);
+void wake_fetches(BrokerState& b, PartitionRef key);
 // Fails every acks=all produce waiting on the partition (leadership lost).
-void fail_pending_produces(BrokerState& b, const PartitionKey& key, ErrorCode error);
+void fail_pending_produces(BrokerState& b, PartitionRef key, ErrorCode error);
 // ISR shrink for lagging followers (leader side), run periodically.
 void shrink_isrs(BrokerState& b);
 void on_alter_partition_response(BrokerState& b, const AlterPartitionResponse& resp);

@@ -11,9 +11,9 @@ namespace {
 
 bool contains(const std::vector<NodeId>& v, NodeId x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-PartitionKey key_of(const Partition& p) { return {p.state.topic, p.state.partition.value()}; }
+PartitionRef key_of(const Partition& p) { return {p.state.topic, p.state.partition.value()}; }
 
-void complete_produces(BrokerState& b, const PartitionKey& key, const Partition& p) {
+void complete_produces(BrokerState& b, PartitionRef key, const Partition& p) {
   auto it = b.pending_produces.find(key);
   if (it == b.pending_produces.end()) return;
   auto& pending = it->second;
@@ -123,7 +123,7 @@ void maybe_advance_high_watermark(BrokerState& b, Partition& p) {
     if (it == p.followers.end() || it->second.log_end_offset.value() < 0) return;  // not yet known
     hw = std::min(hw, it->second.log_end_offset);
   }
-  const PartitionKey key = key_of(p);
+  const PartitionRef key = key_of(p);
   if (hw > p.high_watermark) {
     p.high_watermark = hw;
     wake_fetches(b, key);
@@ -131,7 +131,7 @@ void maybe_advance_high_watermark(BrokerState& b, Partition& p) {
   complete_produces(b, key, p);
 }
 
-void fail_pending_produces(BrokerState& b, const PartitionKey& key, ErrorCode error) {
+void fail_pending_produces(BrokerState& b, PartitionRef key, ErrorCode error) {
   auto it = b.pending_produces.find(key);
   if (it == b.pending_produces.end()) return;
   std::vector<PendingProduce> failed = std::move(it->second);
@@ -171,7 +171,7 @@ void on_alter_partition_response(BrokerState& b, const AlterPartitionResponse& r
     return;  // stale or refused: the controller's LeaderAndIsr brings the truth
   }
   p->state = resp.state;
-  b.cluster[key_of(*p)] = resp.state;
+  b.cluster[PartitionKey{p->state.topic, p->state.partition.value()}] = resp.state;
   if (static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
     fail_pending_produces(b, key_of(*p), ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND);
   }

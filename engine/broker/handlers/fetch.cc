@@ -29,7 +29,7 @@ FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
   FetchResponse resp{req.correlation_id, req.topic, req.partition, ErrorCode::NONE, Offset(-1), Offset(-1)};
   Partition* p = b.find(req.topic, req.partition);
   if (p == nullptr) {
-    resp.error = b.cluster.count({req.topic, req.partition.value()}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
+    resp.error = b.cluster.count(PartitionRef{req.topic, req.partition.value()}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
                                                                      : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
     return resp;
   }
@@ -70,17 +70,19 @@ void handle_fetch(BrokerState& b, NodeId from, const FetchRequest& req) {
     note_follower_fetch(b, *p, req.replica_id, req.fetch_offset);
   }
   FetchResponse resp = read_for_fetch(b, req);
-  auto& parked = b.parked[{req.topic, req.partition.value()}];
+  auto held = b.parked.find(PartitionRef{req.topic, req.partition.value()});
   if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0 ||
-      parked.size() >= kMaxParkedFetchesPerPartition) {
+      (held != b.parked.end() && held->second.size() >= kMaxParkedFetchesPerPartition)) {
     b.env.send(from, std::move(resp));
     return;
   }
+  if (held == b.parked.end()) held = b.parked.emplace(PartitionKey{req.topic, req.partition.value()}, std::vector<ParkedFetch>{}).first;
+  auto& parked = held->second;
   const TimerId timer = b.env.set_timer(millis(req.max_wait_ms), kFetchWaitTag);
   parked.push_back(ParkedFetch{from, req, timer});
 }
 
-void wake_fetches(BrokerState& b, const PartitionKey& key) {
+void wake_fetches(BrokerState& b, PartitionRef key) {
   auto it = b.parked.find(key);
   if (it == b.parked.end() || it->second.empty()) return;
   std::vector<ParkedFetch> waiting = std::move(it->second);
