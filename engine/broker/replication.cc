@@ -239,10 +239,13 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
     LOGSIM_ASSERT(scan.complete, "a malformed batch fetched from the leader of " + log.dir());
     const Offset first = scan.batches.front().base_offset;
     if (first < log.log_end_offset() && scan.batches.front().last_offset() >= log.log_end_offset()) {
-      // Our log ends inside one of the leader's batches: the logs diverged where no leader
-      // epoch told us. Find where, as after a leader change.
-      p->phase = FollowerPhase::kTruncating;
-      return back_off(b, *p);
+      // Our log ends inside one of the leader's batches (after a truncation to a high
+      // watermark that fell inside one: an unclean election's divergence). Our records from
+      // the batch's base on are not that batch: cut them and take the leader's.
+      log.truncate_to(std::max(first, log.log_start_offset()));
+      p->producers.rebuild(log);
+      p->high_watermark = std::min(p->high_watermark, log.log_end_offset());
+      return send_next(b, *p);
     }
     if (first >= log.log_end_offset()) {
       log.append_as_follower(resp.records, scan.batches, to_millis(b.env.now()));

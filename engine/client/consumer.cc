@@ -161,7 +161,7 @@ void Consumer::send_request(const TopicPartition& tp, PartitionState& st, NodeId
                                                                                  : kListOffsetsLatest;
     env_.send(leader, ListOffsetsRequest{st.in_flight, tp.topic, tp.partition, ts});
   } else {
-    st.fetch_offset = st.buffer.empty() ? *st.position : st.buffer.back().offset + 1;
+    st.fetch_offset = st.buffer.fetched_to.value() >= 0 ? st.buffer.fetched_to : *st.position;
     env_.send(leader, FetchRequest{st.in_flight, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records,
                                    config_.fetch_max_wait_ms});
   }
@@ -246,7 +246,10 @@ void Consumer::on_fetch(const FetchResponse& resp) {
     return;
   }
   // Whole batches: the first may begin below what was asked, which is never handed out twice.
+  st->buffer.compact();
   decode_batches(resp.records, st->fetch_offset, st->buffer.records);
+  const BatchScan batches = scan_batch_headers(resp.records);
+  if (!batches.batches.empty()) st->buffer.fetched_to = batches.batches.back().last_offset() + 1;
   pump(tp);
 }
 
@@ -343,6 +346,9 @@ std::vector<ConsumerRecord> Consumer::poll() {
       st.buffer.pop_front();
       st.position = out.back().record.offset + 1;
     }
+    // Past the fetched batches' offsets that hold no records (compaction's), as Kafka's
+    // consumer moves its position to a batch's nextOffset.
+    if (st.buffer.empty() && st.position && st.buffer.fetched_to > *st.position) st.position = st.buffer.fetched_to;
     pump(tp);
   }
   if (n > 0) next_poll_partition_ = (next_poll_partition_ + 1) % n;

@@ -165,20 +165,35 @@ class Consumer {
     Offset high_watermark;
   };
   // Fetched records not yet handed out, oldest first: a vector read from `head`, so a fetch
-  // decodes straight onto its end and handing out moves records without shifting any.
+  // decodes straight onto its end and handing out moves records without shifting any; and
+  // where the batches fetched end (`fetched_to`, the next fetch's offset, as Kafka's consumer
+  // keeps its batches' nextOffset: compaction can leave a batch's last offsets without records).
   struct RecordBuffer {
     std::vector<StoredRecord> records;
     std::size_t head = 0;
+    Offset fetched_to{-1};  // -1: nothing fetched since the position was set
     bool empty() const { return head == records.size(); }
     std::size_t size() const { return records.size() - head; }
     StoredRecord& front() { return records[head]; }
     const StoredRecord& back() const { return records.back(); }
     void pop_front() {
-      if (++head == records.size()) clear();
+      if (++head == records.size()) {
+        records.clear();
+        head = 0;
+      }
     }
+    // Makes room before more records are appended: drops the records already handed out once
+    // they are at least half the vector (so each record is moved at most once more).
+    void compact() {
+      if (head == 0 || 2 * head < records.size()) return;
+      records.erase(records.begin(), records.begin() + static_cast<std::ptrdiff_t>(head));
+      head = 0;
+    }
+    // Forgets everything fetched (a seek, a reset, a new assignment).
     void clear() {
       records.clear();
       head = 0;
+      fetched_to = Offset(-1);
     }
   };
   struct PartitionState {

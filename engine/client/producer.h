@@ -74,6 +74,9 @@ using SendCallback = std::function<void(const SendResult&)>;
 class Producer {
  public:
   Producer(Env& env, ProducerConfig config);
+  // Not copyable: it keeps pointers into its own map of partitions.
+  Producer(const Producer&) = delete;
+  Producer& operator=(const Producer&) = delete;
 
   // Fetches metadata (and a producer id when idempotent); sends wait for them.
   void start();

@@ -126,29 +126,31 @@ class RecordReader {
   bool done() const { return pos_ == b_.size(); }
   // The next record into `out` (all its fields), or only checked when `out` is null; false
   // when it is malformed. `start`/`end`: its bytes in the batch.
-  bool next(StoredRecord* out, std::size_t& start, std::size_t& end) {
+  // `copy` false: the key, value and headers are checked but not kept (the rest is).
+  bool next(StoredRecord* out, std::size_t& start, std::size_t& end, bool copy = true) {
     start = pos_;
+    end_ = b_.size();
     std::int64_t body = 0;
     if (!varint(body) || body < 1 || static_cast<std::uint64_t>(body) > b_.size() - pos_) return false;
     const std::size_t body_end = pos_ + static_cast<std::size_t>(body);
+    end_ = body_end;  // every field below lies inside the record
     ++pos_;  // attributes
     std::int64_t ts_delta = 0;
     std::int64_t offset_delta = 0;
     std::int64_t headers = 0;
-    if (!varint(ts_delta) || !varint(offset_delta) || !bytes(out ? &out->record.key : nullptr, body_end) ||
-        !bytes(out ? &out->record.value : nullptr, body_end) || !varint(headers) || headers < 0 ||
+    if (!varint(ts_delta) || !varint(offset_delta) || !bytes(out ? &out->record.key : nullptr, body_end, copy) ||
+        !bytes(out ? &out->record.value : nullptr, body_end, copy) || !varint(headers) || headers < 0 ||
         headers > static_cast<std::int64_t>(body_end - pos_) / 2) {
       return false;
     }
     if (offset_delta < 0 || offset_delta > h_.last_offset_delta || offset_delta <= last_delta_) return false;
     last_delta_ = offset_delta;
-    if (out) out->record.headers.resize(static_cast<std::size_t>(headers));
+    const bool keep_headers = out != nullptr && copy;
+    if (keep_headers) out->record.headers.resize(static_cast<std::size_t>(headers));
     for (std::int64_t i = 0; i < headers; ++i) {
       std::optional<std::string> key;
-      RecordHeader* rh = out ? &out->record.headers[static_cast<std::size_t>(i)] : nullptr;
-      if (!bytes(&key, body_end, /*copy=*/out != nullptr) || !key || !bytes(rh ? &rh->value : nullptr, body_end)) {
-        return false;
-      }
+      RecordHeader* rh = keep_headers ? &out->record.headers[static_cast<std::size_t>(i)] : nullptr;
+      if (!bytes(&key, body_end, keep_headers) || !key || !bytes(rh ? &rh->value : nullptr, body_end)) return false;
       if (rh) rh->key = std::move(*key);
     }
     if (pos_ != body_end) return false;
@@ -168,7 +170,7 @@ class RecordReader {
   bool varint(std::int64_t& v) {
     std::uint64_t u = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= b_.size()) return false;
+      if (pos_ >= end_) return false;
       const auto byte = static_cast<unsigned char>(b_[pos_++]);
       u |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
       if ((byte & 0x80) == 0) {
@@ -187,7 +189,7 @@ class RecordReader {
       if (s) s->reset();
       return true;
     }
-    if (static_cast<std::uint64_t>(len) > limit - pos_) return false;
+    if (pos_ > limit || static_cast<std::uint64_t>(len) > limit - pos_) return false;
     if (s) {
       if (copy) {
         s->emplace(b_.substr(pos_, static_cast<std::size_t>(len)));
@@ -202,6 +204,7 @@ class RecordReader {
   std::string_view b_;
   const BatchHeader& h_;
   std::size_t pos_;
+  std::size_t end_ = 0;  // where the field being read must end: the record's end, or the batch's
   std::int64_t last_delta_ = -1;
 };
 
@@ -256,6 +259,14 @@ std::optional<BatchHeader> parse_batch_header(std::string_view bytes) {
   h.base_sequence = Sequence(get_be<std::int32_t>(p + 53));
   h.record_count = get_be<std::int32_t>(p + 57);
   if (magic != kBatchMagic || h.batch_length < static_cast<std::int32_t>(kBatchHeaderBytes - kBatchLogOverhead)) {
+    return std::nullopt;
+  }
+  // Only the timestamp type: no compression, transactions or control batches.
+  if ((h.attributes & ~kLogAppendTimeAttribute) != 0) return std::nullopt;
+  // A record takes at least 7 bytes (a length, attributes, two deltas, two lengths, a count).
+  constexpr std::int64_t kSmallestRecordBytes = 7;
+  constexpr auto kHeaderAfterLength = static_cast<std::int64_t>(kBatchHeaderBytes - kBatchLogOverhead);
+  if (h.record_count > (std::int64_t{h.batch_length} - kHeaderAfterLength) / kSmallestRecordBytes) {
     return std::nullopt;
   }
   if (h.base_offset.value() < 0 || h.last_offset_delta < 0 || h.record_count < 0 ||
@@ -355,12 +366,16 @@ bool batch_is_valid(std::string_view batch, bool verify_crc) {
   if (!h || h->size_bytes() != batch.size()) return false;
   if (verify_crc && batch_crc(batch) != h->crc) return false;
   RecordReader reader(batch, *h);
+  StoredRecord rec;
   std::size_t start = 0;
   std::size_t end = 0;
+  std::optional<std::int64_t> max_ts;
   for (std::int32_t i = 0; i < h->record_count; ++i) {
-    if (!reader.next(nullptr, start, end)) return false;
+    // Timestamps are needed (the max timestamp must be the records'), keys and values not.
+    if (!reader.next(h->log_append_time() ? nullptr : &rec, start, end, /*copy=*/false)) return false;
+    if (!h->log_append_time()) max_ts = std::max(max_ts.value_or(rec.record.timestamp_ms), rec.record.timestamp_ms);
   }
-  return reader.done();
+  return reader.done() && (!max_ts || *max_ts == h->max_timestamp_ms);
 }
 
 void for_each_record(std::string_view batch, const std::function<bool(const StoredRecord&)>& fn) {

@@ -44,7 +44,9 @@
 // to continue the log. Empty segments other than the last are deleted. The log start offset
 // becomes the first batch's base offset (Kafka reads it from its log-start-offset-checkpoint,
 // which we do not keep); the log end offset becomes one past the last batch's last offset, or
-// the last segment's base if larger.
+// the last segment's base if larger (so after a truncation inside a batch, which left the log
+// end at the offset asked for, it may come back lower, as Kafka's would without its
+// recovery-point checkpoint).
 //
 // Flushing. The log counts the records appended since its last flush and remembers which
 // files changed (appends, truncations, removals). flush_due() applies flush.messages and

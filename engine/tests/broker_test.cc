@@ -274,6 +274,33 @@ TEST_F(BrokerTest, ProduceWithInvalidAcksIsRejectedAndWritesNothing) {
   EXPECT_EQ(list_offsets("orders", 0, kListOffsetsLatest).offset, Offset(0));
 }
 
+// The leader validates a produced batch as Kafka's LogValidator does: a CRC that does not hold
+// is CORRUPT_MESSAGE; records at offset deltas other than 0..n-1, or a max timestamp that is
+// not the records', are INVALID_RECORD. Nothing is written either way.
+TEST_F(BrokerTest, ProduceOfABatchThatFailsValidationIsRejectedAndWritesNothing) {
+  const auto send = [&](std::string bytes) {
+    return call<ProduceResponse>(ProduceRequest{1, "orders", PartitionId(0), -1, 30000, SharedBytes(std::move(bytes))});
+  };
+  const std::vector<Record> two{rec("a", "1", 5), rec("b", "2", 7)};
+  std::string flipped = batch(two).str();
+  flipped.back() = static_cast<char>(flipped.back() ^ 1);
+  EXPECT_EQ(send(flipped).error, ErrorCode::CORRUPT_MESSAGE);
+  EXPECT_EQ(send(batch(two).str().substr(0, 70)).error, ErrorCode::CORRUPT_MESSAGE) << "cut short";
+  // Offset deltas 0 and 2: well formed, as a compacted batch is, but not what a producer sends.
+  std::string gapped;
+  encode_stored_batch(std::vector<StoredRecord>{{Offset(0), two[0]}, {Offset(2), two[1]}}, gapped);
+  EXPECT_EQ(send(gapped).error, ErrorCode::INVALID_RECORD);
+  // A max timestamp the records do not have, under a CRC computed over it.
+  std::string wrong_max = batch(two).str();
+  BatchHeader h = *parse_batch_header(wrong_max);
+  h.max_timestamp_ms = 99;
+  h.crc = batch_crc(h, std::string_view(wrong_max).substr(kBatchHeaderBytes));
+  write_batch_header(h, wrong_max.data());
+  EXPECT_EQ(send(wrong_max).error, ErrorCode::INVALID_RECORD);
+  EXPECT_EQ(list_offsets("orders", 0, kListOffsetsLatest).offset, Offset(0)) << "nothing written";
+  EXPECT_EQ(send(batch(two).str()).error, ErrorCode::NONE) << "the same records, well made";
+}
+
 TEST_F(BrokerTest, ProduceToUnknownTopicOrPartitionIsRejected) {
   for (const auto& [topic, partition] : std::vector<std::pair<std::string, std::int32_t>>{
            {"orders", 3}, {"orders", -1}, {"audit", 1}, {"nope", 0}}) {
@@ -809,6 +836,42 @@ TEST(ReplicaPlant, FetchAboveHighWatermarkPlantServesUncommittedRecords) {
     EXPECT_EQ(records[2].offset, Offset(2));
     EXPECT_EQ(records[2].record.value, "3");
   }
+}
+
+// A follower whose log ends inside one of its leader's batches (its log diverged at a point
+// that is not a batch boundary of the leader's, as after an unclean election and a truncation
+// to a high watermark) cuts its own records from that batch's base and takes the leader's
+// batch whole. Fetching from its log end again would get the same batch back for ever.
+TEST(ReplicaFollower, ALogEndingInsideTheLeadersBatchIsCutToTheBatchsBase) {
+  Replica r(std::nullopt);
+  r.state(1, kOtherReplica, 1);
+  const auto answer = [&](std::vector<StoredRecord> records, bool one_batch) {
+    const auto fetches = r.sent_to<FetchRequest>(kOtherReplica);
+    std::string batches;
+    if (one_batch) {
+      encode_stored_batch(records, batches);
+    } else {
+      for (const StoredRecord& one : records) encode_stored_batch(std::span<const StoredRecord>(&one, 1), batches);
+    }
+    FetchResponse resp{fetches.back().correlation_id, "orders", PartitionId(0), ErrorCode::NONE, Offset(0), Offset(0)};
+    resp.records = SharedBytes(std::move(batches));
+    r.broker->on_message(kOtherReplica, resp);
+  };
+  std::vector<StoredRecord> ours;
+  for (std::int64_t i = 0; i < 5; ++i) ours.push_back({Offset(i), rec("k", "ours" + std::to_string(i)), LeaderEpoch(1)});
+  answer(ours, /*one_batch=*/false);
+  ASSERT_EQ(r.partition().log->log_end_offset(), Offset(5));
+  std::vector<StoredRecord> theirs;
+  for (std::int64_t i = 3; i < 8; ++i) theirs.push_back({Offset(i), rec("k", "theirs" + std::to_string(i)), LeaderEpoch(1)});
+  answer(theirs, /*one_batch=*/true);  // offsets 3..7: our log end (5) is inside it
+  EXPECT_EQ(r.partition().log->log_end_offset(), Offset(3)) << "cut at the leader batch's base";
+  EXPECT_EQ(r.sent_to<FetchRequest>(kOtherReplica).back().fetch_offset, Offset(3));
+  answer(theirs, /*one_batch=*/true);
+  EXPECT_EQ(r.partition().log->log_end_offset(), Offset(8));
+  const auto all = r.partition().log->read(Offset(0), 100, Offset(8));
+  ASSERT_EQ(all.size(), 8u);
+  EXPECT_EQ(all[2].record.value, "ours2");
+  EXPECT_EQ(all[3].record.value, "theirs3");
 }
 
 // truncate-to-hw (KAFKA-1211): a replica that becomes a follower again cuts its log to its own

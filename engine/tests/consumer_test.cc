@@ -276,6 +276,23 @@ TEST_F(ConsumerTest, RecordsBelowTheFetchOffsetAreNotHandedOutAgain) {
   EXPECT_EQ(consumer->position(kP0), Offset(6));
 }
 
+// Compaction can leave a batch's last offsets without records: the next fetch asks from the
+// batch's end, not from its last record's next offset (which would get the same batch back for
+// ever), and the position moves there once the batch is handed out, as Kafka's consumer moves
+// to a batch's nextOffset.
+TEST_F(ConsumerTest, TheNextFetchStartsWhereTheLastBatchEndsNotAfterItsLastRecord) {
+  assign_at({kP0}, 0);
+  const FetchRequest first = fetches(kP0).back();
+  std::string bytes;
+  encode_stored_batch(range(0, 2), bytes, Offset(6));  // records 0 and 1 of a batch spanning 0..6
+  FetchResponse resp{first.correlation_id, kP0.topic, kP0.partition, ErrorCode::NONE, Offset(7), Offset(0)};
+  resp.records = SharedBytes(std::move(bytes));
+  consumer->on_message(kB2, resp);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(7));
+  EXPECT_EQ(offsets_of(consumer->poll(), kP0), (Offsets{0, 1}));
+  EXPECT_EQ(consumer->position(kP0), Offset(7)) << "past the offsets the batch holds no record at";
+}
+
 // ---- Seek.
 
 TEST_F(ConsumerTest, SeekDropsBufferedRecordsAndFetchesFromTheNewOffset) {

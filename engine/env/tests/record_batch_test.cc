@@ -123,6 +123,26 @@ TEST(RecordBatch, RecordsComeBackAsTheyWereSentWithOffsetsAndSequences) {
   }
 }
 
+// Null is not empty, bytes are bytes, and timestamps far apart still come back (their deltas
+// wrap, never overflow).
+TEST(RecordBatch, NullEmptyBinaryAndExtremeFieldsComeBack) {
+  std::string binary;
+  for (int b = 0; b < 256; ++b) binary.push_back(static_cast<char>(b));
+  const std::vector<Record> records{
+      Record{std::nullopt, std::nullopt, 0},          Record{std::nullopt, "v", INT64_MIN},
+      Record{"k", std::nullopt, -5},                  Record{"", "", INT64_MAX},
+      Record{binary, std::string("\0\0\xff", 3), 1}, Record{std::string(100'000, 'x'), std::string(70'000, 'y'), 2},
+  };
+  std::vector<StoredRecord> back;
+  decode_batch(encode_batch(records), back);
+  ASSERT_EQ(back.size(), records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(back[i].record.key, records[i].key) << i;
+    EXPECT_EQ(back[i].record.value, records[i].value) << i;
+    EXPECT_EQ(back[i].record.timestamp_ms, records[i].timestamp_ms) << i;
+  }
+}
+
 TEST(RecordBatch, LogAppendTimeGivesEveryRecordTheBatchsMaxTimestamp) {
   const std::vector<Record> records{Record{"a", "1", 10}, Record{"b", "2", 30}};
   std::string b = encode_batch(records);
@@ -231,6 +251,32 @@ TEST(RecordBatch, StoredRecordsKeepTheirOwnOffsets) {
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[1].offset, Offset(13));
   EXPECT_FALSE(back[1].record.value.has_value());
+}
+
+// What a header may say: no compression, transaction or control bits (logsim writes none and
+// reads none), no more records than its bytes can hold, a max timestamp that is the records'.
+TEST(RecordBatch, HeadersThatCannotBeOursAreRefused) {
+  const std::string good = encode_batch(std::vector<Record>{Record{"k", "v", 3}, Record{"k", "w", 9}});
+  const auto with = [&](const std::function<void(BatchHeader&)>& change) {
+    std::string b = good;
+    BatchHeader h = *parse_batch_header(b);
+    change(h);
+    h.crc = batch_crc(h, std::string_view(b).substr(kBatchHeaderBytes));
+    write_batch_header(h, b.data());
+    return b;
+  };
+  for (const int bits : {0x01, 0x02, 0x04, 0x10, 0x20, 0x40}) {
+    EXPECT_FALSE(parse_batch_header(with([&](BatchHeader& h) { h.attributes = static_cast<std::int16_t>(bits); })).has_value()) << bits;
+  }
+  EXPECT_TRUE(parse_batch_header(with([](BatchHeader& h) { h.attributes = kLogAppendTimeAttribute; })).has_value());
+  EXPECT_FALSE(parse_batch_header(with([](BatchHeader& h) {
+                 h.record_count = 1'000'000;
+                 h.last_offset_delta = 2'000'000;
+               })).has_value())
+      << "more records than its bytes hold";
+  EXPECT_FALSE(batch_is_valid(with([](BatchHeader& h) { h.max_timestamp_ms = 8; }), true));
+  EXPECT_FALSE(batch_is_valid(with([](BatchHeader& h) { h.max_timestamp_ms = 10; }), true));
+  EXPECT_TRUE(batch_is_valid(with([](BatchHeader&) {}), true));
 }
 
 TEST(RecordBatch, SequencesWrapPastIntMaxAsKafkasDo) {
