@@ -533,9 +533,9 @@ bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
   // for metadata: a leader that went silent (cut off, paused, powered off) may have been
   // replaced meanwhile.
   end_attempt(env_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
-  close_connection(peer);
+  close_connection(peer);  // (its callbacks may send, drain and so expire this batch)
   request_metadata();
-  retry_or_fail(key, batch_id, ErrorCode::REQUEST_TIMED_OUT, true);
+  if (find_batch(key, batch_id) != nullptr) retry_or_fail(key, batch_id, ErrorCode::REQUEST_TIMED_OUT, true);
   drain();
   return true;
 }
@@ -558,14 +558,23 @@ void Producer::close_connection(NodeId peer) {
     init_correlation_ = 0;
     init_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kInitTag);
   }
-  std::vector<std::pair<PartitionKey, std::uint64_t>> broken;
+  struct Broken {
+    PartitionKey key;
+    std::uint64_t batch_id;
+    CorrelationId correlation;
+  };
+  std::vector<Broken> broken;
   for (auto& [key, partition] : batches_) {
     for (Batch& b : partition.batches) {
-      if (b.correlation != 0 && b.target == peer) broken.emplace_back(key, b.id);
+      if (b.correlation != 0 && b.target == peer) broken.push_back(Broken{key, b.id, b.correlation});
     }
   }
-  for (const auto& [key, batch_id] : broken) {
-    end_attempt(env_, in_flight_, by_correlation_, by_timer_, *find_batch(key, batch_id), drain_generation_);
+  for (const auto& [key, batch_id, correlation] : broken) {
+    // An earlier one's outcome runs callbacks, which may send and drain: this batch may have
+    // expired, or its attempt ended, since it was listed.
+    Batch* b = find_batch(key, batch_id);
+    if (b == nullptr || b->correlation != correlation) continue;
+    end_attempt(env_, in_flight_, by_correlation_, by_timer_, *b, drain_generation_);
     request_metadata();
     // Kafka's NetworkException: the request may have been processed before the reset.
     retry_or_fail(key, batch_id, ErrorCode::NETWORK_EXCEPTION, true);
