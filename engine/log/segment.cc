@@ -198,6 +198,10 @@ void LogSegment::read(std::size_t i, Offset from, Offset end, std::uint64_t max,
 }
 
 std::size_t LogSegment::find(Offset offset) const {
+  // Fetches mostly ask at or near the end: past the last batch, or inside it.
+  const std::size_t n = batches_.size();
+  if (n == 0 || offset > last_of(n - 1)) return n;
+  if (n == 1 || offset > last_of(n - 2)) return n - 1;
   // The last index entry at or below `offset` names a batch to start the search from.
   const auto above = std::upper_bound(offset_index_.begin(), offset_index_.end(), offset,
                                       [](Offset o, const OffsetIndexEntry& e) { return o < e.offset; });

@@ -838,6 +838,51 @@ TEST(ReplicaPlant, FetchAboveHighWatermarkPlantServesUncommittedRecords) {
   }
 }
 
+// A produce wakes every fetch held on the partition: the follower's is answered with the new
+// records, the consumers' go back to waiting (the high watermark has not moved) in the order
+// they came, and the follower's next fetch, which moves the high watermark, answers them so.
+TEST(ReplicaLongPoll, WokenFetchesWithNothingToReadWaitOnInTheirOrder) {
+  Replica r(std::nullopt);
+  r.state(1, kBroker, 1);
+  const NodeId second_consumer(103);
+  r.broker->on_message(kOtherReplica, FetchRequest{++r.cid, "orders", PartitionId(0), Offset(0), 500, 500,
+                                                 kOtherReplica, LeaderEpoch(1)});
+  const CorrelationId first = ++r.cid;
+  r.broker->on_message(kClient, FetchRequest{first, "orders", PartitionId(0), Offset(0), 500, 500});
+  const CorrelationId second = ++r.cid;
+  r.broker->on_message(second_consumer, FetchRequest{second, "orders", PartitionId(0), Offset(0), 500, 500,
+                                                     NodeId(-1), LeaderEpoch(1)});
+  ASSERT_TRUE(r.sent_to<FetchResponse>(kOtherReplica).empty() && r.sent_to<FetchResponse>(kClient).empty() &&
+              r.sent_to<FetchResponse>(second_consumer).empty())
+      << "all three wait: the log is empty";
+
+  r.produce({rec("a", "1"), rec("b", "2")}, -1);
+  const auto replicated = r.sent_to<FetchResponse>(kOtherReplica);
+  ASSERT_EQ(replicated.size(), 1u);
+  EXPECT_EQ(decode_batches(replicated[0].records).size(), 2u);
+  EXPECT_TRUE(r.sent_to<FetchResponse>(kClient).empty()) << "the high watermark is still 0";
+  EXPECT_TRUE(r.sent_to<FetchResponse>(second_consumer).empty());
+
+  r.env.sent.clear();
+  r.broker->on_message(kOtherReplica, FetchRequest{++r.cid, "orders", PartitionId(0), Offset(2), 500, 500,
+                                                 kOtherReplica, LeaderEpoch(1)});
+  EXPECT_EQ(r.partition().high_watermark, Offset(2));
+  std::vector<Sent> answers;
+  for (const Sent& sent : r.env.sent) {
+    if (std::holds_alternative<FetchResponse>(sent.msg)) answers.push_back(sent);
+  }
+  ASSERT_EQ(answers.size(), 2u) << "both consumers, and not the follower at the log end";
+  EXPECT_EQ(answers[0].to, kClient);
+  EXPECT_EQ(std::get<FetchResponse>(answers[0].msg).correlation_id, first);
+  EXPECT_EQ(answers[1].to, second_consumer);
+  EXPECT_EQ(std::get<FetchResponse>(answers[1].msg).correlation_id, second);
+  for (const Sent& a : answers) {
+    EXPECT_EQ(decode_batches(std::get<FetchResponse>(a.msg).records).size(), 2u);
+    EXPECT_EQ(std::get<FetchResponse>(a.msg).high_watermark, Offset(2));
+  }
+  EXPECT_EQ(r.sent_to<ProduceResponse>(kClient).size(), 1u) << "acks=all answered once the HW passed it";
+}
+
 // A follower whose log ends inside one of its leader's batches (its log diverged at a point
 // that is not a batch boundary of the leader's, as after an unclean election and a truncation
 // to a high watermark) cuts its own records from that batch's base and takes the leader's

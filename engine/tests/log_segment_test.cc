@@ -160,6 +160,34 @@ TEST(LogIndexes, EntriesEveryIndexIntervalBytesAndTheTimeIndexFollowsTheMaxTimes
   EXPECT_EQ(r.find(Offset(10)), 10u);
 }
 
+// find(o) is the first batch whose last offset is at or above o, by the index or by the
+// shortcut for the last batches: checked against a scan for every offset, in batches of
+// several records with gaps inside and between them.
+TEST(LogIndexes, FindIsTheFirstBatchEndingAtOrAboveTheOffset) {
+  TestDisk t;
+  LogConfig config;
+  config.index_interval_bytes = 1;  // an index entry for every batch
+  for (const bool indexed : {true, false}) {
+    if (!indexed) config.index_interval_bytes = 1 << 30;  // no entries: the search starts at 0
+    PartitionLog log(t.disk, indexed ? kDir : std::string(kDir) + "-unindexed", config);
+    log.recover();
+    // Batches (by offsets): {2,3,4} {7,9} {10} {11,12,15} {20}.
+    const std::vector<std::vector<std::int64_t>> batches = {{2, 3, 4}, {7, 9}, {10}, {11, 12, 15}, {20}};
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      std::vector<StoredRecord> run;
+      for (const std::int64_t o : batches[b]) run.push_back({Offset(o), kv('k', std::to_string(o))});
+      replicate(log, run);
+    }
+    const LogSegment& s = log.segments().front();
+    ASSERT_EQ(s.batch_count(), batches.size());
+    for (std::int64_t o = 0; o <= 25; ++o) {
+      std::size_t expected = 0;
+      while (expected < s.batch_count() && s.last_of(expected) < Offset(o)) ++expected;
+      EXPECT_EQ(s.find(Offset(o)), expected) << "offset " << o << (indexed ? ", indexed" : ", unindexed");
+    }
+  }
+}
+
 // ---- Reads and offsets with gaps.
 
 class LogWithGaps : public ::testing::Test {

@@ -23,6 +23,19 @@ SharedBytes without_second_record(const SharedBytes& batches, Offset from) {
   return SharedBytes(std::move(out));
 }
 
+// True only when read_for_fetch would answer `req` with no error and no records: the checks
+// it makes pass and the fetch offset is at or past what the fetcher may read. A cheap test
+// that lets a woken fetch go back to waiting without building an answer.
+bool surely_nothing_to_read(const BrokerState& b, const Partition& p, const FetchRequest& req) {
+  if (!p.led_by(b.env.self())) return false;
+  if (req.current_leader_epoch.value() >= 0 && req.current_leader_epoch != p.state.leader_epoch) return false;
+  const PartitionLog& log = *p.log;
+  if (req.fetch_offset < log.log_start_offset() || req.fetch_offset > log.log_end_offset()) return false;
+  const bool to_log_end = req.replica_id.value() >= 0 || b.config.plants.has(Plant::kFetchAboveHighWatermark);
+  const Offset upto = to_log_end ? log.log_end_offset() : p.high_watermark;
+  return req.fetch_offset >= upto;
+}
+
 }  // namespace
 
 FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
@@ -85,17 +98,28 @@ void handle_fetch(BrokerState& b, NodeId from, const FetchRequest& req) {
 void wake_fetches(BrokerState& b, PartitionRef key) {
   auto it = b.parked.find(key);
   if (it == b.parked.end() || it->second.empty()) return;
-  std::vector<ParkedFetch> waiting = std::move(it->second);
-  it->second.clear();
-  for (auto& w : waiting) {
-    FetchResponse resp = read_for_fetch(b, w.request);
-    if (resp.error == ErrorCode::NONE && resp.records.empty()) {
-      it->second.push_back(std::move(w));  // still nothing for this one (e.g. a consumer at the HW)
-      continue;
+  // Compacted in place: sends and timer cancels are queued by the Env, never re-enter here.
+  std::vector<ParkedFetch>& waiting = it->second;
+  const auto hosted = b.partitions.find(key);
+  const Partition* p = hosted == b.partitions.end() ? nullptr : &hosted->second;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < waiting.size(); ++i) {
+    ParkedFetch& w = waiting[i];
+    bool still = p != nullptr && surely_nothing_to_read(b, *p, w.request);
+    if (!still) {
+      FetchResponse resp = read_for_fetch(b, w.request);
+      still = resp.error == ErrorCode::NONE && resp.records.empty();  // e.g. a consumer at the HW
+      if (!still) {
+        b.env.cancel_timer(w.timer);
+        b.env.send(w.from, std::move(resp));
+      }
     }
-    b.env.cancel_timer(w.timer);
-    b.env.send(w.from, std::move(resp));
+    if (still) {
+      if (kept != i) waiting[kept] = std::move(w);
+      ++kept;
+    }
   }
+  waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(kept), waiting.end());
 }
 
 }  // namespace logsim::engine
