@@ -35,11 +35,55 @@ std::optional<OpKind> op_kind_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-const HistoryEvent& History::append(HistoryEvent event) {
-  event.index = events_.size();
-  events_.push_back(std::move(event));
-  for (const auto& o : observers_) o(events_.back());
-  return events_.back();
+std::uint64_t History::append(HistoryEvent event) {
+  event.index = entries_.size();
+  Entry& e = entries_.emplace_back();
+  e.at = event.at;
+  e.offset = event.offset;
+  e.value_id = event.value_id;
+  e.process = text_.intern(event.process);
+  e.group = text_.intern(event.group);
+  e.topic = text_.intern(event.topic);
+  if (event.key) e.key = text_.intern(*event.key);
+  e.error = text_.intern(event.error);
+  e.note = text_.intern(event.note);
+  e.generation = event.generation;
+  e.partition = event.partition;
+  e.kind = event.kind;
+  e.idempotent = event.idempotent;
+  if (event.commit_id != 0 || event.log_start_offset != -1 || event.high_watermark != -1 || !event.assignment.empty()) {
+    e.extra = static_cast<std::uint32_t>(extras_.size());
+    extras_.push_back(Extra{event.commit_id, event.log_start_offset, event.high_watermark, event.assignment});
+  }
+  for (const auto& o : observers_) o(event);
+  return event.index;
+}
+
+HistoryEvent History::at(std::size_t i) const {
+  const Entry& e = entries_[i];
+  HistoryEvent out;
+  out.index = i;
+  out.at = e.at;
+  out.kind = e.kind;
+  out.process = text_.name(e.process);
+  out.group = text_.name(e.group);
+  out.generation = e.generation;
+  out.topic = text_.name(e.topic);
+  out.partition = e.partition;
+  out.offset = e.offset;
+  if (e.key != kNoId) out.key = text_.name(e.key);
+  out.value_id = e.value_id;
+  out.idempotent = e.idempotent;
+  out.error = text_.name(e.error);
+  out.note = text_.name(e.note);
+  if (e.extra != kNoId) {
+    const Extra& x = extras_[e.extra];
+    out.commit_id = x.commit_id;
+    out.log_start_offset = x.log_start_offset;
+    out.high_watermark = x.high_watermark;
+    out.assignment = x.assignment;
+  }
+  return out;
 }
 
 }  // namespace logsim::properties

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "engine/env/types.h"
+#include "properties/interner.h"
 
 namespace logsim::properties {
 
@@ -67,22 +69,106 @@ struct HistoryEvent {
   std::string note;            // free text (fault description)
 };
 
+// The history keeps each event packed (64 bytes: its strings as ids of one interner, its rare
+// fields aside) rather than as a HistoryEvent (312 bytes, and each string's heap): an hour of
+// the fan-out story appends 24 million events. Observers see each event whole as it is
+// appended; reads decode it again.
 class History {
  public:
   using Observer = std::function<void(const HistoryEvent&)>;
 
-  // Appends an event (assigning its index) and shows it to every observer, in order.
-  const HistoryEvent& append(HistoryEvent event);
+  // Appends an event (assigning its index) and shows it to every observer, in order. Returns
+  // the index.
+  std::uint64_t append(HistoryEvent event);
   void observe(Observer observer) { observers_.push_back(std::move(observer)); }
   // Stops showing events to anyone (an observer must not outlive what it captured).
   void clear_observers() { observers_.clear(); }
 
-  // A deque: appending never moves the events already kept, and needs no spare capacity.
-  const std::deque<HistoryEvent>& events() const { return events_; }
-  std::size_t size() const { return events_.size(); }
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  // Event i, decoded. Precondition: i < size().
+  HistoryEvent at(std::size_t i) const;
+
+  // Every event in order, decoded as it is read: `for (const auto& e : h.events())`, `[i]`.
+  class Events {
+   public:
+    class iterator {
+     public:
+      using iterator_category = std::input_iterator_tag;
+      using value_type = HistoryEvent;
+      using difference_type = std::ptrdiff_t;
+      using reference = HistoryEvent;
+      struct pointer {
+        HistoryEvent e;
+        const HistoryEvent* operator->() const { return &e; }
+      };
+      iterator() = default;
+      HistoryEvent operator*() const { return h_->at(i_); }
+      pointer operator->() const { return {h_->at(i_)}; }
+      iterator& operator++() {
+        ++i_;
+        return *this;
+      }
+      iterator operator++(int) {
+        iterator before = *this;
+        ++i_;
+        return before;
+      }
+      bool operator==(const iterator& o) const { return i_ == o.i_; }
+      difference_type operator-(const iterator& o) const {
+        return static_cast<difference_type>(i_) - static_cast<difference_type>(o.i_);
+      }
+
+     private:
+      friend class Events;
+      iterator(const History* h, std::size_t i) : h_(h), i_(i) {}
+      const History* h_ = nullptr;
+      std::size_t i_ = 0;
+    };
+    std::size_t size() const { return h_->size(); }
+    bool empty() const { return h_->empty(); }
+    HistoryEvent operator[](std::size_t i) const { return h_->at(i); }
+    HistoryEvent front() const { return h_->at(0); }
+    HistoryEvent back() const { return h_->at(h_->size() - 1); }
+    iterator begin() const { return {h_, 0}; }
+    iterator end() const { return {h_, h_->size()}; }
+
+   private:
+    friend class History;
+    explicit Events(const History* h) : h_(h) {}
+    const History* h_;
+  };
+  Events events() const { return Events(this); }
+
+  // The packed form, for scans of long histories that need only a few fields: strings are
+  // ids into text() (key: kNoId for a null key).
+  struct Entry {
+    Nanos at = 0;
+    std::int64_t offset = -1;
+    std::uint64_t value_id = 0;
+    Id process = kNoId, group = kNoId, topic = kNoId, key = kNoId, error = kNoId, note = kNoId;
+    std::int32_t generation = -1;
+    std::int32_t partition = -1;
+    std::uint32_t extra = kNoId;  // index into the rare fields, kNoId: all at their defaults
+    OpKind kind = OpKind::kFault;
+    bool idempotent = false;
+  };
+  const Entry& entry(std::size_t i) const { return entries_[i]; }
+  const std::string& text(Id id) const { return text_.name(id); }
+  std::uint64_t commit_id(std::size_t i) const {
+    return entries_[i].extra == kNoId ? 0 : extras_[entries_[i].extra].commit_id;
+  }
 
  private:
-  std::deque<HistoryEvent> events_;
+  struct Extra {
+    std::uint64_t commit_id = 0;
+    std::int64_t log_start_offset = -1;
+    std::int64_t high_watermark = -1;
+    std::vector<TopicPartitionRef> assignment;
+  };
+  std::deque<Entry> entries_;  // a deque: growing never copies what is kept
+  std::vector<Extra> extras_;
+  Interner text_;
   std::vector<Observer> observers_;
 };
 

@@ -104,7 +104,7 @@ struct GroupView {
 
 // What the history tells the report, in one pass.
 struct HistoryView {
-  std::vector<const HistoryEvent*> faults;
+  std::vector<HistoryEvent> faults;
   std::map<std::string, std::vector<Interval>> cuts;  // node -> isolated / partitioned intervals
   std::vector<std::string> group_order;
   std::map<std::string, GroupView> groups;
@@ -139,7 +139,7 @@ HistoryView read_history(const properties::History& history, double end_ms) {
   for (const auto& e : history.events()) {
     const double at = ms_of(e.at);
     if (e.kind == OpKind::kFault) {
-      v.faults.push_back(&e);
+      v.faults.push_back(e);
       if (e.note.rfind("isolate ", 0) == 0) {
         const std::string node = e.note.substr(8);
         open_cuts.try_emplace(node, Interval{at, at, "isolated from every other node"});
@@ -299,7 +299,7 @@ void draw_faults(Timeline& tl, const HistoryView& hv) {
                              "every fault the timeline injected, and the start of the quiet period");
   const std::size_t step = thin_step(hv.faults.size());
   for (std::size_t i = 0; i < hv.faults.size(); i += step) {
-    const auto* e = hv.faults[i];
+    const HistoryEvent* e = &hv.faults[i];
     tl.mark(e->note.rfind("quiesce", 0) == 0 ? "fault quiesce" : "fault", ms_of(e->at), top, 18, event_line(*e));
   }
   tl.end_lane();

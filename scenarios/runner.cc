@@ -129,19 +129,17 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
   struct GroupCounts {
     std::optional<std::int64_t> processed, generation, accepted, rejected;
   };
-  std::map<std::string, GroupCounts, std::less<>> groups;
-  std::map<std::string, std::int64_t, std::less<>> processed_by;
+  std::map<properties::Id, GroupCounts> groups;  // by the history's ids of their names
+  std::map<properties::Id, std::int64_t> processed_by;
   const auto bump = [](std::optional<std::int64_t>& n) { n = n.value_or(0) + 1; };
-  const properties::HistoryEvent* previous = nullptr;
-  for (const auto& e : h.events()) {
+  // Read packed, without decoding each event's strings.
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const properties::History::Entry& e = h.entry(i);
     // A commit's outcome is one event per partition, appended together: count the commit once.
-    const bool same_commit = previous != nullptr && previous->kind == e.kind && previous->process == e.process &&
-                             previous->commit_id == e.commit_id;
-    previous = &e;
-    if (!e.group.empty()) {
-      auto it = groups.find(std::string_view(e.group));
-      if (it == groups.end()) it = groups.emplace(e.group, GroupCounts{}).first;
-      GroupCounts& g = it->second;
+    const bool same_commit = i > 0 && h.entry(i - 1).kind == e.kind && h.entry(i - 1).process == e.process &&
+                             h.commit_id(i - 1) == h.commit_id(i);
+    if (!h.text(e.group).empty()) {
+      GroupCounts& g = groups[e.group];
       if (e.kind == OpKind::kProcess) bump(g.processed);
       if (e.kind == OpKind::kAssign) g.generation = std::max(g.generation.value_or(0), std::int64_t{e.generation});
       if (e.kind == OpKind::kCommitOk && !same_commit) bump(g.accepted);
@@ -152,12 +150,7 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
       case OpKind::kSendOk: ++stats["records.acknowledged"]; break;
       case OpKind::kSendFail: ++stats["records.failed"]; break;
       case OpKind::kSendInfo: ++stats["records.unknown"]; break;
-      case OpKind::kProcess: {
-        auto it = processed_by.find(std::string_view(e.process));
-        if (it == processed_by.end()) it = processed_by.emplace(e.process, 0).first;
-        ++it->second;
-        break;
-      }
+      case OpKind::kProcess: ++processed_by[e.process]; break;
       case OpKind::kFault: ++stats["faults"]; break;
       case OpKind::kAdmin: ++stats["admin.operations"]; break;
       case OpKind::kCommitOk: stats["commits.accepted"] += same_commit ? 0 : 1; break;
@@ -166,13 +159,13 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
     }
   }
   for (const auto& [name, g] : groups) {
-    const std::string prefix = "group." + name + ".";
+    const std::string prefix = "group." + h.text(name) + ".";
     if (g.processed) stats[prefix + "processed"] = *g.processed;
     if (g.generation) stats[prefix + "generation"] = *g.generation;
     if (g.accepted) stats[prefix + "commits.accepted"] = *g.accepted;
     if (g.rejected) stats[prefix + "commits.rejected"] = *g.rejected;
   }
-  for (const auto& [process, n] : processed_by) stats["records.processed." + process] = n;
+  for (const auto& [process, n] : processed_by) stats["records.processed." + h.text(process)] = n;
 }
 
 // Adds the brokers (broker-1..N) and the controller; returns the brokers' ids.

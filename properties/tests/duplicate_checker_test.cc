@@ -37,7 +37,7 @@ class DuplicateCheckerTest : public ::testing::Test {
     e.offset = offset;
     e.value_id = value;
     e.at = millis(static_cast<std::int64_t>(history.size()));
-    return history.append(e).index;
+    return history.append(e);
   }
   std::vector<Violation> finish() {
     checker.finish();

@@ -100,7 +100,7 @@ class Events {
     e.at = now();
     return e;
   }
-  std::uint64_t append(const HistoryEvent& e) { return history_.append(e).index; }
+  std::uint64_t append(const HistoryEvent& e) { return history_.append(e); }
 
   History history_;
   std::uint64_t commit_id_ = 0;

@@ -67,7 +67,7 @@ class Events {
     e.offset = offset;
     return e;
   }
-  std::uint64_t append(HistoryEvent e) { return history_.append(std::move(e)).index; }
+  std::uint64_t append(HistoryEvent e) { return history_.append(std::move(e)); }
 
   Checker& checker_;
   History history_;

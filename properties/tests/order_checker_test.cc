@@ -276,9 +276,9 @@ TEST(History, AppendAssignsIndexesAndCallsObserversInOrder) {
   h.observe([&](const HistoryEvent& e) { calls.push_back("second:" + std::to_string(e.index)); });
   HistoryEvent e = process("c1", "t", 0, 0);
   e.index = 99;  // overwritten: the history owns the numbering
-  EXPECT_EQ(h.append(e).index, 0u);
-  EXPECT_EQ(h.append(process("c1", "t", 0, 1)).index, 1u);
-  EXPECT_EQ(h.append(process("c1", "t", 0, 2)).index, 2u);
+  EXPECT_EQ(h.append(e), 0u);
+  EXPECT_EQ(h.append(process("c1", "t", 0, 1)), 1u);
+  EXPECT_EQ(h.append(process("c1", "t", 0, 2)), 2u);
   ASSERT_EQ(h.size(), 3u);
   for (std::uint64_t i = 0; i < 3; ++i) {
     EXPECT_EQ(h.events()[i].index, i);
@@ -291,14 +291,83 @@ TEST(History, ObserverSeesTheStoredEvent) {
   History h;
   std::uint64_t seen_index = 1000;
   std::int64_t seen_size = -1;
+  std::string seen_as_stored;
   h.observe([&](const HistoryEvent& e) {
     seen_index = e.index;
     seen_size = static_cast<std::int64_t>(h.size());
-    EXPECT_EQ(&e, &h.events().back());
+    const HistoryEvent stored = h.events().back();
+    seen_as_stored = stored.index == e.index && stored.process == e.process && stored.offset == e.offset ? "same" : "not";
   });
   h.append(process("c1", "t", 0, 0));
   EXPECT_EQ(seen_index, 0u);
   EXPECT_EQ(seen_size, 1);  // the event is in the history before observers run
+  EXPECT_EQ(seen_as_stored, "same");
+}
+
+// The history keeps events packed; every field comes back as it was appended, null and empty
+// strings, rare fields and long or repeated strings included.
+TEST(History, EveryFieldComesBackAsAppended) {
+  History h;
+  HistoryEvent a;
+  a.at = 123456789;
+  a.kind = OpKind::kSeek;
+  a.process = "a-consumer-with-a-name-longer-than-sixteen-bytes";
+  a.group = "g";
+  a.generation = 7;
+  a.topic = "orders";
+  a.partition = 3;
+  a.offset = 42;
+  a.key = "";
+  a.value_id = 99;
+  a.commit_id = 5;
+  a.log_start_offset = 10;
+  a.high_watermark = 50;
+  a.idempotent = true;
+  a.assignment = {{"orders", 1}, {"audit", 0}};
+  a.error = "OFFSET_OUT_OF_RANGE";
+  a.note = "reset by auto.offset.reset";
+  HistoryEvent b;  // every field at its default: no key, no group, no extras
+  b.at = 5;
+  HistoryEvent c = a;  // the same strings again, another key
+  c.key = "k";
+  c.assignment.clear();
+  c.commit_id = 0;
+  c.log_start_offset = -1;
+  c.high_watermark = 51;
+  for (const HistoryEvent* e : {&a, &b, &c}) h.append(*e);
+  ASSERT_EQ(h.size(), 3u);
+  a.index = 0;
+  b.index = 1;
+  c.index = 2;
+  const std::vector<const HistoryEvent*> in = {&a, &b, &c};
+  std::size_t i = 0;
+  for (const auto& e : h.events()) {
+    const HistoryEvent& x = *in[i];
+    EXPECT_EQ(e.index, x.index);
+    EXPECT_EQ(e.at, x.at);
+    EXPECT_EQ(e.kind, x.kind);
+    EXPECT_EQ(e.process, x.process);
+    EXPECT_EQ(e.group, x.group);
+    EXPECT_EQ(e.generation, x.generation);
+    EXPECT_EQ(e.topic, x.topic);
+    EXPECT_EQ(e.partition, x.partition);
+    EXPECT_EQ(e.offset, x.offset);
+    EXPECT_EQ(e.key, x.key);
+    EXPECT_EQ(e.value_id, x.value_id);
+    EXPECT_EQ(e.commit_id, x.commit_id);
+    EXPECT_EQ(e.log_start_offset, x.log_start_offset);
+    EXPECT_EQ(e.high_watermark, x.high_watermark);
+    EXPECT_EQ(e.idempotent, x.idempotent);
+    EXPECT_EQ(e.assignment, x.assignment);
+    EXPECT_EQ(e.error, x.error);
+    EXPECT_EQ(e.note, x.note);
+    ++i;
+  }
+  EXPECT_EQ(i, 3u);
+  EXPECT_FALSE(h.events()[1].key.has_value());
+  EXPECT_EQ(h.events()[0].key, std::optional<std::string>(""));
+  EXPECT_EQ(h.text(h.entry(2).process), a.process);
+  EXPECT_EQ(h.entry(0).process, h.entry(2).process) << "a repeated string is kept once";
 }
 
 TEST(History, ViolationIsFoundOnlineWhenTheEventIsAppended) {

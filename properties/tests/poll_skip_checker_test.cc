@@ -102,7 +102,7 @@ class Events {
     e.at = static_cast<Nanos>(history_.size()) * 1000000;
     return e;
   }
-  std::uint64_t append(HistoryEvent e) { return history_.append(std::move(e)).index; }
+  std::uint64_t append(HistoryEvent e) { return history_.append(std::move(e)); }
 
   Checker& checker_;
   History history_;

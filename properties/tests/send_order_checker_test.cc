@@ -39,7 +39,7 @@ class SendOrderCheckerTest : public ::testing::Test {
     if (key != nullptr) e.key = std::string(key);
     e.value_id = value;
     e.at = millis(static_cast<std::int64_t>(history.size()));
-    return history.append(e).index;
+    return history.append(e);
   }
   std::vector<Violation> finish() {
     checker.finish();

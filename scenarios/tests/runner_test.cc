@@ -58,7 +58,7 @@ TEST(Runner, TheReturnedHistoryOutlivesTheRunsCheckers) {
   e.partition = 0;
   e.offset = 1;
   e.value_id = 1;
-  EXPECT_EQ(out.history.append(e).index, before);
+  EXPECT_EQ(out.history.append(e), before);
   EXPECT_EQ(out.history.size(), before + 1);
 }
 
