@@ -77,6 +77,8 @@ class History {
  public:
   using Observer = std::function<void(const HistoryEvent&)>;
 
+  History() { text_.intern(""); }  // id 0: most events' error and note, and manual assignment's group
+
   // Appends an event (assigning its index) and shows it to every observer, in order. Returns
   // the index.
   std::uint64_t append(HistoryEvent event);
