@@ -245,6 +245,11 @@ class Consumer {
     std::int32_t generation = -1;
     std::string member_id;
     bool announced = false;  // on_commit(kRequested) was called
+    // Its kCommitTag timers (deadline, and the request in flight), disarmed when it finishes:
+    // a finished commit's timers would only wake the sweep for nothing, and a commit after
+    // every batch would keep tens of thousands of them armed (request.timeout.ms apart).
+    TimerId deadline_timer = 0;
+    TimerId request_timer = 0;
   };
   struct GroupState {
     bool subscribed = false;

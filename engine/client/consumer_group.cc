@@ -415,7 +415,7 @@ std::uint64_t Consumer::add_commit(std::map<TopicPartition, Offset> offsets, boo
   // commitSync retries until default.api.timeout.ms; commitAsync gets one request.
   c.deadline = env_.now() + millis(sync ? config_.default_api_timeout_ms : config_.request_timeout_ms);
   c.done = std::move(done);
-  env_.set_timer(c.deadline - env_.now(), kCommitTag);
+  c.deadline_timer = env_.set_timer(c.deadline - env_.now(), kCommitTag);
   return id;
 }
 
@@ -449,7 +449,8 @@ void Consumer::send_commit(std::uint64_t id) {
   c.in_flight = req.correlation_id;
   c.sent = env_.now();
   env_.send(group_.coordinator, std::move(req));
-  env_.set_timer(millis(config_.request_timeout_ms), kCommitTag);
+  env_.cancel_timer(c.request_timer);
+  c.request_timer = env_.set_timer(millis(config_.request_timeout_ms), kCommitTag);
 }
 
 void Consumer::finish_commit(std::uint64_t id, ErrorCode error) {
@@ -457,6 +458,8 @@ void Consumer::finish_commit(std::uint64_t id, ErrorCode error) {
   if (it == group_.commits.end()) return;
   PendingCommit c = std::move(it->second);
   group_.commits.erase(it);
+  env_.cancel_timer(c.deadline_timer);
+  env_.cancel_timer(c.request_timer);
   if (group_.listener != nullptr) {
     group_.listener->on_commit(CommitEvent{CommitEvent::Phase::kCompleted, c.id, c.offsets, c.generation, c.member_id,
                                            c.automatic, error});

@@ -477,5 +477,46 @@ TEST_F(ConsumerGroupTest, AnAsyncCommitAnsweredNotCoordinatorEndsAndASyncOneWait
   EXPECT_EQ(outcomes, (std::vector<ErrorCode>{ErrorCode::NOT_COORDINATOR, ErrorCode::NONE}));
 }
 
+// A finished commit leaves none of its timers armed (its deadline, its request's timeout);
+// a commit after every batch would otherwise keep request.timeout.ms worth of them. A commit
+// still waiting keeps exactly its deadline and the timeout of the request in flight, also
+// after a resend.
+TEST_F(ConsumerGroupTest, AFinishedCommitLeavesNoTimerArmedAndAResendReplacesItsTimeout) {
+  ConsumerConfig c = config();
+  c.enable_auto_commit = false;
+  c.request_timeout_ms = 1000;
+  c.default_api_timeout_ms = 60000;
+  make(c);
+  join_alone(1);
+  answer_offset_fetch({{0, 0}});
+  const auto armed = [&] {
+    std::size_t n = 0;
+    for (const auto& t : env.timers) n += t.cancelled ? 0 : 1;
+    return n;
+  };
+  const std::size_t before = armed();
+  std::vector<ErrorCode> outcomes;
+  consumer->commit({{tp(0), Offset(3)}}, true, [&](ErrorCode e) { outcomes.push_back(e); });
+  consumer->commit({{tp(0), Offset(4)}}, false, [&](ErrorCode e) { outcomes.push_back(e); });
+  EXPECT_EQ(armed(), before + 4) << "each: a deadline and a request timeout";
+  auto commits = sent_of<OffsetCommitRequest>();
+  ASSERT_EQ(commits.size(), 2u);
+  consumer->on_message(kCoord, OffsetCommitResponse{commits[1].correlation_id, {{kTopic, PartitionId(0), ErrorCode::NONE}}});
+  EXPECT_EQ(outcomes, std::vector<ErrorCode>{ErrorCode::NONE});
+  EXPECT_EQ(armed(), before + 2);
+  // The sync commit's request goes unanswered: at request.timeout.ms it is sent again, and
+  // only the new request's timeout is armed beside its deadline.
+  advance_to(millis(1000) + env.now());
+  commits = sent_of<OffsetCommitRequest>();
+  ASSERT_EQ(commits.size(), 3u);
+  EXPECT_EQ(commits[2].partitions[0].committed_offset, Offset(3));
+  consumer->on_message(kCoord, OffsetCommitResponse{commits[2].correlation_id, {{kTopic, PartitionId(0), ErrorCode::NONE}}});
+  EXPECT_EQ(outcomes, (std::vector<ErrorCode>{ErrorCode::NONE, ErrorCode::NONE}));
+  constexpr std::uint64_t kCommitTag = 23;  // consumer_group.cc's tag for commit timers
+  std::size_t commit_timers = 0;
+  for (const auto& t : env.timers) commit_timers += !t.cancelled && t.tag == kCommitTag ? 1 : 0;
+  EXPECT_EQ(commit_timers, 0u) << "kCommitTag timers left armed";
+}
+
 }  // namespace
 }  // namespace logsim::engine
