@@ -67,6 +67,7 @@
 #include <vector>
 
 #include "engine/env/disk.h"
+#include "engine/env/name_order.h"
 #include "engine/env/rng.h"
 #include "engine/env/types.h"
 #include "sim/paged_bytes.h"
@@ -164,7 +165,7 @@ class SimDisk final : public logsim::Disk {
     std::optional<Image> image;                // nullopt: the name's removal
     std::vector<std::string> removed_sources;  // rename sources absent at the call
   };
-  using Files = std::map<std::string, File, std::less<>>;
+  using Files = std::map<std::string, File, NameLess>;
 
   File& file_for_write(std::string_view name);
   const File* find_live(std::string_view name) const;

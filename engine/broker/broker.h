@@ -19,6 +19,7 @@
 
 #include "engine/broker/partition.h"
 #include "engine/coordinator/group_coordinator.h"
+#include "engine/env/name_order.h"
 #include "engine/env/env.h"
 #include "engine/env/plants.h"
 
@@ -69,14 +70,7 @@ using PartitionKey = std::pair<std::string, std::int32_t>;
 // A partition named without a copy of its topic, for lookups.
 using PartitionRef = std::pair<std::string_view, std::int32_t>;
 // The order of PartitionKeys (std::less's), which also finds a PartitionRef without building a key.
-struct PartitionKeyLess {
-  using is_transparent = void;
-  template <typename A, typename B>
-  bool operator()(const A& a, const B& b) const {
-    const int c = std::string_view(a.first).compare(std::string_view(b.first));
-    return c != 0 ? c < 0 : a.second < b.second;
-  }
-};
+using PartitionKeyLess = NamePairLess;
 template <typename V>
 using PartitionMap = std::map<PartitionKey, V, PartitionKeyLess>;
 

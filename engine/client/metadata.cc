@@ -18,7 +18,7 @@ void MetadataCache::update(const MetadataResponse& resp) {
 }
 
 std::optional<NodeId> MetadataCache::leader(const std::string& topic, PartitionId p) const {
-  auto it = leaders_.find({topic, p.value()});
+  auto it = leaders_.find(std::pair<std::string_view, std::int32_t>{topic, p.value()});
   if (it == leaders_.end()) return std::nullopt;
   return it->second;
 }

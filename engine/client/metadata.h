@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/env/messages.h"
+#include "engine/env/name_order.h"
 #include "engine/env/rng.h"
 
 namespace logsim::engine {
@@ -23,8 +24,8 @@ class MetadataCache {
   bool knows(const std::string& topic) const { return partition_count(topic) > 0; }
 
  private:
-  std::map<std::pair<std::string, std::int32_t>, NodeId> leaders_;
-  std::map<std::string, std::int32_t> counts_;
+  std::map<std::pair<std::string, std::int32_t>, NodeId, NamePairLess> leaders_;
+  std::map<std::string, std::int32_t, NameLess> counts_;
 };
 
 // Where a client incarnation starts its correlation ids. Kafka matches a response to its

@@ -1,0 +1,66 @@
+// compare_names is string_view::compare's order exactly: checked on prefixes, equal strings,
+// bytes above 0x7f, embedded zeros and differences at every position of 8-byte words.
+#include "engine/env/name_order.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/env/rng.h"
+
+namespace logsim {
+namespace {
+
+int sign(int v) { return (v > 0) - (v < 0); }
+
+TEST(NameOrder, AgreesWithStringViewCompare) {
+  std::vector<std::string> names = {"", "a", "b", "orders", "orders-1", "__consumer_offsets", "ordersX",
+                                    std::string("a\0b", 3), std::string("a\0c", 3), "\x80", "\x7f", "\xff\xff"};
+  Rng rng(7);
+  const std::string alphabet = std::string("ab\0\x7f\x80\xff", 6);
+  for (int i = 0; i < 400; ++i) {
+    std::string s;
+    const auto len = rng.uniform_u64(20);
+    for (std::uint64_t j = 0; j < len; ++j) s += alphabet[rng.uniform_u64(alphabet.size())];
+    names.push_back(s);
+    // The same name with one byte changed at each position (words and the tail).
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      std::string t = s;
+      t[k] = alphabet[rng.uniform_u64(alphabet.size())];
+      names.push_back(t);
+    }
+  }
+  for (const std::string& a : names) {
+    for (const std::string& b : names) {
+      ASSERT_EQ(sign(compare_names(a, b)), sign(std::string_view(a).compare(b)))
+          << "'" << a << "' vs '" << b << "' (" << a.size() << ", " << b.size() << " bytes)";
+    }
+  }
+}
+
+TEST(NameOrder, MapsIterateInTheStandardOrder) {
+  const std::vector<std::pair<std::string, int>> keys = {
+      {"orders", 2}, {"__consumer_offsets", 0}, {"orders", 10}, {"orders-dlq", 0}, {"order", 5}, {"orders", 0}};
+  std::map<std::pair<std::string, int>, int> standard;
+  std::map<std::pair<std::string, int>, int, NamePairLess> ours;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    standard[keys[i]] = static_cast<int>(i);
+    ours[keys[i]] = static_cast<int>(i);
+  }
+  std::vector<std::pair<std::string, int>> a, b;
+  for (const auto& [k, v] : standard) a.push_back(k);
+  for (const auto& [k, v] : ours) b.push_back(k);
+  EXPECT_EQ(a, b);
+  // Found by a view, without building a key.
+  const auto it = ours.find(std::pair<std::string_view, int>{"orders", 10});
+  ASSERT_NE(it, ours.end());
+  EXPECT_EQ(it->second, 2);
+  std::map<std::string, int, NameLess> files{{"b/1.log", 1}, {"a/2.log", 2}};
+  EXPECT_EQ(files.find(std::string_view("a/2.log"))->second, 2);
+  EXPECT_EQ(files.begin()->first, "a/2.log");
+}
+
+}  // namespace
+}  // namespace logsim
