@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "engine/env/assert.h"
 
@@ -37,12 +38,11 @@ void Network::set_default(LinkOptions options) {
 
 void Network::set_link(NodeId from, NodeId to, LinkOptions options) {
   validate(options);
-  links_[{from, to}].options = options;
+  link(from, to).options = options;
 }
 
 void Network::clear_link(NodeId from, NodeId to) {
-  const auto it = links_.find({from, to});
-  if (it != links_.end()) it->second.options.reset();
+  if (find_link(from, to) != nullptr) link(from, to).options.reset();
 }
 
 const LinkOptions& Network::options(NodeId from, NodeId to) const {
@@ -54,25 +54,25 @@ Delivery Network::plan(NodeId from, NodeId to, Nanos now) {
   // Drawn before any branch, so the stream advances the same whatever happens below.
   const Draws u = draw();
   ++stats_.sent;
-  LinkState& link = links_[{from, to}];
-  if (from == to) return plan_loopback(link, now);
-  if (!connected(from, to, &link)) {
+  LinkState& l = link(from, to);
+  if (from == to) return plan_loopback(l, now);
+  if (!connected(from, to, &l)) {
     ++stats_.cut;
     return {};
   }
-  const LinkOptions& o = options_of(&link);
+  const LinkOptions& o = options_of(&l);
   // u < p with u in [0, 1) never fires for p = 0 and always fires for p = 1.
   if (u.loss < o.loss_probability) {
     ++stats_.lost;
     return {};
   }
-  const Nanos base = std::max(now, clog_end(from, to, link));
+  const Nanos base = std::max(now, clog_end(from, to, l));
   Delivery out;
   out.count = 1;
   out.at[0] = base + latency(o, u.copy[0]);
-  if (!o.reorder) out.at[0] = std::max(out.at[0], link.last_delivery);
+  if (!o.reorder) out.at[0] = std::max(out.at[0], l.last_delivery);
   // Reordered times are folded in too, so switching reorder off orders after all of them.
-  link.last_delivery = std::max(link.last_delivery, out.at[0]);
+  l.last_delivery = std::max(l.last_delivery, out.at[0]);
   if (u.duplicate < o.duplicate_probability) {
     // The duplicate does not move last_delivery: a later message may overtake it.
     out.at[1] = std::max(out.at[0], base + latency(o, u.copy[1]));
@@ -145,45 +145,47 @@ void Network::partition(const std::vector<std::vector<NodeId>>& groups) {
   // All ordered pairs, so each cut between groups is made in both directions.
   for (const auto& [a, group_a] : group_of) {
     for (const auto& [b, group_b] : group_of) {
-      if (group_a != group_b) links_[{a, b}].cut = true;
+      if (group_a != group_b) link(a, b).cut = true;
     }
   }
 }
 
 void Network::cut_one_way(NodeId from, NodeId to) {
   LOGSIM_ASSERT(from != to, "cut_one_way between two different nodes");
-  links_[{from, to}].cut = true;
+  link(from, to).cut = true;
 }
 
-void Network::isolate(NodeId node) { nodes_[node].isolated = true; }
+void Network::isolate(NodeId id) { node(id).isolated = true; }
 
 void Network::heal() {
-  for (auto& [key, link] : links_) link.cut = false;
-  for (auto& [id, node] : nodes_) node.isolated = false;
+  for (auto& row : links_) {
+    for (LinkState& l : row) l.cut = false;
+  }
+  for (NodeState& n : nodes_) n.isolated = false;
 }
 
-void Network::heal_node(NodeId node) {
-  const auto it = nodes_.find(node);
-  if (it != nodes_.end()) it->second.isolated = false;
-  // A scan of every link: healing is rare next to plan(), which must stay one lookup.
-  for (auto& [key, link] : links_) {
-    if (key.first == node || key.second == node) link.cut = false;
+void Network::heal_node(NodeId id) {
+  if (find_node(id) != nullptr) node(id).isolated = false;
+  // A scan of every link: healing is rare next to plan().
+  for (std::size_t from = 0; from < links_.size(); ++from) {
+    for (std::size_t to = 0; to < links_[from].size(); ++to) {
+      if (static_cast<std::size_t>(id.value()) == from || static_cast<std::size_t>(id.value()) == to) links_[from][to].cut = false;
+    }
   }
 }
 
 void Network::heal_link(NodeId from, NodeId to) {
-  const auto it = links_.find({from, to});
-  if (it != links_.end()) it->second.cut = false;
+  if (find_link(from, to) != nullptr) link(from, to).cut = false;
 }
 
-void Network::clog_node(NodeId node, Nanos until) {
+void Network::clog_node(NodeId id, Nanos until) {
   LOGSIM_ASSERT(until >= 0, "clog until >= 0");
-  nodes_[node].clog_until = until;
+  node(id).clog_until = until;
 }
 
 void Network::clog_link(NodeId from, NodeId to, Nanos until) {
   LOGSIM_ASSERT(until >= 0, "clog until >= 0");
-  links_[{from, to}].clog_until = until;
+  link(from, to).clog_until = until;
 }
 
 const LinkOptions& Network::options_of(const LinkState* link) const {
@@ -191,13 +193,31 @@ const LinkOptions& Network::options_of(const LinkState* link) const {
 }
 
 const Network::LinkState* Network::find_link(NodeId from, NodeId to) const {
-  const auto it = links_.find({from, to});
-  return it == links_.end() ? nullptr : &it->second;
+  const auto f = static_cast<std::size_t>(from.value());
+  const auto t = static_cast<std::size_t>(to.value());
+  if (from.value() < 0 || to.value() < 0 || f >= links_.size() || t >= links_[f].size()) return nullptr;
+  return &links_[f][t];
 }
 
-const Network::NodeState* Network::find_node(NodeId node) const {
-  const auto it = nodes_.find(node);
-  return it == nodes_.end() ? nullptr : &it->second;
+const Network::NodeState* Network::find_node(NodeId id) const {
+  const auto i = static_cast<std::size_t>(id.value());
+  return id.value() < 0 || i >= nodes_.size() ? nullptr : &nodes_[i];
+}
+
+Network::LinkState& Network::link(NodeId from, NodeId to) {
+  LOGSIM_ASSERT(from.value() >= 0 && to.value() >= 0, "a link between nodes with ids >= 0");
+  const auto f = static_cast<std::size_t>(from.value());
+  const auto t = static_cast<std::size_t>(to.value());
+  if (f >= links_.size()) links_.resize(f + 1);
+  if (t >= links_[f].size()) links_[f].resize(t + 1);
+  return links_[f][t];
+}
+
+Network::NodeState& Network::node(NodeId id) {
+  LOGSIM_ASSERT(id.value() >= 0, "a node id >= 0");
+  const auto i = static_cast<std::size_t>(id.value());
+  if (i >= nodes_.size()) nodes_.resize(i + 1);
+  return nodes_[i];
 }
 
 }  // namespace logsim::sim

@@ -60,7 +60,6 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -143,10 +142,8 @@ class Network {
   const NetworkStats& stats() const { return stats_; }
 
  private:
-  using LinkKey = std::pair<NodeId, NodeId>;
-  // Everything known about one directed link. Entries are made on first use and never erased:
-  // at most nodes^2 of them. Node ids are small and dense, so a flat nodes x nodes table would
-  // make plan() O(1) instead of O(log links) should the map ever show up in a profile.
+  // Everything known about one directed link. Entries are made on first use and never erased;
+  // a link never touched reads as a default entry.
   struct LinkState {
     std::optional<LinkOptions> options;  // nullopt: the default
     bool cut = false;
@@ -171,11 +168,15 @@ class Network {
   Delivery plan_loopback(LinkState& link, Nanos now);
   const LinkState* find_link(NodeId from, NodeId to) const;
   const NodeState* find_node(NodeId node) const;
+  LinkState& link(NodeId from, NodeId to);  // made if absent
+  NodeState& node(NodeId id);               // made if absent
 
   Rng rng_;
   LinkOptions defaults_;
-  std::map<LinkKey, LinkState> links_;
-  std::map<NodeId, NodeState> nodes_;
+  // Node ids are small and dense: links_[from][to] and nodes_[id], grown on first write, so
+  // plan() finds its link and nodes by indexing.
+  std::vector<std::vector<LinkState>> links_;
+  std::vector<NodeState> nodes_;
   NetworkStats stats_;
 };
 
