@@ -84,7 +84,7 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
     e.note += " latency_min " + std::to_string(to_millis(step.network->latency_min_ns)) + "ms loss " +
               std::to_string(step.network->loss_probability);
   }
-  ctx.history.append(e);
+  ctx.history.append(std::move(e));
 }
 
 // The quiet period after the fault phase: faults heal (cuts, and set-network's link options;
@@ -118,7 +118,7 @@ void begin_quiet_period(sim::World& world, RunContext& ctx, const Scenario& scen
   }
   auto e = ctx.event(properties::OpKind::kFault, "");
   e.note = "quiesce: faults healed for " + std::to_string(to_millis(scenario.quiesce)) + " ms";
-  ctx.history.append(e);
+  ctx.history.append(std::move(e));
 }
 
 void count_history(const properties::History& h, std::map<std::string, std::int64_t>& stats) {

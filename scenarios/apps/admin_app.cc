@@ -97,7 +97,7 @@ void AdminApp::run_group(const TimelineStep& step) {
           seek.partition = tp.partition.value();
           seek.offset = -1;
           seek.note = "delete-offsets";
-          ctx_.history.append(seek);
+          ctx_.history.append(std::move(seek));
         }
       }
       record_group(step, r.error, r.error == ErrorCode::NONE ? "done" : r.message);
@@ -115,7 +115,7 @@ void AdminApp::run_group(const TimelineStep& step) {
           seek.partition = row.partition.value();
           seek.offset = row.new_offset.value();
           seek.note = "reset-offsets " + std::string(engine::reset_mode_name(step.reset->mode));
-          ctx_.history.append(seek);
+          ctx_.history.append(std::move(seek));
         }
       }
       record_group(step, r.error, r.error == ErrorCode::NONE ? out : r.message);
@@ -138,7 +138,7 @@ void AdminApp::record_group(const TimelineStep& step, ErrorCode error, const std
     if (!step.topic.empty()) e.note += " " + step.topic;
   }
   e.note += error == ErrorCode::NONE ? ": " + outcome : ": " + e.error + " " + outcome;
-  ctx_.history.append(e);
+  ctx_.history.append(std::move(e));
 }
 
 void AdminApp::record(const TimelineStep& step, const engine::AdminResult& result) {
@@ -151,7 +151,7 @@ void AdminApp::record(const TimelineStep& step, const engine::AdminResult& resul
     e.note += c.op == AlterConfigOp::kDelete ? " " + c.name + "=(default)" : " " + c.name + "=" + c.value;
   }
   e.note += result.error == ErrorCode::NONE ? ": done" : ": " + e.error + " " + result.message;
-  ctx_.history.append(e);
+  ctx_.history.append(std::move(e));
 }
 
 }  // namespace logsim::scenarios

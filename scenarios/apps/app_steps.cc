@@ -59,7 +59,7 @@ void seek_step(engine::Consumer& consumer, const TimelineStep& step, Nanos local
   if (held.empty()) {
     auto e = event(properties::OpKind::kFault);
     e.note = "seek " + what + ": nothing to seek, no partition of it is assigned now";
-    history.append(e);
+    history.append(std::move(e));
     return;
   }
   const engine::ResetOffsetsRequest& to = *step.reset;
@@ -97,7 +97,7 @@ void seek_step(engine::Consumer& consumer, const TimelineStep& step, Nanos local
     if (!target) {
       auto e = event(properties::OpKind::kFault);
       e.note = "seek " + where(tp) + ": nothing to seek from, the partition has no position yet";
-      history.append(e);
+      history.append(std::move(e));
       continue;
     }
     consumer.seek(tp, *target);
@@ -106,7 +106,7 @@ void seek_step(engine::Consumer& consumer, const TimelineStep& step, Nanos local
     e.partition = tp.partition.value();
     e.offset = target->value();
     e.note = note;
-    history.append(e);
+    history.append(std::move(e));
   }
 }
 
@@ -120,7 +120,7 @@ void record_moves(engine::Consumer& consumer, const EventMaker& event, propertie
                           : "auto.offset.reset: offset " + std::to_string(move.from.value()) + " was out of range";
     e.log_start_offset = move.log_start_offset.value();
     e.high_watermark = move.high_watermark.value();
-    history.append(e);
+    history.append(std::move(e));
   }
 }
 

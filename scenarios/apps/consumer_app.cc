@@ -27,7 +27,7 @@ void ConsumerApp::on_start() {
     }
   }
   consumer_.assign(assignment);
-  ctx_.history.append(e);
+  ctx_.history.append(std::move(e));
   env_.set_timer(spec_.poll_interval, kPollTag);
   steps_.arm(env_, ctx_);
 }
@@ -51,7 +51,7 @@ void ConsumerApp::on_timer(TimerId id, std::uint64_t tag) {
     e.offset = r.record.offset.value();
     e.key = r.record.record.key;
     e.value_id = parse_value_id(r.record.record.value);
-    ctx_.history.append(e);
+    ctx_.history.append(std::move(e));
   }
   env_.set_timer(spec_.poll_interval, kPollTag);
 }

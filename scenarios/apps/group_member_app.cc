@@ -139,7 +139,7 @@ void GroupMemberApp::handled_front(const std::string& note) {
   e.key = r.record.record.key;
   e.value_id = parse_value_id(r.record.record.value);
   e.note = note;
-  ctx_.history.append(e);
+  ctx_.history.append(std::move(e));
   const engine::TopicPartition tp = r.tp;
   const Offset next = r.record.offset + 1;
   batch_.pop_front();
@@ -180,7 +180,7 @@ void GroupMemberApp::dead_letter_front() {
     e.key = key;
     e.value_id = value_id;
     if (s.error != ErrorCode::NONE) e.error = std::string(error_name(s.error));
-    ctx_.history.append(e);
+    ctx_.history.append(std::move(e));
     handled_front(note);
   });
 }
@@ -224,7 +224,7 @@ void GroupMemberApp::record_assignment(const char* why, const std::vector<engine
     if (std::find(gone.begin(), gone.end(), tp) == gone.end()) e.assignment.push_back({tp.topic, tp.partition.value()});
   }
   e.note = why;
-  ctx_.history.append(e);
+  ctx_.history.append(std::move(e));
 }
 
 void GroupMemberApp::on_partitions_revoked(const std::vector<engine::TopicPartition>& ps) { record_assignment("revoked", ps); }
@@ -243,7 +243,7 @@ void GroupMemberApp::on_commit(const engine::CommitEvent& c) {
     e.commit_id = c.id;
     e.note = c.automatic ? "auto" : "manual";
     if (!requested && c.error != ErrorCode::NONE) e.error = std::string(error_name(c.error));
-    ctx_.history.append(e);
+    ctx_.history.append(std::move(e));
   }
 }
 
@@ -252,7 +252,7 @@ void GroupMemberApp::on_fatal(ErrorCode error) {
   auto e = event(properties::OpKind::kFault);
   e.error = std::string(error_name(error));
   e.note = name_ + " stopped consuming: " + std::string(error_name(error));
-  ctx_.history.append(e);
+  ctx_.history.append(std::move(e));
 }
 
 }  // namespace logsim::scenarios

@@ -66,7 +66,7 @@ void ProducerApp::on_timer(TimerId id, std::uint64_t tag) {
     auto e = ctx_.event(properties::OpKind::kFault, spec_.name);
     e.note = "produce " + spec_.name + ": a burst of " + std::to_string(step->count) + " records" +
              (step->rate_per_sec > 0 ? " at " + std::to_string(std::llround(step->rate_per_sec)) + "/s" : "");
-    ctx_.history.append(e);
+    ctx_.history.append(std::move(e));
     burst(index);
     return;
   }
@@ -119,7 +119,7 @@ void ProducerApp::send_one() {
   invoke.key = record.key;
   invoke.value_id = value_id;
   invoke.idempotent = spec_.config.enable_idempotence;
-  ctx_.history.append(invoke);
+  ctx_.history.append(std::move(invoke));
 
   RunContext& ctx = ctx_;
   const std::string name = spec_.name;
@@ -137,7 +137,7 @@ void ProducerApp::send_one() {
     e.key = key;
     e.value_id = value_id;
     if (r.error != ErrorCode::NONE) e.error = std::string(error_name(r.error));
-    ctx.history.append(e);
+    ctx.history.append(std::move(e));
   });
 }
 
