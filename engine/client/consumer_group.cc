@@ -697,6 +697,14 @@ bool Consumer::on_group_timer(TimerId id, std::uint64_t tag) {
         } else if (unanswered) {
           c.in_flight = 0;
           resend.push_back(cid);
+        } else {
+          // One of its own timers fired before its time on the local clock (the clock was
+          // stepped back after the timer was armed): armed again for what is left, so every
+          // pending commit keeps a timer for its deadline and for its request in flight.
+          if (c.deadline_timer == id) c.deadline_timer = env_.set_timer(c.deadline - now, kCommitTag);
+          if (c.request_timer == id && c.in_flight != 0) {
+            c.request_timer = env_.set_timer(c.sent + millis(config_.request_timeout_ms) - now, kCommitTag);
+          }
         }
       }
       for (auto cid : expired) finish_commit(cid, ErrorCode::REQUEST_TIMED_OUT);

@@ -518,5 +518,36 @@ TEST_F(ConsumerGroupTest, AFinishedCommitLeavesNoTimerArmedAndAResendReplacesIts
   EXPECT_EQ(commit_timers, 0u) << "kCommitTag timers left armed";
 }
 
+// A commit's timer that fires before its time on the local clock (the clock was stepped back
+// after it was armed) is armed again for what is left: the unanswered request is still sent
+// again when request.timeout.ms has passed on the local clock.
+TEST_F(ConsumerGroupTest, ACommitTimerFiringEarlyAfterAClockStepIsArmedAgain) {
+  ConsumerConfig c = config();
+  c.enable_auto_commit = false;
+  c.request_timeout_ms = 1000;
+  c.default_api_timeout_ms = 60000;
+  make(c);
+  join_alone(1);
+  answer_offset_fetch({{0, 0}});
+  constexpr std::uint64_t kCommitTag = 23;  // consumer_group.cc's tag for commit timers
+  const Nanos start = env.now();
+  consumer->commit({{tp(0), Offset(3)}}, true, [](ErrorCode) {});
+  ASSERT_EQ(sent_of<OffsetCommitRequest>().size(), 1u);
+  std::optional<clienttest::FakeEnv::Timer> request_timeout;
+  for (auto& t : env.timers) {
+    if (!t.cancelled && t.tag == kCommitTag && t.deadline == start + millis(1000)) request_timeout = t;
+  }
+  ASSERT_TRUE(request_timeout.has_value());
+  // It fires when the local clock reads only 600 ms later.
+  for (auto& t : env.timers) {
+    if (t.id == request_timeout->id) t.cancelled = true;
+  }
+  env.set_now(start + millis(600));
+  consumer->on_timer(request_timeout->id, kCommitTag);
+  EXPECT_EQ(sent_of<OffsetCommitRequest>().size(), 1u) << "not yet unanswered for request.timeout.ms";
+  advance_to(start + millis(1000));
+  EXPECT_EQ(sent_of<OffsetCommitRequest>().size(), 2u) << "sent again once the local clock says so";
+}
+
 }  // namespace
 }  // namespace logsim::engine
