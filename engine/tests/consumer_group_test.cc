@@ -115,6 +115,7 @@ class ConsumerGroupTest : public ::testing::Test {
     consumer->poll();  // applies the assignment
   }
 
+  void join_with_manual_commits();
   void answer_offset_fetch(std::vector<std::pair<std::int32_t, std::int64_t>> committed) {
     OffsetFetchResponse resp{last<OffsetFetchRequest>().correlation_id, ErrorCode::NONE, {}};
     for (auto [p, o] : committed) resp.partitions.push_back({kTopic, PartitionId(p), Offset(o), {}, ErrorCode::NONE});
@@ -477,11 +478,11 @@ TEST_F(ConsumerGroupTest, AnAsyncCommitAnsweredNotCoordinatorEndsAndASyncOneWait
   EXPECT_EQ(outcomes, (std::vector<ErrorCode>{ErrorCode::NOT_COORDINATOR, ErrorCode::NONE}));
 }
 
-// A finished commit leaves none of its timers armed (its deadline, its request's timeout);
-// a commit after every batch would otherwise keep request.timeout.ms worth of them. A commit
-// still waiting keeps exactly its deadline and the timeout of the request in flight, also
-// after a resend.
-TEST_F(ConsumerGroupTest, AFinishedCommitLeavesNoTimerArmedAndAResendReplacesItsTimeout) {
+constexpr std::uint64_t kCommitTag = 23;  // consumer_group.cc's tag for commit timers
+
+// The only member of a group, assigned partition 0 at offset 0, committing by hand, with
+// requests timing out after a second and commitSync trying for a minute.
+void ConsumerGroupTest::join_with_manual_commits() {
   ConsumerConfig c = config();
   c.enable_auto_commit = false;
   c.request_timeout_ms = 1000;
@@ -489,6 +490,14 @@ TEST_F(ConsumerGroupTest, AFinishedCommitLeavesNoTimerArmedAndAResendReplacesIts
   make(c);
   join_alone(1);
   answer_offset_fetch({{0, 0}});
+}
+
+// A finished commit leaves none of its timers armed (its deadline, its request's timeout);
+// a commit after every batch would otherwise keep request.timeout.ms worth of them. A commit
+// still waiting keeps exactly its deadline and the timeout of the request in flight, also
+// after a resend.
+TEST_F(ConsumerGroupTest, AFinishedCommitLeavesNoTimerArmedAndAResendReplacesItsTimeout) {
+  join_with_manual_commits();
   const auto armed = [&] {
     std::size_t n = 0;
     for (const auto& t : env.timers) n += t.cancelled ? 0 : 1;
@@ -512,7 +521,6 @@ TEST_F(ConsumerGroupTest, AFinishedCommitLeavesNoTimerArmedAndAResendReplacesIts
   EXPECT_EQ(commits[2].partitions[0].committed_offset, Offset(3));
   consumer->on_message(kCoord, OffsetCommitResponse{commits[2].correlation_id, {{kTopic, PartitionId(0), ErrorCode::NONE}}});
   EXPECT_EQ(outcomes, (std::vector<ErrorCode>{ErrorCode::NONE, ErrorCode::NONE}));
-  constexpr std::uint64_t kCommitTag = 23;  // consumer_group.cc's tag for commit timers
   std::size_t commit_timers = 0;
   for (const auto& t : env.timers) commit_timers += !t.cancelled && t.tag == kCommitTag ? 1 : 0;
   EXPECT_EQ(commit_timers, 0u) << "kCommitTag timers left armed";
@@ -522,14 +530,7 @@ TEST_F(ConsumerGroupTest, AFinishedCommitLeavesNoTimerArmedAndAResendReplacesIts
 // after it was armed) is armed again for what is left: the unanswered request is still sent
 // again when request.timeout.ms has passed on the local clock.
 TEST_F(ConsumerGroupTest, ACommitTimerFiringEarlyAfterAClockStepIsArmedAgain) {
-  ConsumerConfig c = config();
-  c.enable_auto_commit = false;
-  c.request_timeout_ms = 1000;
-  c.default_api_timeout_ms = 60000;
-  make(c);
-  join_alone(1);
-  answer_offset_fetch({{0, 0}});
-  constexpr std::uint64_t kCommitTag = 23;  // consumer_group.cc's tag for commit timers
+  join_with_manual_commits();
   const Nanos start = env.now();
   consumer->commit({{tp(0), Offset(3)}}, true, [](ErrorCode) {});
   ASSERT_EQ(sent_of<OffsetCommitRequest>().size(), 1u);
