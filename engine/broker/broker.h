@@ -19,6 +19,7 @@
 
 #include "engine/broker/partition.h"
 #include "engine/coordinator/group_coordinator.h"
+#include "engine/env/flat_map.h"
 #include "engine/env/name_order.h"
 #include "engine/env/env.h"
 #include "engine/env/plants.h"
@@ -86,8 +87,11 @@ struct BrokerState {
   std::int64_t metadata_version = -1;
   PartitionMap<std::vector<ParkedFetch>> parked;
   PartitionMap<std::vector<PendingProduce>> pending_produces;
-  std::map<CorrelationId, PartitionKey> follower_requests;  // replication requests in flight
-  std::map<TimerId, PartitionKey> follower_timers;
+  // The follower side's work in flight: each entry names a hosted replica whose `in_flight`
+  // (or `timer`) is that id. Whoever changes either keeps these in step, and remove() drops
+  // both before the replica goes, so an entry never outlives its partition.
+  FlatMap<CorrelationId, Partition*> follower_requests;
+  FlatMap<TimerId, Partition*> follower_timers;
   CorrelationId next_correlation = 0;
   GroupCoordinator* coordinator = nullptr;  // the group coordinator this broker hosts
   std::map<TimerId, std::function<void()>> deferred;  // callbacks run on the next turn (kDeferredTag)

@@ -48,7 +48,7 @@ void propose_isr(BrokerState& b, Partition& p, std::vector<NodeId> isr) {
 
 void arm_follower_timer(BrokerState& b, Partition& p, Nanos after) {
   p.timer = b.env.set_timer(after, kFollowerTag);
-  b.follower_timers[p.timer] = key_of(p);
+  b.follower_timers[p.timer] = &p;
 }
 
 void forget_follower_request(BrokerState& b, Partition& p) {
@@ -66,7 +66,7 @@ void send_next(BrokerState& b, Partition& p) {
   const NodeId leader = p.state.leader;
   if (leader.value() < 0 || p.phase == FollowerPhase::kIdle) return;
   p.in_flight = ++b.next_correlation;
-  b.follower_requests[p.in_flight] = key_of(p);
+  b.follower_requests[p.in_flight] = &p;
   if (p.phase == FollowerPhase::kTruncating) {
     b.env.send(leader, OffsetsForLeaderEpochRequest{p.in_flight, p.state.topic, p.state.partition,
                                                     p.state.leader_epoch, p.log->latest_epoch()});
@@ -86,11 +86,10 @@ void back_off(BrokerState& b, Partition& p) {
 
 // The follower's partition a response answers, if it is still awaited.
 Partition* awaited(BrokerState& b, CorrelationId id) {
-  auto it = b.follower_requests.find(id);
-  if (it == b.follower_requests.end()) return nullptr;
-  Partition* p = b.find(it->second.first, PartitionId(it->second.second));
-  if (p == nullptr || p->in_flight != id) return nullptr;
-  return p;
+  Partition* const* found = b.follower_requests.find(id);
+  if (found == nullptr) return nullptr;
+  LOGSIM_ASSERT((*found)->in_flight == id, "a follower request's entry names the replica awaiting it");
+  return *found;
 }
 
 }  // namespace
@@ -258,12 +257,10 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
 }
 
 void on_follower_timer(BrokerState& b, TimerId id) {
-  auto it = b.follower_timers.find(id);
-  if (it == b.follower_timers.end()) return;
-  const PartitionKey key = it->second;
-  b.follower_timers.erase(it);
-  Partition* p = b.find(key.first, PartitionId(key.second));
-  if (p == nullptr || p->timer != id) return;
+  const std::optional<Partition*> found = b.follower_timers.take(id);
+  if (!found) return;
+  Partition* p = *found;
+  LOGSIM_ASSERT(p->timer == id, "a follower timer's entry names the replica that armed it");
   p->timer = 0;
   send_next(b, *p);  // a timeout forgets the request in flight; a backoff ends
 }

@@ -35,7 +35,7 @@ struct Replica {
 
   // The controller's state: orders-0 on this broker and kOtherReplica, both in the ISR,
   // min.insync.replicas 2, led by `leader` in `epoch`.
-  void state(std::int64_t version, NodeId leader, std::int32_t epoch) {
+  void state(std::int64_t version, NodeId leader, std::int32_t epoch, std::int64_t topic_id = 7) {
     LeaderAndIsrRequest req;
     req.controller_epoch = 1;
     req.version = version;
@@ -43,7 +43,7 @@ struct Replica {
     PartitionState s;
     s.topic = "orders";
     s.partition = PartitionId(0);
-    s.topic_id = 7;
+    s.topic_id = topic_id;
     s.leader = leader;
     s.leader_epoch = LeaderEpoch(epoch);
     s.partition_epoch = epoch;
@@ -211,6 +211,30 @@ TEST(ReplicaFollower, ALogEndingInsideTheLeadersBatchIsCutToTheBatchsBase) {
   ASSERT_EQ(all.size(), 8u);
   EXPECT_EQ(all[2].record.value, "ours2");
   EXPECT_EQ(all[3].record.value, "theirs3");
+}
+
+// A follower's fetch still in flight when the replica becomes the leader is answered to no
+// one: the late answer is dropped, whether the replica still leads or its topic was deleted
+// and made again in between (the replica it was sent for no longer exists).
+TEST(ReplicaFollower, AnAnswerToAFetchSentBeforeTheReplicaLedIsDropped) {
+  for (const bool recreated : {false, true}) {
+    SCOPED_TRACE(recreated ? "the topic deleted and made again" : "still leading");
+    Replica r(std::nullopt);
+    r.state(1, kOtherReplica, 1);
+    const auto fetches = r.sent_to<FetchRequest>(kOtherReplica);
+    ASSERT_EQ(fetches.size(), 1u);
+    r.state(2, kBroker, 2);
+    if (recreated) r.state(3, kBroker, 3, /*topic_id=*/8);
+    std::string batches;
+    const std::vector<StoredRecord> records{{Offset(0), rec("k", "late"), LeaderEpoch(1)}};
+    encode_stored_batch(records, batches);
+    FetchResponse late{fetches.front().correlation_id, "orders", PartitionId(0), ErrorCode::NONE, Offset(1), Offset(0)};
+    late.records = SharedBytes(std::move(batches));
+    r.broker->on_message(kOtherReplica, late);
+    EXPECT_EQ(r.partition().log->log_end_offset(), Offset(0)) << "the late answer was appended";
+    EXPECT_EQ(r.partition().high_watermark, Offset(0));
+    EXPECT_EQ(r.sent_to<FetchRequest>(kOtherReplica).size(), 1u) << "a leader does not fetch";
+  }
 }
 
 // truncate-to-hw (KAFKA-1211): a replica that becomes a follower again cuts its log to its own

@@ -36,11 +36,9 @@ bool surely_nothing_to_read(const BrokerState& b, const Partition& p, const Fetc
   return req.fetch_offset >= upto;
 }
 
-}  // namespace
-
-FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
+// read_for_fetch's answer, given the partition the request names as found (null: not hosted).
+FetchResponse read_from(BrokerState& b, const Partition* p, const FetchRequest& req) {
   FetchResponse resp{req.correlation_id, req.topic, req.partition, ErrorCode::NONE, Offset(-1), Offset(-1)};
-  Partition* p = b.find(req.topic, req.partition);
   if (p == nullptr) {
     resp.error = b.cluster.count(PartitionRef{req.topic, req.partition.value()}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
                                                                      : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
@@ -77,12 +75,20 @@ FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
   return resp;
 }
 
+}  // namespace
+
+FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req) {
+  return read_from(b, b.find(req.topic, req.partition), req);
+}
+
 void handle_fetch(BrokerState& b, NodeId from, const FetchRequest& req) {
-  Partition* p = b.find_leader(req.topic, req.partition);
-  if (p != nullptr && req.replica_id.value() >= 0 && req.current_leader_epoch == p->state.leader_epoch) {
+  // Found once: noting a follower's progress sends and wakes fetches, but never drops a replica.
+  Partition* p = b.find(req.topic, req.partition);
+  if (p != nullptr && p->led_by(b.env.self()) && req.replica_id.value() >= 0 &&
+      req.current_leader_epoch == p->state.leader_epoch) {
     note_follower_fetch(b, *p, req.replica_id, req.fetch_offset);
   }
-  FetchResponse resp = read_for_fetch(b, req);
+  FetchResponse resp = read_from(b, p, req);
   auto held = b.parked.find(PartitionRef{req.topic, req.partition.value()});
   if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0 ||
       (held != b.parked.end() && held->second.size() >= kMaxParkedFetchesPerPartition)) {
@@ -107,7 +113,7 @@ void wake_fetches(BrokerState& b, PartitionRef key) {
     ParkedFetch& w = waiting[i];
     bool still = p != nullptr && surely_nothing_to_read(b, *p, w.request);
     if (!still) {
-      FetchResponse resp = read_for_fetch(b, w.request);
+      FetchResponse resp = read_from(b, p, w.request);
       still = resp.error == ErrorCode::NONE && resp.records.empty();  // e.g. a consumer at the HW
       if (!still) {
         b.env.cancel_timer(w.timer);

@@ -17,6 +17,7 @@ void become_leader(BrokerState& b, Partition& p) {
     if (r != b.env.self()) p.followers[r] = FollowerProgress{Offset(-1), b.env.now()};
   }
   p.phase = FollowerPhase::kIdle;
+  b.follower_requests.erase(p.in_flight);  // its answer, if it comes, is for no one
   p.in_flight = 0;
   p.isr_change_in_flight = false;
 }
