@@ -112,8 +112,9 @@ void GroupMemberApp::process_next() {
 // One attempt at the front record ended: it succeeded, or the handler failed.
 void GroupMemberApp::processed_front() {
   const FailureSpec& f = spec_.failures;
-  const std::uint64_t value_id = parse_value_id(batch_.front().record.record.value);
-  const bool failed = is_poison(value_id, ctx_.poison_salt, f.poison_probability) ||
+  // The value id is parsed only when poison is possible (it costs a parse per record).
+  const bool failed = (f.poison_probability > 0 &&
+                       is_poison(parse_value_id(batch_.front().record.record.value), ctx_.poison_salt, f.poison_probability)) ||
                       (f.transient_probability > 0 && env_.rng().bernoulli(f.transient_probability));
   if (!failed) {
     handled_front("");
