@@ -13,10 +13,9 @@ namespace {
 // batch (none of ours send such) fold whole.
 void fold_batches(Digest& d, const SharedBytes& batches) {
   d.add(batches.size());
-  const BatchScan scan = scan_batch_headers(batches);
-  for (const BatchHeader& h : scan.batches) {
+  const BatchScan scan = visit_batch_headers(batches, [&d](const BatchHeader& h) {
     d.add(h.base_offset).add(h.batch_length).add(h.leader_epoch).add(static_cast<std::uint64_t>(h.crc));
-  }
+  });
   if (!scan.complete) {
     std::string scratch;
     d.add(batches.contiguous(scratch).substr(static_cast<std::size_t>(scan.valid_bytes)));

@@ -452,6 +452,13 @@ BatchScan scan_batches(std::string_view bytes, bool verify_records) {
 }
 
 BatchScan scan_batch_headers(const SharedBytes& bytes) {
+  std::vector<BatchHeader> headers;
+  BatchScan scan = visit_batch_headers(bytes, [&headers](const BatchHeader& h) { headers.push_back(h); });
+  scan.batches = std::move(headers);
+  return scan;
+}
+
+BatchScan visit_batch_headers(const SharedBytes& bytes, const std::function<void(const BatchHeader&)>& visit) {
   BatchScan scan;
   char head[kBatchHeaderBytes];
   while (scan.valid_bytes < bytes.size()) {
@@ -461,7 +468,7 @@ BatchScan scan_batch_headers(const SharedBytes& bytes) {
       scan.complete = false;
       break;
     }
-    scan.batches.push_back(*h);
+    visit(*h);
     scan.valid_bytes += h->size_bytes();
   }
   return scan;

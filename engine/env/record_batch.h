@@ -153,6 +153,9 @@ struct BatchScan {
 BatchScan scan_batches(std::string_view bytes, bool verify_records);
 // The headers of the batches in `bytes`, checking only the headers, without a copy.
 BatchScan scan_batch_headers(const SharedBytes& bytes);
+// The same scan without keeping the headers: calls visit(header) for each batch in order and
+// returns what scan_batch_headers would, less `batches`.
+BatchScan visit_batch_headers(const SharedBytes& bytes, const std::function<void(const BatchHeader&)>& visit);
 // Every record of the batches in `bytes` (whole, valid), from offset `from` on.
 std::vector<StoredRecord> decode_batches(std::string_view bytes, Offset from = Offset(0));
 std::vector<StoredRecord> decode_batches(const SharedBytes& bytes, Offset from = Offset(0));
