@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/env/assert.h"
 #include "properties/duplicate_checker.h"
 #include "properties/group_checkers.h"
 #include "properties/group_interference_checker.h"
@@ -39,11 +40,14 @@ Violation Checker::violation_of(std::string anomaly, std::uint64_t event, Nanos 
 }
 
 void CheckerSet::attach(History& history) {
-  history.observe([this](const HistoryEvent& e) { observe(e); });
+  LOGSIM_ASSERT(attached_ == nullptr || attached_ == &history, "a checker set is attached to one history");
+  attached_ = &history;
+  history.observe_packed([this](const HistoryEvent& e, const History::Entry& entry) { dispatch(e, symbols_->ids_of(e, entry)); });
 }
 
-void CheckerSet::observe(const HistoryEvent& e) {
-  const EventIds ids = symbols_->ids_of(e);
+void CheckerSet::observe(const HistoryEvent& e) { dispatch(e, symbols_->ids_of(e)); }
+
+void CheckerSet::dispatch(const HistoryEvent& e, const EventIds& ids) {
   const auto kind = static_cast<std::size_t>(e.kind);
   if (kind >= by_kind_.size()) return;
   for (Checker* c : by_kind_[kind]) c->on_event(e, ids);

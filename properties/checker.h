@@ -84,6 +84,7 @@ class CheckerSet {
     checkers_.push_back(std::move(c));
   }
   // Feeds every future event of `history` to the checkers as it is appended.
+  // Feeds one history only (its packed entries' ids are kept across events).
   void attach(History& history);
   void observe(const HistoryEvent& e);
   // Finishes every checker and returns violations ordered by their first event.
@@ -92,11 +93,14 @@ class CheckerSet {
   void ignore(std::set<std::string> anomalies) { ignored_ = std::move(anomalies); }
 
  private:
+  void dispatch(const HistoryEvent& e, const EventIds& ids);
+
   std::vector<std::unique_ptr<Checker>> checkers_;
   // Per event kind, the checkers that read it, in the order they were added.
   std::array<std::vector<Checker*>, static_cast<std::size_t>(OpKind::kCommitFail) + 1> by_kind_{};
   std::set<std::string> ignored_;
   std::shared_ptr<Symbols> symbols_ = std::make_shared<Symbols>();  // interned once per event, for all
+  const History* attached_ = nullptr;
 };
 
 // What a run knows that a history alone does not.

@@ -56,7 +56,7 @@ std::uint64_t History::append(HistoryEvent event) {
     e.extra = static_cast<std::uint32_t>(extras_.size());
     extras_.push_back(Extra{event.commit_id, event.log_start_offset, event.high_watermark, event.assignment});
   }
-  for (const auto& o : observers_) o(event);
+  for (const auto& o : observers_) o(event, e);
   return event.index;
 }
 

@@ -75,14 +75,32 @@ struct HistoryEvent {
 // appended; reads decode it again.
 class History {
  public:
+  // The packed form, for scans of long histories that need only a few fields: strings are
+  // ids into text() (key: kNoId for a null key).
+  struct Entry {
+    Nanos at = 0;
+    std::int64_t offset = -1;
+    std::uint64_t value_id = 0;
+    Id process = kNoId, group = kNoId, topic = kNoId, key = kNoId, error = kNoId, note = kNoId;
+    std::int32_t generation = -1;
+    std::int32_t partition = -1;
+    std::uint32_t extra = kNoId;  // index into the rare fields, kNoId: all at their defaults
+    OpKind kind = OpKind::kFault;
+    bool idempotent = false;
+  };
   using Observer = std::function<void(const HistoryEvent&)>;
+  // An observer that is also shown the event's packed entry (its strings as ids of text()).
+  using PackedObserver = std::function<void(const HistoryEvent&, const Entry&)>;
 
   History() { text_.intern(""); }  // id 0: most events' error and note, and manual assignment's group
 
   // Appends an event (assigning its index) and shows it to every observer, in order. Returns
   // the index.
   std::uint64_t append(HistoryEvent event);
-  void observe(Observer observer) { observers_.push_back(std::move(observer)); }
+  void observe(Observer observer) {
+    observers_.push_back([o = std::move(observer)](const HistoryEvent& e, const Entry&) { o(e); });
+  }
+  void observe_packed(PackedObserver observer) { observers_.push_back(std::move(observer)); }
   // Stops showing events to anyone (an observer must not outlive what it captured).
   void clear_observers() { observers_.clear(); }
 
@@ -142,19 +160,6 @@ class History {
   };
   Events events() const { return Events(this); }
 
-  // The packed form, for scans of long histories that need only a few fields: strings are
-  // ids into text() (key: kNoId for a null key).
-  struct Entry {
-    Nanos at = 0;
-    std::int64_t offset = -1;
-    std::uint64_t value_id = 0;
-    Id process = kNoId, group = kNoId, topic = kNoId, key = kNoId, error = kNoId, note = kNoId;
-    std::int32_t generation = -1;
-    std::int32_t partition = -1;
-    std::uint32_t extra = kNoId;  // index into the rare fields, kNoId: all at their defaults
-    OpKind kind = OpKind::kFault;
-    bool idempotent = false;
-  };
   const Entry& entry(std::size_t i) const { return entries_[i]; }
   const std::string& text(Id id) const { return text_.name(id); }
   std::uint64_t commit_id(std::size_t i) const {
@@ -171,7 +176,7 @@ class History {
   std::deque<Entry> entries_;  // a deque: growing never copies what is kept
   std::vector<Extra> extras_;
   Interner text_;
-  std::vector<Observer> observers_;
+  std::vector<PackedObserver> observers_;
 };
 
 }  // namespace logsim::properties

@@ -34,9 +34,30 @@ EventIds Symbols::ids_of(const HistoryEvent& e) {
   ids.topic = topics_.intern(e.topic);
   // Only the checkers of sends keep keys; a processed record's key is read from the event when
   // a violation names it. Interning every consumer event's key cost about 5 % of checking.
-  const bool send = e.kind == OpKind::kSendInvoke || e.kind == OpKind::kSendOk || e.kind == OpKind::kSendFail ||
-                    e.kind == OpKind::kSendInfo;
-  if (e.key && send) ids.key = keys_.intern(*e.key);
+  if (e.key && is_send(e.kind)) ids.key = keys_.intern(*e.key);
+  ids.tp = tp(ids.topic, e.partition);
+  if (!e.assignment.empty()) {
+    assignment_.clear();
+    for (const TopicPartitionRef& r : e.assignment) assignment_.push_back(tp(topics_.intern(r.topic), r.partition));
+    ids.assignment = assignment_;
+  }
+  return ids;
+}
+
+Id Symbols::via_text(std::vector<Id>& by_text, Id text, Interner& kind, std::string_view name) {
+  if (text >= by_text.size()) by_text.resize(text + std::size_t{1}, kNoId);
+  Id& id = by_text[text];
+  if (id == kNoId) id = kind.intern(name);
+  return id;
+}
+
+EventIds Symbols::ids_of(const HistoryEvent& e, const History::Entry& entry) {
+  // The ids come out as ids_of(e)'s: a text id is looked up only after its string was interned.
+  EventIds ids;
+  ids.process = via_text(process_by_text_, entry.process, processes_, e.process);
+  if (!e.group.empty()) ids.group = via_text(group_by_text_, entry.group, groups_, e.group);
+  ids.topic = via_text(topic_by_text_, entry.topic, topics_, e.topic);
+  if (e.key && is_send(e.kind)) ids.key = via_text(key_by_text_, entry.key, keys_, *e.key);
   ids.tp = tp(ids.topic, e.partition);
   if (!e.assignment.empty()) {
     assignment_.clear();

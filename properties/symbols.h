@@ -33,6 +33,10 @@ struct EventIds {
 class Symbols {
  public:
   EventIds ids_of(const HistoryEvent& e);
+  // The same, for an event of a history given its packed entry: the entry's text ids lead to
+  // these ids through tables, so each string is interned once per history, not once per event.
+  // Every entry passed must come from the same history (its text ids mean nothing elsewhere).
+  EventIds ids_of(const HistoryEvent& e, const History::Entry& entry);
   Id tp(Id topic, std::int32_t partition);
 
   const std::string& process(Id id) const { return processes_.name(id); }
@@ -53,7 +57,14 @@ class Symbols {
   std::size_t tps() const { return tps_.size(); }
 
  private:
+  // The id of `name` among `kind`'s, found by its history text id where that was seen before.
+  static Id via_text(std::vector<Id>& by_text, Id text, Interner& kind, std::string_view name);
+  static bool is_send(OpKind k) {
+    return k == OpKind::kSendInvoke || k == OpKind::kSendOk || k == OpKind::kSendFail || k == OpKind::kSendInfo;
+  }
+
   Interner processes_, groups_, topics_, keys_;
+  std::vector<Id> process_by_text_, group_by_text_, topic_by_text_, key_by_text_;  // kNoId: not seen
   std::vector<std::vector<Id>> tp_ids_;  // [topic id][partition + 1] -> id (kNoId: none yet)
   std::vector<std::pair<Id, std::int32_t>> tps_;
   std::vector<Id> assignment_;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,60 @@ TEST(Symbols, TopicPartitionIdsAreDenseInFirstSeenOrderForAnyPartitionNumber) {
   EXPECT_EQ(symbols.tps(), 6U);
   EXPECT_EQ(symbols.partition_of(5), 1 << 24);
   EXPECT_EQ(symbols.topic_of(4), u);
+}
+
+// The ids found through a history's packed entries are those of the strings themselves, event
+// by event, though one text means different things by kind: here one name is a process, a
+// group, a topic and a key, and events leave out their group or key or are not sends.
+TEST(Symbols, IdsFoundThroughAHistorysEntriesAreTheIdsOfItsStrings) {
+  const auto event = [](OpKind kind, std::string process, std::string group, std::string topic, std::optional<std::string> key) {
+    HistoryEvent e;
+    e.kind = kind;
+    e.process = std::move(process);
+    e.group = std::move(group);
+    e.topic = std::move(topic);
+    e.partition = 1;
+    e.key = std::move(key);
+    return e;
+  };
+  std::vector<HistoryEvent> events = {
+      event(OpKind::kSendInvoke, "p1", "", "t", "k1"),
+      event(OpKind::kSeek, "orders", "g", "orders", "k1"),  // not a send: its key gets no id
+      event(OpKind::kSendOk, "p1", "", "orders", "orders"),
+      event(OpKind::kProcess, "c1", "orders", "t", std::nullopt),
+      event(OpKind::kSendFail, "orders", "orders", "t", std::nullopt),
+      event(OpKind::kSendInfo, "c1", "g", "orders", "k1"),
+      event(OpKind::kSendInvoke, "p2", "", "", "orders"),
+  };
+  HistoryEvent assign = event(OpKind::kAssign, "c1", "orders", "", std::nullopt);
+  assign.assignment = {{"t", 0}, {"orders", 2}, {"u", 1}};
+  events.push_back(assign);
+  events.push_back(event(OpKind::kSendOk, "p2", "", "u", "orders"));
+
+  History history;
+  Symbols packed;
+  Symbols plain;
+  std::size_t seen = 0;
+  history.observe_packed([&](const HistoryEvent& e, const History::Entry& entry) {
+    SCOPED_TRACE("event " + std::to_string(e.index));
+    const EventIds a = packed.ids_of(e, entry);
+    const std::vector<Id> a_assignment(a.assignment.begin(), a.assignment.end());
+    const EventIds b = plain.ids_of(e);
+    EXPECT_EQ(a.process, b.process);
+    EXPECT_EQ(a.group, b.group);
+    EXPECT_EQ(a.topic, b.topic);
+    EXPECT_EQ(a.key, b.key);
+    EXPECT_EQ(a.tp, b.tp);
+    EXPECT_EQ(a_assignment, std::vector<Id>(b.assignment.begin(), b.assignment.end()));
+    ++seen;
+  });
+  for (const HistoryEvent& e : events) history.append(e);
+  EXPECT_EQ(seen, events.size());
+  EXPECT_EQ(packed.processes(), 4U);  // p1, orders, c1, p2
+  EXPECT_EQ(packed.groups(), 2U);     // g, orders
+  EXPECT_EQ(packed.process(1), "orders");
+  EXPECT_EQ(packed.key(0), "k1");
+  EXPECT_EQ(packed.key(1), "orders");
 }
 
 }  // namespace
