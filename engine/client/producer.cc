@@ -175,8 +175,11 @@ void Producer::place(PendingSend&& s) {
     b.id = ++next_batch_;
     b.created = env_.now();
     b.deadline = s.deadline;
-    // batch.size counts values; keys and the records' own fields take some more.
-    b.records.reserve(static_cast<std::size_t>(config_.batch_size) + static_cast<std::size_t>(config_.batch_size) / 4);
+    // Room for the records: batch.size and a quarter (batch.size counts values; keys and the
+    // records' own fields take some more) until a batch was made, then at most twice the last
+    // one made. Batches of one workload are alike, and one that outgrows the room grows.
+    const std::size_t full = static_cast<std::size_t>(config_.batch_size) + static_cast<std::size_t>(config_.batch_size) / 4;
+    b.records.reserve(last_batch_bytes_ == 0 ? full : std::min(full, 2 * last_batch_bytes_));
     batches.push_back(std::move(b));
   }
   Batch& b = batches.back();
@@ -346,13 +349,14 @@ void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
 // The batch's records as one record batch under its current numbers. A retry keeps the id and
 // epoch of its numbers, even after the producer moved on; a batch numbered again (a new epoch)
 // gets a new header and CRC over the same records.
-void Producer::encode(Batch& b) const {
+void Producer::encode(Batch& b) {
   const bool idempotent = config_.enable_idempotence;
   const ProducerId id = idempotent ? b.producer_id : ProducerId(-1);
   const ProducerEpoch epoch = idempotent ? b.producer_epoch : ProducerEpoch(-1);
   const Sequence base = idempotent ? b.base_sequence : Sequence(-1);
   if (b.encoded.empty()) {
     b.encoded = SharedBytes(b.records.finish(BatchMeta{Offset(0), LeaderEpoch(-1), id, epoch, base}));
+    last_batch_bytes_ = b.encoded.size();
     return;
   }
   char head[kBatchHeaderBytes];

@@ -177,7 +177,7 @@ class Producer {
   bool may_skip(const Partition& partition) const;
   void mark_all_dirty() { ++drain_generation_; }
   void send_batch(const PartitionKey& key, Batch& b, NodeId leader);
-  void encode(Batch& b) const;
+  void encode(Batch& b);
   void on_produce_response(const ProduceResponse& resp);
   void retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous);
   void complete(const PartitionKey& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error);
@@ -203,6 +203,7 @@ class Producer {
   std::map<PartitionKey, SequenceRun> sequences_;
   // Sends and batches.
   std::uint64_t next_batch_ = 0;
+  std::size_t last_batch_bytes_ = 0;  // the size of the last batch made (0: none yet), to size the next
   std::size_t sends_pending_ = 0;    // sends without an outcome yet: unplaced or in a batch
   std::vector<PendingSend> unplaced_;  // waiting for metadata, in order
   // Whether unplaced_'s deadlines are nondecreasing (always, unless the clock was set back).
