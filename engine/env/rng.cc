@@ -90,11 +90,6 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + uniform_u64(span + 1));
 }
 
-double Rng::uniform_real() {
-  // The top 53 bits scaled by 2^-53: every result is an exact multiple of 2^-53 in [0, 1).
-  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
-}
-
 double Rng::uniform_real(double lo, double hi) {
   check(std::isfinite(lo) && std::isfinite(hi) && lo <= hi,
         "uniform_real: lo and hi must be finite, lo <= hi");
