@@ -28,23 +28,12 @@ Id Symbols::tp(Id topic, std::int32_t partition) {
 }
 
 EventIds Symbols::ids_of(const HistoryEvent& e) {
-  EventIds ids;
-  ids.process = processes_.intern(e.process);
-  if (!e.group.empty()) ids.group = groups_.intern(e.group);
-  ids.topic = topics_.intern(e.topic);
-  // Only the checkers of sends keep keys; a processed record's key is read from the event when
-  // a violation names it. Interning every consumer event's key cost about 5 % of checking.
-  if (e.key && is_send(e.kind)) ids.key = keys_.intern(*e.key);
-  ids.tp = tp(ids.topic, e.partition);
-  if (!e.assignment.empty()) {
-    assignment_.clear();
-    for (const TopicPartitionRef& r : e.assignment) assignment_.push_back(tp(topics_.intern(r.topic), r.partition));
-    ids.assignment = assignment_;
-  }
-  return ids;
+  static const History::Entry kNoText{};  // every text id kNoId: each string is interned itself
+  return ids_of(e, kNoText);
 }
 
 Id Symbols::via_text(std::vector<Id>& by_text, Id text, Interner& kind, std::string_view name) {
+  if (text == kNoId) return kind.intern(name);
   if (text >= by_text.size()) by_text.resize(text + std::size_t{1}, kNoId);
   Id& id = by_text[text];
   if (id == kNoId) id = kind.intern(name);
@@ -52,11 +41,13 @@ Id Symbols::via_text(std::vector<Id>& by_text, Id text, Interner& kind, std::str
 }
 
 EventIds Symbols::ids_of(const HistoryEvent& e, const History::Entry& entry) {
-  // The ids come out as ids_of(e)'s: a text id is looked up only after its string was interned.
+  // The ids are the strings' own: a text id maps to an id only once its string was interned.
   EventIds ids;
   ids.process = via_text(process_by_text_, entry.process, processes_, e.process);
   if (!e.group.empty()) ids.group = via_text(group_by_text_, entry.group, groups_, e.group);
   ids.topic = via_text(topic_by_text_, entry.topic, topics_, e.topic);
+  // Only the checkers of sends keep keys; a processed record's key is read from the event when
+  // a violation names it. Interning every consumer event's key cost about 5 % of checking.
   if (e.key && is_send(e.kind)) ids.key = via_text(key_by_text_, entry.key, keys_, *e.key);
   ids.tp = tp(ids.topic, e.partition);
   if (!e.assignment.empty()) {

@@ -57,7 +57,8 @@ class Symbols {
   std::size_t tps() const { return tps_.size(); }
 
  private:
-  // The id of `name` among `kind`'s, found by its history text id where that was seen before.
+  // The id of `name` among `kind`'s, found by its history text id where that was seen before
+  // (text kNoId: by the name alone).
   static Id via_text(std::vector<Id>& by_text, Id text, Interner& kind, std::string_view name);
   static bool is_send(OpKind k) {
     return k == OpKind::kSendInvoke || k == OpKind::kSendOk || k == OpKind::kSendFail || k == OpKind::kSendInfo;
