@@ -14,6 +14,14 @@
 // parse is excluded), their ratio, simulation events per wall second, the history's size, the
 // verdict and peak RSS (getrusage of this process).
 //
+// Then the floor under that ratio, measured in the same process: what the run would cost if the
+// engine, the network model, the disk and the apps took no time at all. Two parts remain that
+// no faithful run can skip: (1) the run's simulation events pushed through and popped from the
+// bare event queue (16-byte payloads, kPending events pending, as bench_event_loop's
+// EventQueueSmallPayload), and (2) the run's history appended again to a fresh History watched
+// by a fresh checker set, the one the runner attaches (decoding the history is done beforehand,
+// in chunks, and not timed). The ceiling is the simulated seconds over the sum of the two.
+//
 // Usage: bench_fanout [simulated seconds]   (default 3600; the smoke test passes a short one)
 // Wall-clock time is read here, in the harness, never inside the simulation.
 #include <sys/resource.h>
@@ -26,14 +34,85 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "sim/event_queue.h"
+#include "engine/env/rng.h"
+#include "properties/checker.h"
+#include "properties/group_checkers.h"
+#include "properties/history.h"
 #include "properties/verdict.h"
 #include "scenarios/loader.h"
 #include "scenarios/runner.h"
 
+namespace logsim {
 namespace {
 
 constexpr double kRatePerSec = 1000;
+// Events pending in the floor's queue: about the live events at the run's peak (session 13
+// counted 153 for the fan-out story).
+constexpr std::uint64_t kPending = 160;
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Wall seconds to run `events` events through the bare queue, each pop pushing one new event a
+// random delay (1 ns to about 1 ms) after the popped one.
+double queue_floor(std::int64_t events) {
+  struct SmallPayload {
+    std::uint32_t node = 0;
+    std::uint32_t kind = 0;
+    std::uint64_t tag = 0;
+  };
+  sim::EventQueue<SmallPayload> queue;
+  Rng rng(42);
+  const auto delay = [&] { return 1 + static_cast<Nanos>(rng.next_u64() >> 44); };
+  for (std::uint64_t i = 0; i < kPending; ++i) queue.push(delay(), SmallPayload{0, 0, i});
+  std::uint64_t sum = 0;
+  const auto start = Clock::now();
+  for (std::int64_t i = 0; i < events; ++i) {
+    auto ev = queue.pop();
+    sum += ev->payload.tag;
+    queue.push(ev->at + delay(), SmallPayload{1, 2, ev->payload.tag + 1});
+  }
+  const double wall = seconds_since(start);
+  if (sum == 42) std::printf(" ");  // keeps the loop's work observable
+  return wall;
+}
+
+// Wall seconds to append `history` again to a fresh History that the runner's checker set
+// watches (decoding done beforehand, untimed); the verdict is returned through `outcome`.
+double checker_floor(const scenarios::Scenario& s, const properties::History& history,
+                     properties::Outcome& outcome) {
+  properties::CheckerOptions options;
+  options.compacted_topics.emplace();  // as the runner's; the story compacts no topic
+  for (const auto& t : s.topics) {
+    if (t.log.compacts()) options.compacted_topics->insert(t.name);
+  }
+  options.ignored = s.ignored;
+  properties::CheckerSet checkers = properties::default_checkers(options);
+  if (s.quiesce > 0 && !(s.ignored.contains("unseen") && s.ignored.contains("liveness"))) checkers.add(std::make_unique<properties::UnseenChecker>(s.duration));
+  properties::History again;
+  checkers.attach(again);
+  constexpr std::size_t kChunk = 1 << 20;
+  std::vector<properties::HistoryEvent> chunk;
+  chunk.reserve(kChunk);
+  double wall = 0;
+  for (std::size_t from = 0; from < history.size(); from += kChunk) {
+    chunk.clear();
+    for (std::size_t i = from; i < std::min(history.size(), from + kChunk); ++i) chunk.push_back(history.at(i));
+    const auto start = Clock::now();
+    for (auto& e : chunk) again.append(std::move(e));
+    wall += seconds_since(start);
+  }
+  const auto start = Clock::now();
+  outcome = checkers.finish().outcome;
+  wall += seconds_since(start);
+  again.clear_observers();
+  return wall;
+}
 
 nlohmann::json read_json(const std::string& relative) {
   std::ifstream in(std::string(LOGSIM_SOURCE_DIR) + "/" + relative);
@@ -43,6 +122,7 @@ nlohmann::json read_json(const std::string& relative) {
 }
 
 }  // namespace
+}  // namespace logsim
 
 int main(int argc, char** argv) {
   using namespace logsim;
@@ -91,5 +171,17 @@ int main(int argc, char** argv) {
   std::printf("verdict    %s%s%s\n", std::string(properties::outcome_name(r.verdict.outcome)).c_str(),
               r.expectation_met ? "" : "   expectation not met: ", r.expectation_detail.c_str());
   std::printf("peak RSS   %.1f MiB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);
-  return r.expectation_met ? 0 : 1;
+
+  // The floor: the same events and the same history with no engine, network, disk or apps.
+  const double queue = queue_floor(events);
+  properties::Outcome again = properties::Outcome::kPass;
+  const double check = checker_floor(s, out.history, again);
+  std::printf("floor      the %" PRId64 " events through the bare event queue alone: %.3f s (%.3g events/s)\n", events,
+              queue, static_cast<double>(events) / queue);
+  std::printf("           the %zu history events recorded and checked again alone: %.3f s (%.3g events/s; verdict %s)\n",
+              out.history.size(), check, static_cast<double>(out.history.size()) / check,
+              std::string(properties::outcome_name(again)).c_str());
+  std::printf("ceiling    %.0f simulated s per wall s with no engine at all (the two above); the run reached %.2f of it\n",
+              simulated / (queue + check), (queue + check) / wall);
+  return r.expectation_met && again == r.verdict.outcome ? 0 : 1;
 }
