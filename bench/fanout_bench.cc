@@ -24,7 +24,8 @@
 // the simulated seconds over the sum of the two; the goal's budget is the simulated seconds over
 // 2,000.
 //
-// Usage: bench_fanout [simulated seconds]   (default 3600; the smoke test passes a short one)
+// Usage: bench_fanout [simulated seconds] [--per-checker]   (default 3600; the smoke test passes
+// a short one; --per-checker also times each of the runner's checkers alone over the history)
 // Wall-clock time is read here, in the harness, never inside the simulation.
 #include <sys/resource.h>
 
@@ -42,8 +43,14 @@
 #include "sim/event_queue.h"
 #include "engine/env/rng.h"
 #include "properties/checker.h"
+#include "properties/duplicate_checker.h"
 #include "properties/group_checkers.h"
+#include "properties/group_interference_checker.h"
 #include "properties/history.h"
+#include "properties/log_checker.h"
+#include "properties/order_checker.h"
+#include "properties/poll_skip_checker.h"
+#include "properties/send_order_checker.h"
 #include "properties/verdict.h"
 #include "scenarios/loader.h"
 #include "scenarios/runner.h"
@@ -127,6 +134,32 @@ double record_again(const properties::History& history, properties::CheckerSet* 
   return wall;
 }
 
+// Each checker the runner attaches for `s`, timed alone over `history` (less `record`, the
+// recording's own time).
+void per_checker(const scenarios::Scenario& s, const properties::History& history, double record) {
+  using namespace properties;
+  std::vector<std::unique_ptr<Checker>> each;
+  each.push_back(std::make_unique<OrderChecker>());
+  each.push_back(std::make_unique<LogChecker>());
+  each.push_back(std::make_unique<SendOrderChecker>());
+  each.push_back(std::make_unique<DuplicateChecker>());
+  each.push_back(std::make_unique<DoubleOwnershipChecker>());
+  each.push_back(std::make_unique<StaleCommitChecker>());
+  each.push_back(std::make_unique<LostCommitChecker>());
+  each.push_back(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{std::set<std::string>{}}));
+  each.push_back(std::make_unique<GroupInterferenceChecker>());
+  each.push_back(std::make_unique<UnseenChecker>(s.duration));
+  for (auto& c : each) {
+    const std::string name(c->name());
+    CheckerSet one;
+    one.add(std::move(c));
+    Outcome outcome = Outcome::kPass;
+    const double wall = record_again(history, &one, outcome) - record;
+    std::printf("           %-24s %7.3f s  %9.3g events/s\n", name.c_str(), wall,
+                static_cast<double>(history.size()) / wall);
+  }
+}
+
 nlohmann::json read_json(const std::string& relative) {
   std::ifstream in(std::string(LOGSIM_SOURCE_DIR) + "/" + relative);
   std::stringstream s;
@@ -141,8 +174,9 @@ int main(int argc, char** argv) {
   using namespace logsim;
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const long long duration_s = argc > 1 ? std::atoll(argv[1]) : 3600;
-  if (duration_s <= 0) {
-    std::fprintf(stderr, "usage: bench_fanout [simulated seconds > 0]\n");
+  const bool each_checker = argc > 2 && std::string(argv[2]) == "--per-checker";
+  if (duration_s <= 0 || (argc > 2 && !each_checker) || argc > 3) {
+    std::fprintf(stderr, "usage: bench_fanout [simulated seconds > 0] [--per-checker]\n");
     return 2;
   }
   nlohmann::json doc = read_json("scenarios/order-fanout-three-groups.json");
@@ -203,6 +237,7 @@ int main(int argc, char** argv) {
               static_cast<double>(out.history.size()) / sent);
   std::printf("ceiling    %.0f simulated s per wall s with no engine at all (the two above); the run reached %.2f of it\n",
               simulated / (queue + check), (queue + check) / wall);
+  if (each_checker) per_checker(s, out.history, record);
   std::printf("budget     the goal allows %.3f s of wall time for this run; the bare queue alone takes %.1f times that,\n"
               "           the history recorded and checked alone %.1f times\n",
               simulated / 2000, queue / (simulated / 2000), check / (simulated / 2000));
