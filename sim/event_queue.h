@@ -59,6 +59,12 @@ class EventQueue {
     return Handle{slot, seq};
   }
 
+  // The handle the next push() will return: callers that name an event by its handle inside its
+  // own payload read it first.
+  Handle next_handle() const {
+    return Handle{free_.empty() ? static_cast<std::uint32_t>(slots_.size()) : free_.back(), last_seq_ + 1};
+  }
+
   // Returns true if the event was pending and is now cancelled.
   bool cancel(Handle h) {
     if (h.seq == 0 || h.slot >= slots_.size() || slots_[h.slot].seq != h.seq) return false;

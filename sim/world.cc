@@ -33,8 +33,11 @@ struct World::Slot {
   std::uint32_t incarnation = 0;
   Nanos clock_offset = 0;
   double drift_ppm = 0;
-  TimerId next_timer = 0;
-  FlatMap<TimerId, Queue::Handle> armed;  // looked up, never iterated
+  // Timers whose event came due during a pause and was pushed again at resume, by id: the
+  // handle of the new event, until it fires. (A paused node runs nothing, so it cannot cancel a
+  // timer while its event is held.) Looked up, never iterated; empty unless the node was paused
+  // while a timer came due.
+  FlatMap<TimerId, Queue::Handle> rehomed;
   std::vector<Payload> held;  // events that arrived while paused
   bool powered_off = false;   // lost power: no process left to reset connections
   // Connections, by peer: the peer incarnation this node last sent to, and the one whose reset
@@ -135,7 +138,7 @@ void World::boot(Slot& s) {
 void World::kill(Slot& s) {
   ++s.incarnation;  // everything addressed to the old incarnation is now stale
   s.node.reset();
-  s.armed.clear();
+  s.rehomed.clear();
   s.held.clear();
   s.connected_to.clear();
   s.reset_told.clear();
@@ -228,7 +231,12 @@ void World::resume(NodeId id) {
   // Replay what arrived during the pause, in arrival order, now.
   std::vector<Payload> held = std::move(s.held);
   s.held.clear();
-  for (auto& p : held) queue_.push(now_, std::move(p));
+  for (auto& p : held) {
+    if (const auto* t = std::get_if<TimerEvent>(&p); t != nullptr && t->incarnation == s.incarnation) {
+      s.rehomed[t->id] = queue_.next_handle();
+    }
+    queue_.push(now_, std::move(p));
+  }
 }
 
 void World::set_clock(NodeId id, Nanos offset, double drift_ppm) {
@@ -267,18 +275,35 @@ void World::schedule(Nanos at, std::string description, std::function<void()> ac
   queue_.push(at, ActionEvent{std::move(description), std::move(action)});
 }
 
+// A timer's id names its event in the queue: the event's sequence number above its slot, so
+// cancelling finds the event with no table of armed timers, and a node's ids grow in the order
+// it armed them (as any count would).
+namespace {
+constexpr int kSlotBits = 24;
+constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
+}  // namespace
+
 TimerId World::arm_timer(Slot& s, Nanos local_delay, std::uint64_t tag) {
   LOGSIM_ASSERT(local_delay >= 0, "negative timer delay on " + s.name);
   // A clock running fast (drift > 0) reaches a local deadline sooner in true time.
   const double scale = 1.0 + s.drift_ppm / 1e6;
   const auto true_delay = static_cast<Nanos>(std::ceil(static_cast<double>(local_delay) / scale));
-  const TimerId id = ++s.next_timer;
-  s.armed[id] = queue_.push(now_ + true_delay, TimerEvent{s.id.value(), s.incarnation, id, tag});
+  const Queue::Handle h = queue_.next_handle();
+  LOGSIM_ASSERT(h.slot <= kSlotMask && h.seq < (std::uint64_t{1} << (64 - kSlotBits)),
+                "more pending events than a timer id can name");
+  const TimerId id = (h.seq << kSlotBits) | h.slot;
+  queue_.push(now_ + true_delay, TimerEvent{s.id.value(), s.incarnation, id, tag});
   return id;
 }
 
 void World::disarm_timer(Slot& s, TimerId id) {
-  if (const std::optional<Queue::Handle> h = s.armed.take(id)) queue_.cancel(*h);
+  if (!s.rehomed.empty()) {
+    if (const std::optional<Queue::Handle> h = s.rehomed.take(id)) {
+      queue_.cancel(*h);
+      return;
+    }
+  }
+  queue_.cancel(Queue::Handle{static_cast<std::uint32_t>(id & kSlotMask), id >> kSlotBits});
 }
 
 void World::send(Slot& from, NodeId to, Message msg) {
@@ -342,8 +367,7 @@ bool World::hold_if_paused(Slot& s, Payload& payload) {
 void World::on_timer(TimerEvent& ev) {
   Slot& s = slot(NodeId(ev.node));
   if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
-  // A timer cancelled after its event was held (pause) is no longer armed: it must not fire.
-  if (!s.armed.erase(ev.id)) return;
+  if (!s.rehomed.empty()) s.rehomed.erase(ev.id);  // pushed again after a pause: fired now
   trace_.append(now_, TraceKind::kTimer, ev.node, -1, ev.tag,
                 [&] { return "tag=" + std::to_string(ev.tag); });
   s.node->on_timer(ev.id, ev.tag);
