@@ -314,6 +314,45 @@ TEST(WorldTimers, FireAtTheirTimeInOrderAndCancelledOnesNever) {
   EXPECT_EQ(sim.world.events_run(), 3u);
 }
 
+// Arms timer 1 at start (1 ms). When it fires: arms timer 2 (1 ms later), which takes the
+// queue slot timer 1 left, and cancels timer 1 again, whose id is now stale. When timer 2
+// fires: arms timer 3 and cancels timer 2 and then timer 1 once more.
+class StaleCanceller : public TestNode {
+ public:
+  using TestNode::TestNode;
+  void on_start() override {
+    TestNode::on_start();
+    ids_.push_back(env_.set_timer(kMs, 1));
+  }
+  void on_timer(TimerId id, std::uint64_t tag) override {
+    TestNode::on_timer(id, tag);
+    if (tag > 2) return;
+    ids_.push_back(env_.set_timer(kMs, tag + 1));
+    for (std::size_t i = tag; i-- > 0;) env_.cancel_timer(ids_[i]);
+  }
+  std::vector<TimerId> ids_;
+};
+
+TEST(WorldTimers, CancellingATimerThatFiredCancelsNothingElse) {
+  // A timer's id names its event in the queue; the slot of a fired timer is reused by the next
+  // event, so a stale id must not cancel that one. And the same after a pause, when the held
+  // timer's event was pushed again under a new name.
+  for (const bool paused : {false, true}) {
+    SCOPED_TRACE(paused ? "paused" : "not paused");
+    Sim sim;
+    const NodeId n = sim.world.add_node("n", factory<StaleCanceller>(sim.probe));
+    sim.world.start(n);
+    if (paused) {
+      sim.world.schedule(kMs / 2, "pause", [&] { sim.world.pause(n); });
+      sim.world.schedule(2 * kMs, "resume", [&] { sim.world.resume(n); });
+    }
+    sim.world.run_until(seconds(1));
+    EXPECT_EQ(sim.probe.values(n, Did::kTimer), (std::vector<std::int64_t>{1, 2, 3}));
+    const Nanos first = paused ? 2 * kMs : kMs;
+    EXPECT_EQ(sim.probe.times(n, Did::kTimer), (std::vector<Nanos>{first, first + kMs, first + 2 * kMs}));
+  }
+}
+
 TEST(WorldTimers, RunUntilStopsAtTheLimitAndEventsAtTheLimitRun) {
   Sim sim;
   const NodeId n = sim.world.add_node("n", factory<Ticker>(sim.probe, kMs));
