@@ -290,7 +290,7 @@ TimerId World::arm_timer(Slot& s, Nanos local_delay, std::uint64_t tag) {
   const auto true_delay = static_cast<Nanos>(std::ceil(static_cast<double>(local_delay) / scale));
   const Queue::Handle h = queue_.next_handle();
   LOGSIM_ASSERT(h.slot <= kSlotMask && h.seq < (std::uint64_t{1} << (64 - kSlotBits)),
-                "more pending events than a timer id can name");
+                "a timer id names at most 2^24 pending events and 2^40 pushed in a run");
   const TimerId id = (h.seq << kSlotBits) | h.slot;
   queue_.push(now_ + true_delay, TimerEvent{s.id.value(), s.incarnation, id, tag});
   return id;

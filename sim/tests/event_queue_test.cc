@@ -314,6 +314,28 @@ TEST(EventQueue, SequenceNumbersIncreaseWithEveryPush) {
   EXPECT_EQ(q.pop()->seq, a.seq);
 }
 
+// The World names a timer by its event's handle before pushing it: next_handle() must be what
+// the next push returns, with a fresh slot and with a freed one (the last freed is reused first).
+TEST(EventQueue, NextHandleIsWhatTheNextPushReturns) {
+  Queue q;
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    const auto expected = q.next_handle();
+    const auto got = q.push(10 + i, i);
+    EXPECT_EQ(got.slot, expected.slot);
+    EXPECT_EQ(got.seq, expected.seq);
+  }
+  const auto first = q.pop();  // frees one slot
+  ASSERT_TRUE(first.has_value());
+  const auto middle = q.push(15, 9);
+  ASSERT_TRUE(q.cancel(middle));  // frees another, reused first
+  const auto expected = q.next_handle();
+  EXPECT_EQ(expected.slot, middle.slot);
+  const auto got = q.push(20, 7);
+  EXPECT_EQ(got.slot, expected.slot);
+  EXPECT_EQ(got.seq, expected.seq);
+  EXPECT_EQ(q.next_handle().seq, got.seq + 1);
+}
+
 // Payloads need only be movable, and a cancel releases the payload at once (it may hold a
 // closure that keeps a node's state alive).
 TEST(EventQueue, CancelReleasesAMoveOnlyPayload) {

@@ -654,6 +654,7 @@ TEST(WorldPause, TimerCancelledBeforeItsHeldEventRunsNeverFires) {
   // at 3.1 ms cancels it in time; with b paused from 1 ms to 6 ms, the ping and the timer are
   // both held and replayed in arrival order, so the ping's handler still cancels the timer
   // before it runs. Env::cancel_timer: a cancelled timer's on_timer never runs.
+  std::uint64_t events[2] = {0, 0};
   for (const bool paused : {false, true}) {
     SCOPED_TRACE(paused ? "paused" : "not paused");
     Sim sim(1, fixed_latency());
@@ -670,7 +671,11 @@ TEST(WorldPause, TimerCancelledBeforeItsHeldEventRunsNeverFires) {
     sim.world.run_until(20 * kMs);
     ASSERT_FALSE(sim.probe.of(b, Did::kRequest).empty());
     EXPECT_TRUE(sim.probe.of(b, Did::kTimer).empty());
+    events[paused ? 1 : 0] = sim.world.events_run();
   }
+  // Nor does its event run again: the cancel after the resume removes the event pushed again.
+  // The pause adds four events: its two actions, and the ping and the timer each held once.
+  EXPECT_EQ(events[1], events[0] + 4);
 }
 
 TEST(WorldPause, DiskDurabilityIsNotDelayedByAPausedProcess) {
