@@ -43,14 +43,7 @@
 #include "sim/event_queue.h"
 #include "engine/env/rng.h"
 #include "properties/checker.h"
-#include "properties/duplicate_checker.h"
-#include "properties/group_checkers.h"
-#include "properties/group_interference_checker.h"
 #include "properties/history.h"
-#include "properties/log_checker.h"
-#include "properties/order_checker.h"
-#include "properties/poll_skip_checker.h"
-#include "properties/send_order_checker.h"
 #include "properties/verdict.h"
 #include "scenarios/loader.h"
 #include "scenarios/runner.h"
@@ -94,16 +87,9 @@ double queue_floor(std::int64_t events) {
 
 // The checker set the runner attaches for `s`.
 properties::CheckerSet runner_checkers(const scenarios::Scenario& s) {
-  properties::CheckerOptions options;
-  options.compacted_topics.emplace();
-  for (const auto& t : s.topics) {
-    if (t.log.compacts()) options.compacted_topics->insert(t.name);
-  }
-  options.ignored = s.ignored;
-  properties::CheckerSet checkers = properties::default_checkers(options);
-  if (s.quiesce > 0 && !(s.ignored.contains("unseen") && s.ignored.contains("liveness"))) {
-    checkers.add(std::make_unique<properties::UnseenChecker>(s.duration));
-  }
+  properties::CheckerSet checkers;
+  checkers.ignore(s.ignored);
+  for (auto& c : scenarios::scenario_checkers(s)) checkers.add(std::move(c));
   return checkers;
 }
 
@@ -138,18 +124,7 @@ double record_again(const properties::History& history, properties::CheckerSet* 
 // recording's own time).
 void per_checker(const scenarios::Scenario& s, const properties::History& history, double record) {
   using namespace properties;
-  std::vector<std::unique_ptr<Checker>> each;
-  each.push_back(std::make_unique<OrderChecker>());
-  each.push_back(std::make_unique<LogChecker>());
-  each.push_back(std::make_unique<SendOrderChecker>());
-  each.push_back(std::make_unique<DuplicateChecker>());
-  each.push_back(std::make_unique<DoubleOwnershipChecker>());
-  each.push_back(std::make_unique<StaleCommitChecker>());
-  each.push_back(std::make_unique<LostCommitChecker>());
-  each.push_back(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{std::set<std::string>{}}));
-  each.push_back(std::make_unique<GroupInterferenceChecker>());
-  each.push_back(std::make_unique<UnseenChecker>(s.duration));
-  for (auto& c : each) {
+  for (auto& c : scenarios::scenario_checkers(s)) {
     const std::string name(c->name());
     CheckerSet one;
     one.add(std::move(c));

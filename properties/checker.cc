@@ -76,21 +76,29 @@ const std::vector<std::string>& anomaly_names() {
   return kNames;
 }
 
-CheckerSet default_checkers(const CheckerOptions& options) {
-  CheckerSet set;
-  set.ignore(options.ignored);
+std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions& options) {
+  std::vector<std::unique_ptr<Checker>> list;
   const auto wanted = [&](std::initializer_list<const char*> anomalies) {
     return std::any_of(anomalies.begin(), anomalies.end(), [&](const char* a) { return !options.ignored.contains(a); });
   };
-  if (wanted({"nonmonotonic-poll"})) set.add(std::make_unique<OrderChecker>());
-  if (wanted({"inconsistent-offsets", "lost-write"})) set.add(std::make_unique<LogChecker>());
-  if (wanted({"nonmonotonic-send"})) set.add(std::make_unique<SendOrderChecker>());
-  if (wanted({"duplicate"})) set.add(std::make_unique<DuplicateChecker>());
-  if (wanted({"double-ownership"})) set.add(std::make_unique<DoubleOwnershipChecker>());
-  if (wanted({"stale-commit-accepted"})) set.add(std::make_unique<StaleCommitChecker>());
-  if (wanted({"lost-commit"})) set.add(std::make_unique<LostCommitChecker>());
-  if (wanted({"poll-skip"})) set.add(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{options.compacted_topics}));
-  if (wanted({"group-interference"})) set.add(std::make_unique<GroupInterferenceChecker>());
+  if (wanted({"nonmonotonic-poll"})) list.push_back(std::make_unique<OrderChecker>());
+  if (wanted({"inconsistent-offsets", "lost-write"})) list.push_back(std::make_unique<LogChecker>());
+  if (wanted({"nonmonotonic-send"})) list.push_back(std::make_unique<SendOrderChecker>());
+  if (wanted({"duplicate"})) list.push_back(std::make_unique<DuplicateChecker>());
+  if (wanted({"double-ownership"})) list.push_back(std::make_unique<DoubleOwnershipChecker>());
+  if (wanted({"stale-commit-accepted"})) list.push_back(std::make_unique<StaleCommitChecker>());
+  if (wanted({"lost-commit"})) list.push_back(std::make_unique<LostCommitChecker>());
+  if (wanted({"poll-skip"})) {
+    list.push_back(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{options.compacted_topics}));
+  }
+  if (wanted({"group-interference"})) list.push_back(std::make_unique<GroupInterferenceChecker>());
+  return list;
+}
+
+CheckerSet default_checkers(const CheckerOptions& options) {
+  CheckerSet set;
+  set.ignore(options.ignored);
+  for (auto& c : default_checker_list(options)) set.add(std::move(c));
   return set;
 }
 

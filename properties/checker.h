@@ -112,7 +112,9 @@ struct CheckerOptions {
   std::set<std::string> ignored;
 };
 
-// The checkers a run uses by default.
+// The checkers a run uses by default, one by one (options.ignored is for the set to apply).
+std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions& options = {});
+// The same as a set that leaves options.ignored out of its verdict.
 CheckerSet default_checkers(const CheckerOptions& options = {});
 
 }  // namespace logsim::properties

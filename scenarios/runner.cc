@@ -325,19 +325,9 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   std::copy_if(scenario.timeline.begin(), scenario.timeline.end(), std::back_inserter(app_steps), is_app_step);
   std::copy_if(drawn.begin(), drawn.end(), std::back_inserter(app_steps), is_app_step);
   ctx.step_begun.assign(app_steps.size(), 0);
-  properties::CheckerOptions checker_options;
-  checker_options.compacted_topics.emplace();
-  for (const auto& t : scenario.topics) {
-    if (t.log.compacts()) checker_options.compacted_topics->insert(t.name);
-  }
-  for (const auto& step : scenario.timeline) {
-    if (step.create && step.create->log.compacts()) checker_options.compacted_topics->insert(step.create->name);
-  }
-  checker_options.ignored = scenario.ignored;
-  properties::CheckerSet checkers = properties::default_checkers(checker_options);
-  if (scenario.quiesce > 0 && !(scenario.ignored.contains("unseen") && scenario.ignored.contains("liveness"))) {
-    checkers.add(std::make_unique<properties::UnseenChecker>(scenario.duration));
-  }
+  properties::CheckerSet checkers;
+  checkers.ignore(scenario.ignored);
+  for (auto& c : scenario_checkers(scenario)) checkers.add(std::move(c));
   checkers.attach(out.history);
 
   const std::vector<NodeId> bootstrap = add_cluster(world, scenario);
@@ -432,6 +422,27 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   r.expectation_met = meets_expectation(scenario.expect, r.verdict, r.expectation_detail);
   out.trace = world.trace();
   return out;
+}
+
+properties::CheckerOptions checker_options(const Scenario& scenario) {
+  properties::CheckerOptions options;
+  options.compacted_topics.emplace();
+  for (const auto& t : scenario.topics) {
+    if (t.log.compacts()) options.compacted_topics->insert(t.name);
+  }
+  for (const auto& step : scenario.timeline) {
+    if (step.create && step.create->log.compacts()) options.compacted_topics->insert(step.create->name);
+  }
+  options.ignored = scenario.ignored;
+  return options;
+}
+
+std::vector<std::unique_ptr<properties::Checker>> scenario_checkers(const Scenario& scenario) {
+  auto list = properties::default_checker_list(checker_options(scenario));
+  if (scenario.quiesce > 0 && !(scenario.ignored.contains("unseen") && scenario.ignored.contains("liveness"))) {
+    list.push_back(std::make_unique<properties::UnseenChecker>(scenario.duration));
+  }
+  return list;
 }
 
 }  // namespace logsim::scenarios

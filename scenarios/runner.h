@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "properties/checker.h"
 #include "properties/history.h"
 #include "properties/verdict.h"
 #include "scenarios/samples.h"
@@ -49,6 +51,12 @@ struct RunOutput {
 };
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options);
+
+// What the run's checkers know of the scenario: its compacted topics and ignored anomalies.
+properties::CheckerOptions checker_options(const Scenario& scenario);
+// The checkers a run of the scenario attaches, one by one: the default ones and, with a quiet
+// period, the unseen checker. A CheckerSet of them ignores checker_options(scenario).ignored.
+std::vector<std::unique_ptr<properties::Checker>> scenario_checkers(const Scenario& scenario);
 
 // Compares a verdict with the scenario's `expect`: a scenario that demonstrates a known
 // failure passes when exactly the expected anomalies are found.
