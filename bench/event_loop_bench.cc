@@ -15,7 +15,7 @@
 #include <variant>
 
 #include "engine/env/env.h"
-#include "engine/env/messages.h"
+#include "engine/protocol/messages.h"
 #include "engine/env/rng.h"
 #include "sim/event_queue.h"
 #include "sim/world.h"

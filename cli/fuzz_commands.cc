@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "cli/exit_codes.h"
-#include "engine/env/assert.h"
-#include "engine/env/plants.h"
+#include "engine/base/assert.h"
+#include "engine/plants.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/plant_campaigns.h"
 #include "reports/atomic_file.h"

@@ -14,7 +14,7 @@
 #include "cli/fuzz_commands.h"
 #include "cli/run_commands.h"
 #include "engine/client/partitioner.h"
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 #include "properties/checker.h"
 #include "reports/history_jsonl.h"
 #include "scenarios/loader.h"

@@ -21,8 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_codes.h"
-#include "engine/env/assert.h"
-#include "engine/env/plants.h"
+#include "engine/base/assert.h"
+#include "engine/plants.h"
 #include "reports/atomic_file.h"
 #include "reports/history_jsonl.h"
 #include "reports/html.h"

@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 #include "scenarios/loader.h"
 
 namespace logsim::fuzz {

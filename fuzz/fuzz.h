@@ -28,7 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/env/plants.h"
+#include "engine/plants.h"
 #include "fuzz/generators.h"
 #include "scenarios/runner.h"
 

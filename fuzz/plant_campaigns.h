@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/env/plants.h"
+#include "engine/plants.h"
 
 namespace logsim::fuzz {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 #include "properties/duplicate_checker.h"
 #include "properties/group_checkers.h"
 #include "properties/group_interference_checker.h"

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 #include "properties/interner.h"
 
 namespace logsim::properties {

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "properties/checker.h"
-#include "engine/env/flat_map.h"
+#include "engine/base/flat_map.h"
 #include "properties/offset_table.h"
 
 namespace logsim::properties {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "properties/checker.h"
-#include "engine/env/flat_map.h"
+#include "engine/base/flat_map.h"
 
 namespace logsim::properties {
 

@@ -12,7 +12,7 @@
 
 #include "engine/client/group_admin.h"
 #include "engine/env/rng.h"
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 
 namespace logsim::scenarios {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 
 namespace logsim::scenarios {
 

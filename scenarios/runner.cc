@@ -9,7 +9,7 @@
 
 #include "engine/broker/broker.h"
 #include "engine/controller/controller.h"
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 #include "properties/checker.h"
 #include "properties/group_checkers.h"
 #include "scenarios/apps/admin_app.h"

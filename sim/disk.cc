@@ -5,7 +5,7 @@
 #include <iterator>
 #include <utility>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::sim {
 namespace {

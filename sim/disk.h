@@ -67,9 +67,9 @@
 #include <vector>
 
 #include "engine/env/disk.h"
-#include "engine/env/name_order.h"
+#include "engine/base/name_order.h"
 #include "engine/env/rng.h"
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 #include "sim/paged_bytes.h"
 
 namespace logsim::sim {

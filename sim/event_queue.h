@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 
 namespace logsim::sim {
 

@@ -65,7 +65,7 @@
 #include <vector>
 
 #include "engine/env/rng.h"
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 
 namespace logsim::sim {
 

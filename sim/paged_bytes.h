@@ -45,8 +45,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/env/assert.h"
-#include "engine/env/shared_bytes.h"
+#include "engine/base/assert.h"
+#include "engine/base/shared_bytes.h"
 
 namespace logsim::sim {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "engine/env/digest.h"
+#include "engine/base/digest.h"
 
 namespace logsim::sim {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 
 namespace logsim::sim {
 

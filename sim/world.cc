@@ -5,8 +5,8 @@
 #include <cmath>
 #include <utility>
 
-#include "engine/env/assert.h"
-#include "engine/env/flat_map.h"
+#include "engine/base/assert.h"
+#include "engine/base/flat_map.h"
 
 namespace logsim::sim {
 

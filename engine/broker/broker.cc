@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 namespace {

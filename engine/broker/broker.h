@@ -19,10 +19,10 @@
 
 #include "engine/broker/partition.h"
 #include "engine/coordinator/group_coordinator.h"
-#include "engine/env/flat_map.h"
-#include "engine/env/name_order.h"
+#include "engine/base/flat_map.h"
+#include "engine/base/name_order.h"
 #include "engine/env/env.h"
-#include "engine/env/plants.h"
+#include "engine/plants.h"
 
 namespace logsim::engine {
 

@@ -18,7 +18,7 @@
 #include <optional>
 
 #include "engine/env/env.h"
-#include "engine/env/messages.h"
+#include "engine/protocol/messages.h"
 #include "engine/broker/producer_state.h"
 #include "engine/log/partition_log.h"
 

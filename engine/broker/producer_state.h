@@ -33,9 +33,9 @@
 #include <deque>
 #include <map>
 
-#include "engine/env/errors.h"
-#include "engine/env/messages.h"
-#include "engine/env/plants.h"
+#include "engine/protocol/errors.h"
+#include "engine/protocol/messages.h"
+#include "engine/plants.h"
 #include "engine/log/partition_log.h"
 
 namespace logsim::engine {

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "engine/broker/broker.h"
-#include "engine/env/assert.h"
-#include "engine/env/record_batch.h"
+#include "engine/base/assert.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
 namespace {

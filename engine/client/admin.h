@@ -1,7 +1,7 @@
 // The admin client: what a simulated operator (or a scenario's timeline) uses to create,
 // delete, grow, reconfigure and describe topics, as Kafka's Admin client does.
 //
-// Each call is one request (engine/env/admin_messages.h) sent to the controller node. A call
+// Each call is one request (engine/protocol/admin_messages.h) sent to the controller node. A call
 // is retried after retry.backoff.ms when its attempt times out (request.timeout.ms), the
 // connection breaks, or the answer is a retriable error (NOT_CONTROLLER), until
 // default.api.timeout.ms after the call began; then it ends with REQUEST_TIMED_OUT, as Kafka's

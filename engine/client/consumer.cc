@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "engine/client/consumer_protocol.h"
-#include "engine/env/assert.h"
-#include "engine/env/record_batch.h"
+#include "engine/base/assert.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
 namespace {

@@ -37,7 +37,7 @@
 #include "engine/client/metadata.h"
 #include "engine/client/topic_partition.h"
 #include "engine/env/env.h"
-#include "engine/env/plants.h"
+#include "engine/plants.h"
 
 namespace logsim::engine {
 

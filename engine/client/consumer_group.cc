@@ -4,7 +4,7 @@
 
 #include "engine/client/consumer.h"
 #include "engine/client/consumer_protocol.h"
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 namespace {

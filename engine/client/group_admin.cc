@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "engine/client/consumer_protocol.h"
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 namespace {

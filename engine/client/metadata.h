@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/env/messages.h"
-#include "engine/env/name_order.h"
+#include "engine/protocol/messages.h"
+#include "engine/base/name_order.h"
 #include "engine/env/rng.h"
 
 namespace logsim::engine {

@@ -2,7 +2,7 @@
 // that falls through from 3 bytes to 1, and a final avalanche.
 #include "engine/client/partitioner.h"
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 

@@ -41,7 +41,7 @@
 
 #include "engine/client/metadata.h"
 #include "engine/env/env.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
 

@@ -5,7 +5,7 @@
 #include <compare>
 #include <string>
 
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 
 namespace logsim::engine {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <set>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 namespace {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "engine/controller/topic_config.h"
-#include "engine/env/messages.h"
+#include "engine/protocol/messages.h"
 #include "engine/env/rng.h"
 
 namespace logsim::engine {

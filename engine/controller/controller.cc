@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 namespace {

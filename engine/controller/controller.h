@@ -11,7 +11,7 @@
 // - Leaders change ISRs with AlterPartition (KIP-497), fenced by leader and partition epochs.
 // - Every leader.imbalance.check.interval.ms, leadership moves back to preferred replicas
 //   (auto.leader.rebalance.enable).
-// - Admin APIs (engine/env/admin_messages.h): CreateTopics (replicas placed over the live
+// - Admin APIs (engine/protocol/admin_messages.h): CreateTopics (replicas placed over the live
 //   brokers), DeleteTopics, CreatePartitions, IncrementalAlterConfigs, DescribeConfigs. A
 //   change is answered once it is durable, like every other change.
 // - Every change is written to "metadata" (write a temporary file, rename, fsync) and only

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/env/admin_messages.h"
-#include "engine/env/log_config.h"
+#include "engine/protocol/admin_messages.h"
+#include "engine/protocol/log_config.h"
 
 namespace logsim::engine {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 

@@ -29,7 +29,7 @@
 
 #include "engine/coordinator/offsets_records.h"
 #include "engine/env/env.h"
-#include "engine/env/group_messages.h"
+#include "engine/protocol/group_messages.h"
 
 namespace logsim::engine {
 

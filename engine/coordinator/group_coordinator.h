@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "engine/env/env.h"
-#include "engine/env/messages.h"
-#include "engine/env/plants.h"
+#include "engine/protocol/messages.h"
+#include "engine/plants.h"
 
 namespace logsim::engine {
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "engine/coordinator/group_coordinator_impl.h"
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 namespace {

@@ -23,8 +23,8 @@
 #include <variant>
 #include <vector>
 
-#include "engine/env/messages.h"
-#include "engine/env/types.h"
+#include "engine/protocol/messages.h"
+#include "engine/base/types.h"
 
 namespace logsim::engine {
 

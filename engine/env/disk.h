@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/env/shared_bytes.h"
+#include "engine/base/shared_bytes.h"
 
 namespace logsim {
 

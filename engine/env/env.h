@@ -15,9 +15,9 @@
 #include <memory>
 
 #include "engine/env/disk.h"
-#include "engine/env/messages.h"
+#include "engine/protocol/messages.h"
 #include "engine/env/rng.h"
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 
 namespace logsim {
 

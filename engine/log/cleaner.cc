@@ -1,9 +1,9 @@
 // The cleaner's offset map, its keep-or-remove rule, and the crash-safe swap of a cleaned file.
 #include "engine/log/cleaner.h"
 
-#include "engine/env/assert.h"
-#include "engine/env/log_config.h"
-#include "engine/env/record_batch.h"
+#include "engine/base/assert.h"
+#include "engine/protocol/log_config.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
 namespace {

@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "engine/env/disk.h"
-#include "engine/env/messages.h"
+#include "engine/protocol/messages.h"
 #include "engine/log/segment.h"
 
 namespace logsim::engine {

@@ -1,5 +1,5 @@
 // One partition's log on one broker, segmented as Kafka's UnifiedLog: record batches with
-// increasing offsets (engine/env/record_batch.h), in segment files "<dir>/<base offset>.log"
+// increasing offsets (engine/protocol/record_batch.h), in segment files "<dir>/<base offset>.log"
 // (segment.h), each with its sparse offset and time indexes, and the leader-epoch cache that
 // replication needs (KIP-101, KIP-279). The log rolls segments, deletes old ones by retention
 // (retention.h), compacts by key (cleaner.h), says when it is due for a flush, and recovers
@@ -76,10 +76,10 @@
 #include <vector>
 
 #include "engine/env/disk.h"
-#include "engine/env/messages.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/messages.h"
+#include "engine/protocol/record_batch.h"
 #include "engine/log/leader_epoch_cache.h"
-#include "engine/env/log_config.h"
+#include "engine/protocol/log_config.h"
 #include "engine/log/segment.h"
 
 namespace logsim::engine {

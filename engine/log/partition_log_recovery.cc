@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 #include "engine/log/cleaner.h"
 
 namespace logsim::engine {

@@ -1,7 +1,7 @@
 // The retention rules: by time, then by size, over a prefix of deletable segments.
 #include "engine/log/retention.h"
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 namespace {

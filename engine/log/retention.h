@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <span>
 
-#include "engine/env/types.h"
-#include "engine/env/log_config.h"
+#include "engine/base/types.h"
+#include "engine/protocol/log_config.h"
 #include "engine/log/segment.h"
 
 namespace logsim::engine {

@@ -6,7 +6,7 @@
 #include <limits>
 #include <utility>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 namespace {

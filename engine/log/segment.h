@@ -1,6 +1,6 @@
 // One segment of a partition log: the record batches from its base offset up to the next
 // segment's base offset, stored back to back as Kafka's record batches
-// (engine/env/record_batch.h) in the file "<dir>/<base>.log" (the base offset zero-padded to
+// (engine/protocol/record_batch.h) in the file "<dir>/<base>.log" (the base offset zero-padded to
 // 20 digits, as Kafka names segments), with the sparse offset and time indexes that Kafka
 // keeps beside each segment in .index and .timeindex files.
 //
@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "engine/env/disk.h"
-#include "engine/env/messages.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/messages.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
 

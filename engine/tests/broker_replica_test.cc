@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/broker/broker.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 #include "engine/tests/broker_test_env.h"
 
 namespace logsim::engine {
@@ -18,7 +18,7 @@ namespace {
 
 using namespace brokertest;  // NOLINT(google-build-using-namespace): the tests' shared vocabulary
 
-// ---- Planted bugs of replication and fetch (engine/env/plants.h). Each test runs the broker
+// ---- Planted bugs of replication and fetch (engine/plants.h). Each test runs the broker
 // with its plant off, then on: the wrong behaviour shows only with the plant.
 
 const NodeId kOtherReplica(2);

@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 #include "engine/tests/broker_test_env.h"
 #include "sim/disk.h"
 

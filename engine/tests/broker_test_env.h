@@ -14,7 +14,7 @@
 
 #include "engine/broker/broker.h"
 #include "engine/env/env.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 #include "engine/env/rng.h"
 #include "sim/disk.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/env/env.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 #include "engine/env/rng.h"
 
 namespace logsim::engine::clienttest {

@@ -17,7 +17,7 @@
 #include "engine/coordinator/group.h"
 #include "engine/coordinator/group_coordinator.h"
 #include "engine/coordinator/offsets_records.h"
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 #include "engine/tests/client_fake_env.h"
 
 namespace logsim::engine::coordtest {

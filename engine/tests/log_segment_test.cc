@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 #include "engine/log/partition_log.h"
 #include "engine/log/segment.h"
 #include "engine/tests/log_test_util.h"

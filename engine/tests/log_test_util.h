@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/env/messages.h"
+#include "engine/protocol/messages.h"
 #include "engine/env/rng.h"
 #include "engine/log/partition_log.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 #include "sim/disk.h"
 
 namespace logsim::engine::logtest {

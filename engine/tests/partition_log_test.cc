@@ -19,11 +19,11 @@
 
 #include "engine/broker/broker.h"
 #include "engine/client/producer.h"
-#include "engine/env/assert.h"
-#include "engine/env/digest.h"
+#include "engine/base/assert.h"
+#include "engine/base/digest.h"
 #include "engine/env/env.h"
 #include "engine/env/rng.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 #include "engine/tests/log_test_util.h"
 #include "sim/disk.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 #include "engine/tests/log_test_util.h"
 
 namespace logsim::engine {

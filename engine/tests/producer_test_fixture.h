@@ -15,7 +15,7 @@
 
 #include "engine/client/producer.h"
 #include "engine/env/env.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 #include "engine/env/rng.h"
 #include "engine/tests/client_fake_env.h"
 

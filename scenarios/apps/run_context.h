@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/env/plants.h"
+#include "engine/plants.h"
 #include "engine/env/rng.h"
 #include "properties/history.h"
 #include "sim/world.h"

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 #include "engine/env/rng.h"
 
 namespace logsim::sim {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -19,9 +19,9 @@
 #include <variant>
 #include <vector>
 
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 #include "engine/env/env.h"
-#include "engine/env/messages.h"
+#include "engine/protocol/messages.h"
 
 namespace logsim::sim {
 namespace {

@@ -1,7 +1,7 @@
 // Fetch: consumers read up to the high watermark, follower replicas up to the log end offset.
 // A fetch with nothing to return is held up to its max wait (the long poll).
 #include "engine/broker/broker.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
 namespace {

@@ -1,7 +1,7 @@
 // Produce: append to the leader's log; answer at once for acks=0/1, or when the high watermark
 // passes the records for acks=all (with min.insync.replicas checked before and after).
 #include "engine/broker/broker.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
 namespace {

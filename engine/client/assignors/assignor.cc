@@ -7,7 +7,7 @@
 #include <string>
 
 #include "engine/client/assignors/assignor_util.h"
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 

@@ -67,8 +67,8 @@
 #include <vector>
 
 #include "engine/client/topic_partition.h"
-#include "engine/env/plants.h"
-#include "engine/env/types.h"
+#include "engine/plants.h"
+#include "engine/base/types.h"
 
 namespace logsim::engine {
 

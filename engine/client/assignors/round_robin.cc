@@ -6,7 +6,7 @@
 
 #include "engine/client/assignors/assignor.h"
 #include "engine/client/assignors/assignor_util.h"
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine {
 

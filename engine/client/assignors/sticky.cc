@@ -26,7 +26,7 @@
 #include "engine/client/assignors/assignor.h"
 #include "engine/client/assignors/assignor_util.h"
 #include "engine/client/assignors/sticky.h"
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim::engine::assignors {
 

@@ -1,6 +1,6 @@
 // FlatMap against std::map: random insertions, lookups and removals, with keys chosen so that
 // probe runs are long and wrap around the end of the table (backward-shift deletion's cases).
-#include "engine/env/flat_map.h"
+#include "engine/base/flat_map.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The table of planted bugs.
-#include "engine/env/plants.h"
+#include "engine/plants.h"
 
 #include <array>
 

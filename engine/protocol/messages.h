@@ -12,13 +12,13 @@
 #include <variant>
 #include <vector>
 
-#include "engine/env/admin_messages.h"
-#include "engine/env/digest.h"
-#include "engine/env/shared_bytes.h"
-#include "engine/env/errors.h"
-#include "engine/env/group_messages.h"
-#include "engine/env/log_config.h"
-#include "engine/env/types.h"
+#include "engine/protocol/admin_messages.h"
+#include "engine/base/digest.h"
+#include "engine/base/shared_bytes.h"
+#include "engine/protocol/errors.h"
+#include "engine/protocol/group_messages.h"
+#include "engine/protocol/log_config.h"
+#include "engine/base/types.h"
 
 namespace logsim {
 
@@ -64,7 +64,7 @@ struct ProduceRequest {
   PartitionId partition;
   std::int16_t acks = -1;  // -1 = all, 1 = leader, 0 = none (no response is sent)
   std::int32_t timeout_ms = 30000;
-  // One record batch (engine/env/record_batch.h) as the producer encoded it; its header names
+  // One record batch (engine/protocol/record_batch.h) as the producer encoded it; its header names
   // an idempotent producer's id, epoch and base sequence (-1 otherwise).
   SharedBytes records;
   void fold(Digest& d) const;
@@ -103,7 +103,7 @@ struct FetchResponse {
   ErrorCode error = ErrorCode::NONE;
   Offset high_watermark{-1};
   Offset log_start_offset{-1};
-  // Whole record batches as the leader's log holds them (engine/env/record_batch.h), back to
+  // Whole record batches as the leader's log holds them (engine/protocol/record_batch.h), back to
   // back: a consumer decodes them and skips the records below its fetch offset; a follower
   // appends them unchanged, as Kafka's followers append the leader's batches.
   SharedBytes records{};

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "engine/env/types.h"
+#include "engine/base/types.h"
 
 namespace logsim {
 

@@ -1,17 +1,17 @@
-// Tests for CRC-32C (engine/env/crc32c.h) and Kafka's record batch (engine/env/record_batch.h).
+// Tests for CRC-32C (engine/protocol/crc32c.h) and Kafka's record batch (engine/protocol/record_batch.h).
 //
 // The batch is Kafka's DefaultRecordBatch byte for byte, so one test spells out the bytes of a
 // one-record batch field by field; the others check that what is encoded decodes to the same
 // records, that damage anywhere is caught, and that filtering keeps offsets.
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "engine/env/crc32c.h"
-#include "engine/env/messages.h"
+#include "engine/protocol/crc32c.h"
+#include "engine/protocol/messages.h"
 #include "engine/env/rng.h"
 
 namespace logsim {

@@ -1,6 +1,6 @@
-// Tests for the trace's hash (engine/env/digest.h): bytes fold as documented, and no change to
+// Tests for the trace's hash (engine/base/digest.h): bytes fold as documented, and no change to
 // a byte string, however small, goes unnoticed.
-#include "engine/env/digest.h"
+#include "engine/base/digest.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Encoding, validation, decoding and filtering of Kafka's record batches (magic v2).
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 
 #include <algorithm>
 #include <bit>
@@ -7,9 +7,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "engine/env/assert.h"
-#include "engine/env/crc32c.h"
-#include "engine/env/messages.h"
+#include "engine/base/assert.h"
+#include "engine/protocol/crc32c.h"
+#include "engine/protocol/messages.h"
 
 namespace logsim {
 namespace {

@@ -1,5 +1,5 @@
 // CRC-32C: the crc32 instruction where the CPU has it, slicing-by-8 tables elsewhere.
-#include "engine/env/crc32c.h"
+#include "engine/protocol/crc32c.h"
 
 #include <array>
 #include <bit>

@@ -1,5 +1,5 @@
 // Builds the message of a failed invariant.
-#include "engine/env/assert.h"
+#include "engine/base/assert.h"
 
 namespace logsim {
 

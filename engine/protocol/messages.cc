@@ -1,7 +1,7 @@
 // Digests and names of the engine's messages.
-#include "engine/env/messages.h"
+#include "engine/protocol/messages.h"
 
-#include "engine/env/record_batch.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim {
 namespace {

@@ -1,6 +1,6 @@
 // compare_names is string_view::compare's order exactly: checked on prefixes, equal strings,
 // bytes above 0x7f, embedded zeros and differences at every position of 8-byte words.
-#include "engine/env/name_order.h"
+#include "engine/base/name_order.h"
 
 #include <gtest/gtest.h>
 

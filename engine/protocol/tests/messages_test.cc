@@ -1,9 +1,9 @@
-// Tests for the engine's typed messages (engine/env/messages.h) and error names (errors.h).
+// Tests for the engine's typed messages (engine/protocol/messages.h) and error names (errors.h).
 //
 // The message digest feeds the trace hash (DESIGN.md rule 5), so it must be a function of the
 // whole content: equal messages digest equally, and changing any one field, or the message's
 // type with the same fields, changes the digest. Names must be Kafka's, as reports show them.
-#include "engine/env/messages.h"
+#include "engine/protocol/messages.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/env/errors.h"
-#include "engine/env/record_batch.h"
+#include "engine/protocol/errors.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim {
 namespace {

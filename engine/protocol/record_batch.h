@@ -35,8 +35,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/env/shared_bytes.h"
-#include "engine/env/types.h"
+#include "engine/base/shared_bytes.h"
+#include "engine/base/types.h"
 
 namespace logsim {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/env/digest.h"
-#include "engine/env/errors.h"
-#include "engine/env/types.h"
+#include "engine/base/digest.h"
+#include "engine/protocol/errors.h"
+#include "engine/base/types.h"
 
 namespace logsim {
 

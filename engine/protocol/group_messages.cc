@@ -1,5 +1,5 @@
 // Digests of the consumer-group messages.
-#include "engine/env/group_messages.h"
+#include "engine/protocol/group_messages.h"
 
 namespace logsim {
 namespace {

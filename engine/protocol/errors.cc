@@ -1,5 +1,5 @@
 // Names and retriability of Kafka's error codes.
-#include "engine/env/errors.h"
+#include "engine/protocol/errors.h"
 
 namespace logsim {
 

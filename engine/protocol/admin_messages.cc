@@ -1,5 +1,5 @@
 // Digests of the admin messages.
-#include "engine/env/admin_messages.h"
+#include "engine/protocol/admin_messages.h"
 
 namespace logsim {
 
