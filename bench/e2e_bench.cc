@@ -148,7 +148,7 @@ class BenchConsumer final : public Node {
   BenchConsumer(Env& env, engine::ConsumerConfig config, std::uint64_t* consumed, std::uint64_t* bytes)
       : env_(env), consumer_(env, std::move(config)), consumed_(consumed), bytes_(bytes) {}
   void on_start() override {
-    consumer_.assign({engine::TopicPartition{"t", PartitionId(0)}});
+    consumer_.assign({TopicPartition{"t", PartitionId(0)}});
     env_.set_timer(millis(1), kPollTag);
   }
   void on_message(NodeId from, const Message& msg) override {

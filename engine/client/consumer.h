@@ -35,7 +35,7 @@
 
 #include "engine/client/assignors/assignor.h"
 #include "engine/client/metadata.h"
-#include "engine/client/topic_partition.h"
+#include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
 #include "engine/plants.h"
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/client/topic_partition.h"
+#include "engine/base/topic_partition.h"
 
 namespace logsim::engine {
 

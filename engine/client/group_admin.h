@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "engine/client/metadata.h"
-#include "engine/client/topic_partition.h"
+#include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
 
 namespace logsim::engine {

@@ -84,8 +84,8 @@ void AdminApp::run_group(const TimelineStep& step) {
       record_group(step, ErrorCode::NONE, out);
     });
   } else if (step.action == "delete-offsets") {
-    std::vector<engine::TopicPartition> partitions;
-    for (std::int32_t p = 0; p < step.partitions; ++p) partitions.push_back(engine::TopicPartition{step.topic, PartitionId(p)});
+    std::vector<TopicPartition> partitions;
+    for (std::int32_t p = 0; p < step.partitions; ++p) partitions.push_back(TopicPartition{step.topic, PartitionId(p)});
     groups_.delete_offsets(step.group, std::move(partitions), [this, &step](const engine::DeleteOffsetsResult& r) {
       if (r.error == ErrorCode::NONE) {
         // The group's committed offsets of these partitions are gone: its next members start

@@ -38,7 +38,7 @@ const TimelineStep& AppSteps::step(std::size_t index) const {
 
 namespace {
 
-std::string where(const engine::TopicPartition& tp) { return tp.topic + "/" + std::to_string(tp.partition.value()); }
+std::string where(const TopicPartition& tp) { return tp.topic + "/" + std::to_string(tp.partition.value()); }
 
 // What ListOffsets was asked for, in the words of Kafka's consumer API.
 std::string seek_to_name(std::int64_t timestamp_ms) {
@@ -51,7 +51,7 @@ std::string seek_to_name(std::int64_t timestamp_ms) {
 
 void seek_step(engine::Consumer& consumer, const TimelineStep& step, Nanos local_now, const EventMaker& event,
                properties::History& history) {
-  std::vector<engine::TopicPartition> held;
+  std::vector<TopicPartition> held;
   for (const auto& tp : consumer.assignment()) {
     if (tp.topic == step.topic && (step.partition < 0 || tp.partition.value() == step.partition)) held.push_back(tp);
   }

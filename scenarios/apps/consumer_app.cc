@@ -15,7 +15,7 @@ ConsumerApp::ConsumerApp(Env& env, const ConsumerSpec& spec, const std::vector<T
       }()), steps_(timeline, "seek", spec.name) {}
 
 void ConsumerApp::on_start() {
-  std::vector<engine::TopicPartition> assignment;
+  std::vector<TopicPartition> assignment;
   auto e = ctx_.event(properties::OpKind::kAssign, spec_.name);
   for (const auto& name : spec_.topics) {
     for (const auto& t : topics_) {

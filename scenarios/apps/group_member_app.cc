@@ -42,7 +42,7 @@ void GroupMemberApp::on_stop() {
   // processed yet go back (a seek to the first of them per partition), so that the commits on
   // close cover only what was processed. Closing mid-batch without this commits the whole
   // batch, and its unprocessed records are lost to the group (found by logsim fuzz).
-  std::map<engine::TopicPartition, Offset> unprocessed;
+  std::map<TopicPartition, Offset> unprocessed;
   for (const auto& r : batch_) unprocessed.emplace(r.tp, r.record.offset);  // the first per partition
   const auto& assigned = consumer_.assignment();
   for (const auto& [tp, offset] : unprocessed) {
@@ -141,7 +141,7 @@ void GroupMemberApp::handled_front(const std::string& note) {
   e.value_id = parse_value_id(r.record.record.value);
   e.note = note;
   ctx_.history.append(std::move(e));
-  const engine::TopicPartition tp = r.tp;
+  const TopicPartition tp = r.tp;
   const Offset next = r.record.offset + 1;
   batch_.pop_front();
   if (spec_.commit == CommitStrategy::kAfterEachMessage) {
@@ -202,7 +202,7 @@ void GroupMemberApp::finish_batch() {
 
 // commitSync: the loop goes on when the commit has finished, whatever its outcome (a failed
 // commit is logged by the application and processing continues, as is common).
-void GroupMemberApp::commit_then(std::map<engine::TopicPartition, Offset> offsets, void (GroupMemberApp::*next)()) {
+void GroupMemberApp::commit_then(std::map<TopicPartition, Offset> offsets, void (GroupMemberApp::*next)()) {
   consumer_.commit(std::move(offsets), true, [this, next](ErrorCode) { (this->*next)(); });
 }
 
@@ -219,7 +219,7 @@ properties::HistoryEvent GroupMemberApp::event(properties::OpKind kind) const {
   return e;
 }
 
-void GroupMemberApp::record_assignment(const char* why, const std::vector<engine::TopicPartition>& gone) {
+void GroupMemberApp::record_assignment(const char* why, const std::vector<TopicPartition>& gone) {
   auto e = event(properties::OpKind::kAssign);
   for (const auto& tp : consumer_.assignment()) {
     if (std::find(gone.begin(), gone.end(), tp) == gone.end()) e.assignment.push_back({tp.topic, tp.partition.value()});
@@ -228,9 +228,9 @@ void GroupMemberApp::record_assignment(const char* why, const std::vector<engine
   ctx_.history.append(std::move(e));
 }
 
-void GroupMemberApp::on_partitions_revoked(const std::vector<engine::TopicPartition>& ps) { record_assignment("revoked", ps); }
-void GroupMemberApp::on_partitions_assigned(const std::vector<engine::TopicPartition>&) { record_assignment("assigned"); }
-void GroupMemberApp::on_partitions_lost(const std::vector<engine::TopicPartition>& ps) { record_assignment("lost", ps); }
+void GroupMemberApp::on_partitions_revoked(const std::vector<TopicPartition>& ps) { record_assignment("revoked", ps); }
+void GroupMemberApp::on_partitions_assigned(const std::vector<TopicPartition>&) { record_assignment("assigned"); }
+void GroupMemberApp::on_partitions_lost(const std::vector<TopicPartition>& ps) { record_assignment("lost", ps); }
 
 void GroupMemberApp::on_commit(const engine::CommitEvent& c) {
   const bool requested = c.phase == engine::CommitEvent::Phase::kRequested;

@@ -44,9 +44,9 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
 
  private:
   // engine::RebalanceListener
-  void on_partitions_revoked(const std::vector<engine::TopicPartition>& partitions) override;
-  void on_partitions_assigned(const std::vector<engine::TopicPartition>& partitions) override;
-  void on_partitions_lost(const std::vector<engine::TopicPartition>& partitions) override;
+  void on_partitions_revoked(const std::vector<TopicPartition>& partitions) override;
+  void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override;
+  void on_partitions_lost(const std::vector<TopicPartition>& partitions) override;
   void on_commit(const engine::CommitEvent& event) override;
   void on_fatal(ErrorCode error) override;
 
@@ -56,10 +56,10 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   void handled_front(const std::string& note);
   void dead_letter_front();
   void finish_batch();
-  void commit_then(std::map<engine::TopicPartition, Offset> offsets, void (GroupMemberApp::*next)());
+  void commit_then(std::map<TopicPartition, Offset> offsets, void (GroupMemberApp::*next)());
   // Records the assignment the member has after a change (`gone`: partitions being revoked or
   // lost, which the client still lists while its callback runs).
-  void record_assignment(const char* why, const std::vector<engine::TopicPartition>& gone = {});
+  void record_assignment(const char* why, const std::vector<TopicPartition>& gone = {});
   Nanos processing_time();
   properties::HistoryEvent event(properties::OpKind kind) const;
 
@@ -71,7 +71,7 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   std::unique_ptr<engine::Producer> dead_letters_;  // only with a dead-letter policy
   std::int32_t attempts_ = 0;                       // failed attempts on the front record
   std::deque<engine::ConsumerRecord> batch_;  // polled, not yet processed
-  std::map<engine::TopicPartition, Offset> batch_end_;  // the batch's positions (offset + 1)
+  std::map<TopicPartition, Offset> batch_end_;  // the batch's positions (offset + 1)
   bool fatal_ = false;
   AppSteps steps_;                            // the seek steps aimed at this member
   std::vector<const TimelineStep*> seeks_;    // due, to do at the next poll

@@ -66,7 +66,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/client/topic_partition.h"
+#include "engine/base/topic_partition.h"
 #include "engine/plants.h"
 #include "engine/base/types.h"
 
