@@ -11,7 +11,7 @@
 
 #include "engine/broker/broker.h"
 #include "engine/protocol/record_batch.h"
-#include "engine/tests/broker_test_env.h"
+#include "engine/tests/broker/broker_test_env.h"
 
 namespace logsim::engine {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/log/partition_log.h"
-#include "engine/tests/log_test_util.h"
+#include "engine/tests/log/log_test_util.h"
 
 namespace logsim::engine {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/tests/producer_test_fixture.h"
+#include "engine/tests/client/producer_test_fixture.h"
 
 namespace logsim::engine {
 namespace {

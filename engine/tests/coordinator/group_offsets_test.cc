@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/tests/group_coordinator_fixture.h"
+#include "engine/tests/coordinator/group_coordinator_fixture.h"
 
 namespace logsim::engine {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "engine/client/consumer_protocol.h"
 #include "engine/client/group_admin.h"
-#include "engine/tests/client_fake_env.h"
+#include "engine/tests/client/client_fake_env.h"
 
 namespace logsim::engine {
 namespace {

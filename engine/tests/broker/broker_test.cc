@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/protocol/record_batch.h"
-#include "engine/tests/broker_test_env.h"
+#include "engine/tests/broker/broker_test_env.h"
 #include "sim/disk.h"
 
 namespace logsim::engine {

@@ -11,7 +11,7 @@
 #include "engine/base/assert.h"
 #include "engine/log/partition_log.h"
 #include "engine/log/segment.h"
-#include "engine/tests/log_test_util.h"
+#include "engine/tests/log/log_test_util.h"
 
 namespace logsim::engine {
 namespace {

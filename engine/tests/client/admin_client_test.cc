@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/client/admin.h"
-#include "engine/tests/client_fake_env.h"
+#include "engine/tests/client/client_fake_env.h"
 
 namespace logsim::engine {
 namespace {

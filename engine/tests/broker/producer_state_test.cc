@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/protocol/record_batch.h"
-#include "engine/tests/log_test_util.h"
+#include "engine/tests/log/log_test_util.h"
 
 namespace logsim::engine {
 namespace {

@@ -24,7 +24,7 @@
 #include "engine/env/env.h"
 #include "engine/env/rng.h"
 #include "engine/protocol/record_batch.h"
-#include "engine/tests/log_test_util.h"
+#include "engine/tests/log/log_test_util.h"
 #include "sim/disk.h"
 
 namespace logsim::engine {

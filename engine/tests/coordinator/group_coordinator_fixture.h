@@ -18,7 +18,7 @@
 #include "engine/coordinator/group_coordinator.h"
 #include "engine/coordinator/offsets_records.h"
 #include "engine/base/assert.h"
-#include "engine/tests/client_fake_env.h"
+#include "engine/tests/client/client_fake_env.h"
 
 namespace logsim::engine::coordtest {
 

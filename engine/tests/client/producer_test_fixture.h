@@ -17,7 +17,7 @@
 #include "engine/env/env.h"
 #include "engine/protocol/record_batch.h"
 #include "engine/env/rng.h"
-#include "engine/tests/client_fake_env.h"
+#include "engine/tests/client/client_fake_env.h"
 
 namespace logsim::engine::producer_testing {
 

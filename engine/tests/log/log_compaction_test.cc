@@ -13,7 +13,7 @@
 
 #include "engine/log/cleaner.h"
 #include "engine/log/partition_log.h"
-#include "engine/tests/log_test_util.h"
+#include "engine/tests/log/log_test_util.h"
 
 namespace logsim::engine {
 namespace {

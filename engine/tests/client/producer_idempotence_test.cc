@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/broker/producer_state.h"
-#include "engine/tests/producer_test_fixture.h"
+#include "engine/tests/client/producer_test_fixture.h"
 
 namespace logsim::engine {
 namespace {
