@@ -14,12 +14,11 @@
 #include <vector>
 
 #include "engine/base/digest.h"
+#include "engine/protocol/correlation_id.h"
 #include "engine/protocol/errors.h"
 #include "engine/base/types.h"
 
 namespace logsim {
-
-using CorrelationId = std::int32_t;
 
 // One topic config: Kafka's key and value.
 struct ConfigEntry {

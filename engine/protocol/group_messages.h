@@ -14,12 +14,11 @@
 #include <vector>
 
 #include "engine/base/digest.h"
+#include "engine/protocol/correlation_id.h"
 #include "engine/protocol/errors.h"
 #include "engine/base/types.h"
 
 namespace logsim {
-
-using CorrelationId = std::int32_t;
 
 // Which coordinator FindCoordinator looks for (transactions come later).
 enum class CoordinatorKeyType : std::int8_t { kGroup = 0, kTransaction = 1 };

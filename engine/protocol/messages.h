@@ -14,6 +14,7 @@
 
 #include "engine/protocol/admin_messages.h"
 #include "engine/base/digest.h"
+#include "engine/protocol/correlation_id.h"
 #include "engine/base/shared_bytes.h"
 #include "engine/protocol/errors.h"
 #include "engine/protocol/group_messages.h"
@@ -21,8 +22,6 @@
 #include "engine/base/types.h"
 
 namespace logsim {
-
-using CorrelationId = std::int32_t;
 
 // A record header, as in Kafka (KIP-82): a string key and a nullable value. A record's headers
 // are an ordered list; keys may repeat.
