@@ -257,8 +257,8 @@ void take_sample(sim::World& world, const std::vector<NodeId>& brokers, Samples&
     const auto* broker = dynamic_cast<const engine::Broker*>(world.node(b));
     if (broker == nullptr) continue;
     for (const auto& [key, p] : broker->state().partitions) {
-      if (key.first.rfind("__", 0) == 0 || !p.led_by(b) || !p.log) continue;
-      const std::string name = key.first + "/" + std::to_string(key.second);
+      if (key.topic.rfind("__", 0) == 0 || !p.led_by(b) || !p.log) continue;
+      const std::string name = key.topic + "/" + std::to_string(key.partition.value());
       auto it = std::find(samples.partitions.begin(), samples.partitions.end(), name);
       if (it == samples.partitions.end()) {
         samples.partitions.push_back(name);

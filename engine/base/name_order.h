@@ -70,15 +70,4 @@ struct NameLess {
   bool operator()(std::string_view a, std::string_view b) const noexcept { return compare_names(a, b) < 0; }
 };
 
-// For (name, number) pairs such as (topic, partition): std::less's order of the pairs, and
-// transparent over pairs whose first is any string type.
-struct NamePairLess {
-  using is_transparent = void;
-  template <typename A, typename B>
-  bool operator()(const A& a, const B& b) const noexcept {
-    const int c = compare_names(std::string_view(a.first), std::string_view(b.first));
-    return c != 0 ? c < 0 : a.second < b.second;
-  }
-};
-
 }  // namespace logsim

@@ -16,7 +16,7 @@ constexpr const char* kCheckpointTemp = "replication-offset-checkpoint.tmp";
 constexpr const char* kPartitionMetadata = "partition.metadata";
 
 // "orders-2/000...log" -> ("orders", 2); nothing for other files.
-std::optional<PartitionKey> partition_of_file(const std::string& file) {
+std::optional<TopicPartition> partition_of_file(const std::string& file) {
   const auto slash = file.find('/');
   if (slash == std::string::npos) return std::nullopt;
   const std::string dir = file.substr(0, slash);
@@ -24,7 +24,7 @@ std::optional<PartitionKey> partition_of_file(const std::string& file) {
   if (dash == std::string::npos || dash + 1 >= dir.size()) return std::nullopt;
   const std::string num = dir.substr(dash + 1);
   if (num.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return PartitionKey{dir.substr(0, dash), std::stoi(num)};
+  return TopicPartition{dir.substr(0, dash), PartitionId(std::stoi(num))};
 }
 
 }  // namespace
@@ -32,7 +32,7 @@ std::optional<PartitionKey> partition_of_file(const std::string& file) {
 std::string partition_dir(const std::string& topic, PartitionId p) { return topic + "-" + std::to_string(p.value()); }
 
 Partition* BrokerState::find(const std::string& topic, PartitionId p) {
-  auto it = partitions.find(PartitionRef{topic, p.value()});
+  auto it = partitions.find(TopicPartitionView{topic, p});
   return it == partitions.end() ? nullptr : &it->second;
 }
 
@@ -42,7 +42,7 @@ Partition* BrokerState::find_leader(const std::string& topic, PartitionId p) {
 }
 
 Partition& BrokerState::open(const std::string& topic, PartitionId p) {
-  Partition& part = partitions[{topic, p.value()}];
+  Partition& part = partitions[TopicPartition{topic, p}];
   if (!part.log) {
     auto topic_config = topic_configs.find(topic);
     part.log = std::make_unique<PartitionLog>(env.disk(), partition_dir(topic, p),
@@ -76,7 +76,7 @@ void BrokerState::write_topic_id(Partition& p, std::int64_t topic_id) {
   disk.fsync(meta, 0);
 }
 
-void BrokerState::remove(const PartitionKey& key) {
+void BrokerState::remove(const TopicPartition& key) {
   auto it = partitions.find(key);
   if (it == partitions.end()) return;
   Partition& p = it->second;
@@ -135,7 +135,7 @@ void Broker::on_start() {
 void Broker::recover_logs() {
   Disk& disk = state_.env.disk();
   for (const std::string& file : disk.list()) {
-    if (auto key = partition_of_file(file)) state_.open(key->first, PartitionId(key->second));
+    if (auto key = partition_of_file(file)) state_.open(key->topic, key->partition);
   }
   if (disk.exists(kCheckpointFile)) {
     std::istringstream in(disk.read(kCheckpointFile, 0, disk.size(kCheckpointFile)));
@@ -157,7 +157,7 @@ void Broker::recover_logs() {
 void Broker::checkpoint_high_watermarks() {
   std::string text;
   for (const auto& [key, p] : state_.partitions) {
-    text += key.first + " " + std::to_string(key.second) + " " + std::to_string(p.high_watermark.value()) + "\n";
+    text += key.topic + " " + std::to_string(key.partition.value()) + " " + std::to_string(p.high_watermark.value()) + "\n";
   }
   Disk& disk = state_.env.disk();
   if (disk.exists(kCheckpointTemp)) disk.remove(kCheckpointTemp);

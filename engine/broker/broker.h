@@ -20,7 +20,7 @@
 #include "engine/broker/partition.h"
 #include "engine/coordinator/group_coordinator.h"
 #include "engine/base/flat_map.h"
-#include "engine/base/name_order.h"
+#include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
 #include "engine/plants.h"
 
@@ -67,13 +67,10 @@ struct PendingProduce {
   std::function<void(ErrorCode)> done{};
 };
 
-using PartitionKey = std::pair<std::string, std::int32_t>;
-// A partition named without a copy of its topic, for lookups.
-using PartitionRef = std::pair<std::string_view, std::int32_t>;
-// The order of PartitionKeys (std::less's), which also finds a PartitionRef without building a key.
-using PartitionKeyLess = NamePairLess;
+// The broker's tables by partition, in TopicPartition's order; a TopicPartitionView finds an
+// entry without a copy of its topic.
 template <typename V>
-using PartitionMap = std::map<PartitionKey, V, PartitionKeyLess>;
+using PartitionMap = std::map<TopicPartition, V, TopicPartitionLess>;
 
 // What the handlers work on.
 struct BrokerState {
@@ -104,7 +101,7 @@ struct BrokerState {
   Partition* find_leader(const std::string& topic, PartitionId p);  // led by this broker
   Partition& open(const std::string& topic, PartitionId p);          // creates if absent
   // Stops hosting a replica and deletes its log (topic deleted, or re-created under a new id).
-  void remove(const PartitionKey& key);
+  void remove(const TopicPartition& key);
   // Records the replica's topic id in its "partition.metadata" file (as Kafka does).
   void write_topic_id(Partition& p, std::int64_t topic_id);
 };
@@ -164,14 +161,14 @@ void note_follower_fetch(BrokerState& b, Partition& p, NodeId follower, Offset f
 // Recomputes the high watermark; completes produces and wakes fetches it unblocks.
 void maybe_advance_high_watermark(BrokerState& b, Partition& p);
 // Answers every fetch held on a partition.
-void wake_fetches(BrokerState& b, PartitionRef key);
+void wake_fetches(BrokerState& b, TopicPartitionView key);
 // Fails every acks=all produce waiting on the partition (leadership lost).
-void fail_pending_produces(BrokerState& b, PartitionRef key, ErrorCode error);
+void fail_pending_produces(BrokerState& b, TopicPartitionView key, ErrorCode error);
 // ISR shrink for lagging followers (leader side), run periodically.
 void shrink_isrs(BrokerState& b);
 void on_alter_partition_response(BrokerState& b, const AlterPartitionResponse& resp);
 // Follower side: start (or restart) replicating from the partition's leader.
-void start_following(BrokerState& b, const PartitionKey& key);
+void start_following(BrokerState& b, const TopicPartition& key);
 void on_offsets_for_leader_epoch_response(BrokerState& b, const OffsetsForLeaderEpochResponse& resp);
 void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp);
 // A follower request timed out or its backoff ended: go again.

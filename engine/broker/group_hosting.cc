@@ -28,7 +28,7 @@ class BrokerOffsetsHost final : public OffsetsTopicHost {
     p->log->append(records, p->state.leader_epoch, now_ms);
     const Offset required = p->log->log_end_offset();
     flush_if_due(b_, *p);
-    const PartitionKey key{kOffsetsTopic, partition.value()};
+    const TopicPartition key{kOffsetsTopic, partition};
     PendingProduce pending{NodeId(-1), {}, required, b_.env.set_timer(millis(timeout_ms), kProduceTimeoutTag),
                            std::move(done)};
     b_.pending_produces[key].push_back(std::move(pending));
@@ -52,7 +52,7 @@ class BrokerOffsetsHost final : public OffsetsTopicHost {
 
 std::int32_t offsets_topic_partitions(const BrokerState& b) {
   std::int32_t n = 0;
-  for (auto it = b.cluster.lower_bound({kOffsetsTopic, INT32_MIN}); it != b.cluster.end() && it->first.first == kOffsetsTopic;
+  for (auto it = b.cluster.lower_bound(TopicPartitionView{kOffsetsTopic, PartitionId(INT32_MIN)}); it != b.cluster.end() && it->first.topic == kOffsetsTopic;
        ++it) {
     ++n;
   }
@@ -95,9 +95,9 @@ std::unique_ptr<OffsetsTopicHost> make_offsets_topic_host(BrokerState& b) { retu
 
 void update_coordinator_leadership(BrokerState& b) {
   std::set<std::int32_t> led;
-  for (auto it = b.partitions.lower_bound({kOffsetsTopic, INT32_MIN}); it != b.partitions.end() && it->first.first == kOffsetsTopic;
+  for (auto it = b.partitions.lower_bound(TopicPartitionView{kOffsetsTopic, PartitionId(INT32_MIN)}); it != b.partitions.end() && it->first.topic == kOffsetsTopic;
        ++it) {
-    if (it->second.led_by(b.env.self())) led.insert(it->first.second);
+    if (it->second.led_by(b.env.self())) led.insert(it->first.partition.value());
   }
   b.coordinator->on_leadership(led, offsets_topic_partitions(b));
 }
@@ -115,7 +115,7 @@ void handle_find_coordinator(BrokerState& b, NodeId from, const FindCoordinatorR
     return;
   }
   const PartitionId p = GroupCoordinator::partition_for(req.key, n);
-  auto it = b.cluster.find({kOffsetsTopic, p.value()});
+  auto it = b.cluster.find(TopicPartitionView{kOffsetsTopic, p});
   if (it != b.cluster.end() && it->second.leader.value() >= 0 &&
       std::find(b.live_brokers.begin(), b.live_brokers.end(), it->second.leader) != b.live_brokers.end()) {
     resp.error = ErrorCode::NONE;

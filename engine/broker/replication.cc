@@ -11,9 +11,9 @@ namespace {
 
 bool contains(const std::vector<NodeId>& v, NodeId x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-PartitionRef key_of(const Partition& p) { return {p.state.topic, p.state.partition.value()}; }
+TopicPartitionView key_of(const Partition& p) { return {p.state.topic, p.state.partition}; }
 
-void complete_produces(BrokerState& b, PartitionRef key, const Partition& p) {
+void complete_produces(BrokerState& b, TopicPartitionView key, const Partition& p) {
   auto it = b.pending_produces.find(key);
   if (it == b.pending_produces.end()) return;
   auto& pending = it->second;
@@ -122,7 +122,7 @@ void maybe_advance_high_watermark(BrokerState& b, Partition& p) {
     if (it == p.followers.end() || it->second.log_end_offset.value() < 0) return;  // not yet known
     hw = std::min(hw, it->second.log_end_offset);
   }
-  const PartitionRef key = key_of(p);
+  const TopicPartitionView key = key_of(p);
   if (hw > p.high_watermark) {
     p.high_watermark = hw;
     wake_fetches(b, key);
@@ -130,7 +130,7 @@ void maybe_advance_high_watermark(BrokerState& b, Partition& p) {
   complete_produces(b, key, p);
 }
 
-void fail_pending_produces(BrokerState& b, PartitionRef key, ErrorCode error) {
+void fail_pending_produces(BrokerState& b, TopicPartitionView key, ErrorCode error) {
   auto it = b.pending_produces.find(key);
   if (it == b.pending_produces.end()) return;
   std::vector<PendingProduce> failed = std::move(it->second);
@@ -170,14 +170,14 @@ void on_alter_partition_response(BrokerState& b, const AlterPartitionResponse& r
     return;  // stale or refused: the controller's LeaderAndIsr brings the truth
   }
   p->state = resp.state;
-  b.cluster[PartitionKey{p->state.topic, p->state.partition.value()}] = resp.state;
+  b.cluster[TopicPartition{p->state.topic, p->state.partition}] = resp.state;
   if (static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
     fail_pending_produces(b, key_of(*p), ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND);
   }
   maybe_advance_high_watermark(b, *p);
 }
 
-void start_following(BrokerState& b, const PartitionKey& key) {
+void start_following(BrokerState& b, const TopicPartition& key) {
   Partition& p = b.partitions.at(key);
   p.followers.clear();
   if (b.config.plants.has(Plant::kTruncateToHighWatermark)) {

@@ -9,16 +9,16 @@ void MetadataCache::update(const MetadataResponse& resp) {
     counts_[t.name] = static_cast<std::int32_t>(t.partitions.size());
     for (const PartitionMetadata& p : t.partitions) {
       if (p.error == ErrorCode::NONE && p.leader.value() >= 0) {
-        leaders_[{t.name, p.partition.value()}] = p.leader;
+        leaders_[TopicPartition{t.name, p.partition}] = p.leader;
       } else {
-        leaders_.erase({t.name, p.partition.value()});
+        leaders_.erase(TopicPartition{t.name, p.partition});
       }
     }
   }
 }
 
 std::optional<NodeId> MetadataCache::leader(const std::string& topic, PartitionId p) const {
-  auto it = leaders_.find(std::pair<std::string_view, std::int32_t>{topic, p.value()});
+  auto it = leaders_.find(TopicPartitionView{topic, p});
   if (it == leaders_.end()) return std::nullopt;
   return it->second;
 }

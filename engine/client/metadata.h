@@ -6,11 +6,11 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "engine/protocol/messages.h"
 #include "engine/base/name_order.h"
+#include "engine/base/topic_partition.h"
 #include "engine/env/rng.h"
 
 namespace logsim::engine {
@@ -24,7 +24,7 @@ class MetadataCache {
   bool knows(const std::string& topic) const { return partition_count(topic) > 0; }
 
  private:
-  std::map<std::pair<std::string, std::int32_t>, NodeId, NamePairLess> leaders_;
+  std::map<TopicPartition, NodeId, TopicPartitionLess> leaders_;
   std::map<std::string, std::int32_t, NameLess> counts_;
 };
 

@@ -104,7 +104,7 @@ void Producer::renumber_behind_refused(std::deque<Batch>& batches) {
 // A numbered batch ended without an acknowledgement. If it held its partition's newest numbers
 // and surely was not written, they are given back; otherwise they are a hole that no later
 // batch of this epoch can cross, and the producer moves to a new epoch (KIP-360).
-void Producer::release_sequences(const PartitionKey& key, const Batch& b) {
+void Producer::release_sequences(const TopicPartition& key, const Batch& b) {
   if (!config_.enable_idempotence || b.base_sequence.value() < 0 || !is_current(b)) return;
   SequenceRun& run = sequences_.at(key);
   if (!b.maybe_written && run.next == b.base_sequence + b.count()) {
@@ -155,8 +155,8 @@ void Producer::place(PendingSend&& s) {
   // Sends mostly go where the last one went: its entry is found again without a lookup (entries
   // are never removed, so the pointer stays good).
   Partitions::value_type* entry = last_placed_;
-  if (entry == nullptr || entry->first.second != s.partition->value() || entry->first.first != s.topic) {
-    const auto [it, added] = batches_.try_emplace(PartitionKey{s.topic, s.partition->value()});
+  if (entry == nullptr || entry->first.partition != *s.partition || entry->first.topic != s.topic) {
+    const auto [it, added] = batches_.try_emplace(TopicPartition{s.topic, *s.partition});
     if (added) {
       auto order = std::make_shared<std::vector<Partitions::value_type*>>();
       for (auto& e : batches_) order->push_back(&e);
@@ -244,7 +244,7 @@ bool Producer::may_skip(const Partition& partition) const {
 }
 
 // One pass over a partition (drain_batches), remembering when it may be skipped.
-bool Producer::drain_partition(const PartitionKey& key, Partition& partition) {
+bool Producer::drain_partition(const TopicPartition& key, Partition& partition) {
   const std::uint64_t generation = drain_generation_;
   const Nanos outer_wake = std::exchange(walk_wake_, kNever);
   const bool outer_memo = std::exchange(walk_memo_, true);
@@ -262,8 +262,8 @@ bool Producer::drain_partition(const PartitionKey& key, Partition& partition) {
 
 // Sends what may go now for one partition; arms the drain timer for what must wait. True when
 // the deque changed (a batch completed) and the partition must be drained again.
-bool Producer::drain_batches(const PartitionKey& key, std::deque<Batch>& batches) {
-  const auto leader = metadata_.leader(key.first, PartitionId(key.second));
+bool Producer::drain_batches(const TopicPartition& key, std::deque<Batch>& batches) {
+  const auto leader = metadata_.leader(key.topic, key.partition);
   if (config_.enable_idempotence) renumber_behind_refused(batches);
   for (std::size_t i = 0; i < batches.size(); ++i) {
     Batch& b = batches[i];
@@ -312,7 +312,7 @@ bool Producer::drain_batches(const PartitionKey& key, std::deque<Batch>& batches
   return false;
 }
 
-void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
+void Producer::send_batch(const TopicPartition& key, Batch& b, NodeId leader) {
   b.closed = true;
   ++b.attempts;
   if (config_.enable_idempotence && b.base_sequence.value() < 0) {
@@ -328,8 +328,8 @@ void Producer::send_batch(const PartitionKey& key, Batch& b, NodeId leader) {
   encode(b);
   ProduceRequest req;
   req.correlation_id = ++next_correlation_;
-  req.topic = key.first;
-  req.partition = PartitionId(key.second);
+  req.topic = key.topic;
+  req.partition = key.partition;
   req.acks = config_.acks;
   req.timeout_ms = config_.request_timeout_ms;
   req.records = b.encoded;
@@ -372,7 +372,7 @@ void Producer::encode(Batch& b) {
   b.encoded = SharedBytes(std::move(bytes));
 }
 
-Producer::Batch* Producer::find_batch(const PartitionKey& key, std::uint64_t batch_id) {
+Producer::Batch* Producer::find_batch(const TopicPartition& key, std::uint64_t batch_id) {
   auto it = batches_.find(key);
   if (it == batches_.end()) return nullptr;
   for (Batch& b : it->second.batches) {
@@ -449,7 +449,7 @@ void Producer::on_produce_response(const ProduceResponse& resp) {
   drain();
 }
 
-void Producer::retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous) {
+void Producer::retry_or_fail(const TopicPartition& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous) {
   Batch& b = *find_batch(key, batch_id);
   batches_.at(key).clean_generation = 0;
   if (ambiguous) b.maybe_written = true;
@@ -486,7 +486,7 @@ void Producer::retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, Er
   }
 }
 
-void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error) {
+void Producer::complete(const TopicPartition& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error) {
   Partition& partition = batches_.at(key);
   partition.clean_generation = 0;
   auto& batches = partition.batches;
@@ -498,7 +498,7 @@ void Producer::complete(const PartitionKey& key, std::uint64_t batch_id, SendOut
   sends_pending_ -= done.callbacks.size();
   // The batch is out of the deque: its callbacks may send again (and change any deque), and
   // `key` may name the partition's entry, so it is copied first.
-  const PartitionId partition_id(key.second);
+  const PartitionId partition_id = key.partition;
   for (std::size_t i = 0; i < done.callbacks.size(); ++i) {
     const Offset offset = base.value() >= 0 ? base + static_cast<std::int64_t>(i) : Offset(-1);
     done.callbacks[i](SendResult{outcome, partition_id, offset, error});
@@ -563,7 +563,7 @@ void Producer::close_connection(NodeId peer) {
     init_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kInitTag);
   }
   struct Broken {
-    PartitionKey key;
+    TopicPartition key;
     std::uint64_t batch_id;
     CorrelationId correlation;
   };

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/topic_partition.h"
 #include "engine/client/metadata.h"
 #include "engine/env/env.h"
 #include "engine/protocol/record_batch.h"
@@ -134,7 +135,6 @@ class Producer {
     bool maybe_written = false;
     bool closed = false;               // no more records join it
   };
-  using PartitionKey = std::pair<std::string, std::int32_t>;
   // One partition's batches, in send order, and what the last drain pass over them found.
   //
   // A pass that completes no batch (and finds a leader) leaves the partition so that another
@@ -153,7 +153,7 @@ class Producer {
     Nanos walked_at = 0;                 // the clean pass's clock
     Nanos wake = 0;                      // the earliest drain time it armed
   };
-  using Partitions = std::map<PartitionKey, Partition>;
+  using Partitions = std::map<TopicPartition, Partition>;
   // The run of sequence numbers a partition's batches take, and the id and epoch it counts
   // under. A run under an older epoch than the producer's is stale: it restarts from 0.
   struct SequenceRun {
@@ -168,20 +168,20 @@ class Producer {
   bool is_current(const Batch& b) const;
   bool may_number(const std::deque<Batch>& batches) const;
   void renumber_behind_refused(std::deque<Batch>& batches);
-  void release_sequences(const PartitionKey& key, const Batch& b);
+  void release_sequences(const TopicPartition& key, const Batch& b);
   void place(PendingSend&& s);
   PartitionId choose_partition(const PendingSend& s);
   void drain();
-  bool drain_partition(const PartitionKey& key, Partition& partition);
-  bool drain_batches(const PartitionKey& key, std::deque<Batch>& batches);
+  bool drain_partition(const TopicPartition& key, Partition& partition);
+  bool drain_batches(const TopicPartition& key, std::deque<Batch>& batches);
   bool may_skip(const Partition& partition) const;
   void mark_all_dirty() { ++drain_generation_; }
-  void send_batch(const PartitionKey& key, Batch& b, NodeId leader);
+  void send_batch(const TopicPartition& key, Batch& b, NodeId leader);
   void encode(Batch& b);
   void on_produce_response(const ProduceResponse& resp);
-  void retry_or_fail(const PartitionKey& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous);
-  void complete(const PartitionKey& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error);
-  Batch* find_batch(const PartitionKey& key, std::uint64_t batch_id);
+  void retry_or_fail(const TopicPartition& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous);
+  void complete(const TopicPartition& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error);
+  Batch* find_batch(const TopicPartition& key, std::uint64_t batch_id);
   void arm_drain(Nanos at);
   bool ready() const;
 
@@ -200,7 +200,7 @@ class Producer {
   NodeId init_target_{-1};
   TimerId init_timer_ = 0;
   bool epoch_bump_pending_ = false;  // a gap was found; the next epoch is being asked for
-  std::map<PartitionKey, SequenceRun> sequences_;
+  std::map<TopicPartition, SequenceRun> sequences_;
   // Sends and batches.
   std::uint64_t next_batch_ = 0;
   std::size_t last_batch_bytes_ = 0;  // the size of the last batch made (0: none yet), to size the next
@@ -218,8 +218,8 @@ class Producer {
   std::uint64_t drain_generation_ = 1;
   Nanos walk_wake_ = 0;    // the earliest drain time armed by the pass in progress
   bool walk_memo_ = false;  // whether the pass in progress may be remembered as clean
-  std::map<CorrelationId, std::pair<PartitionKey, std::uint64_t>> by_correlation_;
-  std::map<TimerId, std::pair<PartitionKey, std::uint64_t>> by_timer_;
+  std::map<CorrelationId, std::pair<TopicPartition, std::uint64_t>> by_correlation_;
+  std::map<TimerId, std::pair<TopicPartition, std::uint64_t>> by_timer_;
   std::map<NodeId, std::int32_t> in_flight_;          // requests in flight per broker
   TimerId drain_timer_ = 0;
   Nanos drain_at_ = -1;

@@ -1,5 +1,6 @@
 // compare_names is string_view::compare's order exactly: checked on prefixes, equal strings,
-// bytes above 0x7f, embedded zeros and differences at every position of 8-byte words.
+// bytes above 0x7f, embedded zeros and differences at every position of 8-byte words; and
+// TopicPartitionLess is the order of TopicPartition, and of the pairs it replaced.
 #include "engine/base/name_order.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/topic_partition.h"
 #include "engine/env/rng.h"
 
 namespace logsim {
@@ -40,23 +42,31 @@ TEST(NameOrder, AgreesWithStringViewCompare) {
   }
 }
 
-TEST(NameOrder, MapsIterateInTheStandardOrder) {
-  const std::vector<std::pair<std::string, int>> keys = {
-      {"orders", 2}, {"__consumer_offsets", 0}, {"orders", 10}, {"orders-dlq", 0}, {"order", 5}, {"orders", 0}};
-  std::map<std::pair<std::string, int>, int> standard;
-  std::map<std::pair<std::string, int>, int, NamePairLess> ours;
+TEST(NameOrder, TopicPartitionMapsIterateAsPairsDid) {
+  // The broker's and clients' partition maps were keyed by pair<string, int32> before
+  // TopicPartition: the same order keeps their iteration (and so every trace) unchanged.
+  const std::vector<std::pair<std::string, std::int32_t>> keys = {
+      {"orders", 2}, {"__consumer_offsets", 0}, {"orders", 10}, {"orders-dlq", 0}, {"order", 5}, {"orders", 0},
+      {"orders", -1}, {std::string("a\0b", 3), 1}, {"\x80", 0}};
+  std::map<std::pair<std::string, std::int32_t>, int> pairs;
+  std::map<TopicPartition, int> standard;
+  std::map<TopicPartition, int, TopicPartitionLess> ours;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    standard[keys[i]] = static_cast<int>(i);
-    ours[keys[i]] = static_cast<int>(i);
+    pairs[keys[i]] = static_cast<int>(i);
+    standard[TopicPartition{keys[i].first, PartitionId(keys[i].second)}] = static_cast<int>(i);
+    ours[TopicPartition{keys[i].first, PartitionId(keys[i].second)}] = static_cast<int>(i);
   }
-  std::vector<std::pair<std::string, int>> a, b;
-  for (const auto& [k, v] : standard) a.push_back(k);
-  for (const auto& [k, v] : ours) b.push_back(k);
+  std::vector<int> a, b, c;
+  for (const auto& [k, v] : pairs) a.push_back(v);
+  for (const auto& [k, v] : standard) b.push_back(v);
+  for (const auto& [k, v] : ours) c.push_back(v);
   EXPECT_EQ(a, b);
+  EXPECT_EQ(a, c);
   // Found by a view, without building a key.
-  const auto it = ours.find(std::pair<std::string_view, int>{"orders", 10});
+  const auto it = ours.find(TopicPartitionView{"orders", PartitionId(10)});
   ASSERT_NE(it, ours.end());
   EXPECT_EQ(it->second, 2);
+  EXPECT_EQ(ours.find(TopicPartitionView{"orders", PartitionId(3)}), ours.end());
   std::map<std::string, int, NameLess> files{{"b/1.log", 1}, {"a/2.log", 2}};
   EXPECT_EQ(files.find(std::string_view("a/2.log"))->second, 2);
   EXPECT_EQ(files.begin()->first, "a/2.log");

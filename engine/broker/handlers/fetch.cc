@@ -40,7 +40,7 @@ bool surely_nothing_to_read(const BrokerState& b, const Partition& p, const Fetc
 FetchResponse read_from(BrokerState& b, const Partition* p, const FetchRequest& req) {
   FetchResponse resp{req.correlation_id, req.topic, req.partition, ErrorCode::NONE, Offset(-1), Offset(-1)};
   if (p == nullptr) {
-    resp.error = b.cluster.count(PartitionRef{req.topic, req.partition.value()}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
+    resp.error = b.cluster.count(TopicPartitionView{req.topic, req.partition}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
                                                                      : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
     return resp;
   }
@@ -89,19 +89,19 @@ void handle_fetch(BrokerState& b, NodeId from, const FetchRequest& req) {
     note_follower_fetch(b, *p, req.replica_id, req.fetch_offset);
   }
   FetchResponse resp = read_from(b, p, req);
-  auto held = b.parked.find(PartitionRef{req.topic, req.partition.value()});
+  auto held = b.parked.find(TopicPartitionView{req.topic, req.partition});
   if (resp.error != ErrorCode::NONE || !resp.records.empty() || req.max_wait_ms <= 0 ||
       (held != b.parked.end() && held->second.size() >= kMaxParkedFetchesPerPartition)) {
     b.env.send(from, std::move(resp));
     return;
   }
-  if (held == b.parked.end()) held = b.parked.emplace(PartitionKey{req.topic, req.partition.value()}, std::vector<ParkedFetch>{}).first;
+  if (held == b.parked.end()) held = b.parked.emplace(TopicPartition{req.topic, req.partition}, std::vector<ParkedFetch>{}).first;
   auto& parked = held->second;
   const TimerId timer = b.env.set_timer(millis(req.max_wait_ms), kFetchWaitTag);
   parked.push_back(ParkedFetch{from, req, timer});
 }
 
-void wake_fetches(BrokerState& b, PartitionRef key) {
+void wake_fetches(BrokerState& b, TopicPartitionView key) {
   auto it = b.parked.find(key);
   if (it == b.parked.end() || it->second.empty()) return;
   // Compacted in place: sends and timer cancels are queued by the Env, never re-enter here.

@@ -23,7 +23,7 @@ void become_leader(BrokerState& b, Partition& p) {
 }
 
 void apply(BrokerState& b, const PartitionState& s) {
-  const PartitionKey key{s.topic, s.partition.value()};
+  const TopicPartition key{s.topic, s.partition};
   if (Partition* existing = b.find(s.topic, s.partition);
       existing != nullptr && existing->topic_id != 0 && s.topic_id != 0 && existing->topic_id != s.topic_id) {
     b.remove(key);  // the log of a deleted topic of the same name: start afresh
@@ -63,20 +63,20 @@ void handle_leader_and_isr(BrokerState& b, const LeaderAndIsrRequest& req) {
   b.live_brokers = req.live_brokers;
   for (const TopicConfig& t : req.topic_configs) {
     b.topic_configs[t.topic] = t.log;
-    for (auto it = b.partitions.lower_bound({t.topic, INT32_MIN}); it != b.partitions.end() && it->first.first == t.topic; ++it) {
+    for (auto it = b.partitions.lower_bound(TopicPartitionView{t.topic, PartitionId(INT32_MIN)}); it != b.partitions.end() && it->first.topic == t.topic; ++it) {
       it->second.log->reconfigure(t.log);
     }
   }
   b.cluster.clear();
-  for (const PartitionState& s : req.partitions) b.cluster[{s.topic, s.partition.value()}] = s;
+  for (const PartitionState& s : req.partitions) b.cluster[TopicPartition{s.topic, s.partition}] = s;
   // Replicas the controller no longer places here (their topic was deleted, perhaps while this
   // broker was down) are stopped and their logs deleted, as Kafka's brokers do.
-  std::vector<PartitionKey> gone;
+  std::vector<TopicPartition> gone;
   for (const auto& [key, p] : b.partitions) {
     auto it = b.cluster.find(key);
     if (it == b.cluster.end() || !contains(it->second.replicas, b.env.self())) gone.push_back(key);
   }
-  for (const PartitionKey& key : gone) b.remove(key);
+  for (const TopicPartition& key : gone) b.remove(key);
   for (const PartitionState& s : req.partitions) {
     if (contains(s.replicas, b.env.self())) apply(b, s);
   }

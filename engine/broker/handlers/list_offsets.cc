@@ -8,7 +8,7 @@ void handle_list_offsets(BrokerState& b, NodeId from, const ListOffsetsRequest& 
   ListOffsetsResponse resp{req.correlation_id, req.topic, req.partition, ErrorCode::NONE, Offset(-1)};
   Partition* p = b.find_leader(req.topic, req.partition);
   if (p == nullptr) {
-    resp.error = b.cluster.count(PartitionRef{req.topic, req.partition.value()}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
+    resp.error = b.cluster.count(TopicPartitionView{req.topic, req.partition}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
                                                                      : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
   } else if (req.timestamp_ms == kListOffsetsEarliest) {
     resp.offset = p->log->log_start_offset();

@@ -13,7 +13,7 @@ void handle_metadata(BrokerState& b, NodeId from, const MetadataRequest& req) {
   std::vector<std::string> names = req.topics;
   if (names.empty()) {
     for (const auto& [key, _] : b.cluster) {
-      if (names.empty() || names.back() != key.first) names.push_back(key.first);
+      if (names.empty() || names.back() != key.topic) names.push_back(key.topic);
     }
   }
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -23,7 +23,7 @@ void handle_metadata(BrokerState& b, NodeId from, const MetadataRequest& req) {
       continue;  // named twice: listed once, as Kafka does
     }
     TopicMetadata tm{name, ErrorCode::NONE, {}};
-    for (auto it = b.cluster.lower_bound({name, INT32_MIN}); it != b.cluster.end() && it->first.first == name; ++it) {
+    for (auto it = b.cluster.lower_bound(TopicPartitionView{name, PartitionId(INT32_MIN)}); it != b.cluster.end() && it->first.topic == name; ++it) {
       const PartitionState& s = it->second;
       const ErrorCode e = s.leader.value() < 0 ? ErrorCode::LEADER_NOT_AVAILABLE : ErrorCode::NONE;
       tm.partitions.push_back(PartitionMetadata{s.partition, e, s.leader, s.leader_epoch, s.replicas, s.isr});

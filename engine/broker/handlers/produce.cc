@@ -26,7 +26,7 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
     if (req.acks != 0) b.env.send(from, resp);
   };
   if (req.acks != 0 && req.acks != 1 && req.acks != -1) return answer(ErrorCode::INVALID_REQUIRED_ACKS);
-  if (b.find(req.topic, req.partition) == nullptr && b.cluster.count(PartitionRef{req.topic, req.partition.value()}) == 0) {
+  if (b.find(req.topic, req.partition) == nullptr && b.cluster.count(TopicPartitionView{req.topic, req.partition}) == 0) {
     return answer(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
   }
   Partition* p = b.find_leader(req.topic, req.partition);
@@ -55,13 +55,13 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
     required = p->log->log_end_offset();
     flush_if_due(b, *p);
   }
-  const PartitionRef key{req.topic, req.partition.value()};
+  const TopicPartitionView key{req.topic, req.partition};
   maybe_advance_high_watermark(b, *p);  // a lone ISR commits at once
   if (req.acks == -1 && p->high_watermark < required) {
     const TimerId timer = b.env.set_timer(millis(req.timeout_ms), kProduceTimeoutTag);
     auto pending = b.pending_produces.find(key);
     if (pending == b.pending_produces.end()) {
-      pending = b.pending_produces.emplace(PartitionKey{req.topic, req.partition.value()}, std::vector<PendingProduce>{}).first;
+      pending = b.pending_produces.emplace(TopicPartition{req.topic, req.partition}, std::vector<PendingProduce>{}).first;
     }
     pending->second.push_back(PendingProduce{from, resp, required, timer});
   } else {

@@ -62,7 +62,7 @@ struct Replica {
     }
   }
 
-  const Partition& partition() const { return broker->state().partitions.at({"orders", 0}); }
+  const Partition& partition() const { return broker->state().partitions.at(TopicPartition{"orders", PartitionId(0)}); }
 
   template <typename T>
   std::vector<T> sent_to(NodeId to) const {
@@ -322,7 +322,7 @@ TEST(ReplicaRecovery, TheHighWatermarkIsNeverBelowTheLogStartAfterARestart) {
   c.controller = kControllerNode;
   Broker restarted(env2, c);
   restarted.on_start();
-  const Partition& p = restarted.state().partitions.at({"orders", 0});
+  const Partition& p = restarted.state().partitions.at(TopicPartition{"orders", PartitionId(0)});
   EXPECT_EQ(p.log->log_start_offset(), Offset(2));
   EXPECT_EQ(p.high_watermark, Offset(2));
 }

@@ -574,10 +574,10 @@ TEST_F(BrokerTopicLifecycleTest, ALogLeftFromAnOlderIncarnationIsDeletedAtRestar
   ASSERT_EQ(produce({rec("a", "1"), rec("b", "2")}).error, ErrorCode::NONE);
   t.sync_all();
   start();  // a new process on the same disk
-  EXPECT_EQ(broker->state().partitions.at({"orders", 0}).log->log_end_offset(), Offset(2)) << "recovered";
-  EXPECT_EQ(broker->state().partitions.at({"orders", 0}).topic_id, 7);
+  EXPECT_EQ(broker->state().partitions.at(TopicPartition{"orders", PartitionId(0)}).log->log_end_offset(), Offset(2)) << "recovered";
+  EXPECT_EQ(broker->state().partitions.at(TopicPartition{"orders", PartitionId(0)}).topic_id, 7);
   state(1, 9);
-  EXPECT_EQ(broker->state().partitions.at({"orders", 0}).topic_id, 9);
+  EXPECT_EQ(broker->state().partitions.at(TopicPartition{"orders", PartitionId(0)}).topic_id, 9);
   EXPECT_EQ(produce({rec("z", "9")}).base_offset, Offset(0)) << "the stale records are gone";
 }
 
