@@ -22,6 +22,9 @@ function(logsim_test name)
   add_executable(${name} ${T_SOURCES})
   logsim_configure(${name})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  # Tests find bundled files from the source root, never from __FILE__ (ccache's base_dir and
+  # other build tools may make __FILE__ relative) nor from ctest's working directory.
+  target_compile_definitions(${name} PRIVATE LOGSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   add_test(NAME ${name} COMMAND ${name})
   set(labels unit)
   if(T_LABELS)

@@ -17,10 +17,7 @@ namespace {
 
 using properties::OpKind;
 
-std::string scenarios_dir() {
-  const std::string here = __FILE__;
-  return here.substr(0, here.size() - std::string("tests/groups_admin_run_test.cc").size());
-}
+std::string scenarios_dir() { return LOGSIM_SOURCE_DIR "/scenarios/"; }
 
 std::vector<std::string> admin_notes(const properties::History& h) {
   std::vector<std::string> out;

@@ -613,10 +613,7 @@ TEST(GroupsRunQuiesce, AGroupThatCannotCatchUpIsALivenessFailure) {
 namespace logsim::scenarios {
 namespace {
 
-std::string scenarios_dir() {
-  const std::string here = __FILE__;
-  return here.substr(0, here.size() - std::string("tests/groups_run_test.cc").size());
-}
+std::string scenarios_dir() { return LOGSIM_SOURCE_DIR "/scenarios/"; }
 
 TEST(GroupsRunPlants, AStaleCommitIsFoundWhenTheCoordinatorIsPlantedToAcceptIt) {
   Scenario s = load_scenario_file(scenarios_dir() + "zombie-member-is-fenced.json");

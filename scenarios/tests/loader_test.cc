@@ -15,15 +15,8 @@
 namespace logsim::scenarios {
 namespace {
 
-// The directory of this source file's module (scenarios/), found from __FILE__ so the test
-// does not depend on the directory ctest runs it in.
-std::string scenarios_dir() {
-  const std::string here = __FILE__;
-  const std::string suffix = "tests/loader_test.cc";
-  EXPECT_GE(here.size(), suffix.size());
-  EXPECT_EQ(here.substr(here.size() - suffix.size()), suffix);
-  return here.substr(0, here.size() - suffix.size());
-}
+// The bundled scenarios' directory (scenarios/), from the source root the build names.
+std::string scenarios_dir() { return LOGSIM_SOURCE_DIR "/scenarios/"; }
 
 constexpr const char* kMinimal = R"({"name": "m", "topics": [{"name": "t"}]})";
 

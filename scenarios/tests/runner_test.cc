@@ -12,10 +12,7 @@
 namespace logsim::scenarios {
 namespace {
 
-std::string quickstart_path() {
-  std::string here = __FILE__;
-  return here.substr(0, here.rfind("/tests/")) + "/quickstart.json";
-}
+std::string quickstart_path() { return LOGSIM_SOURCE_DIR "/scenarios/quickstart.json"; }
 
 Scenario small(const std::string& timeline = "[]", const std::string& extra_consumer_config = "") {
   const std::string text = R"({
@@ -235,8 +232,7 @@ namespace logsim::scenarios {
 namespace {
 
 std::string retention_path() {
-  std::string here = __FILE__;
-  return here.substr(0, here.rfind("/tests/")) + "/retention-too-short-to-replay.json";
+  return LOGSIM_SOURCE_DIR "/scenarios/retention-too-short-to-replay.json";
 }
 
 TEST(Retention, AReplayAfterRetentionStartsAtTheMovedLogStart) {
