@@ -30,6 +30,7 @@
 #include "engine/broker/broker.h"
 #include "engine/client/consumer.h"
 #include "engine/client/producer.h"
+#include "engine/timer_mux.h"
 #include "engine/controller/controller.h"
 #include "engine/log/partition_log.h"
 #include "sim/disk.h"
@@ -102,13 +103,13 @@ constexpr std::uint64_t kPollTag = 9001;
 class BenchProducer final : public Node {
  public:
   BenchProducer(Env& env, engine::ProducerConfig config, std::uint64_t total, std::uint64_t window)
-      : producer_(env, std::move(config)), total_(total), window_(window) {}
+      : timers_(env), producer_(env, timers_, std::move(config)), total_(total), window_(window) {}
   void on_start() override {
     producer_.start();
     top_up();
   }
   void on_message(NodeId from, const Message& msg) override { producer_.on_message(from, msg); }
-  void on_timer(TimerId id, std::uint64_t tag) override { producer_.on_timer(id, tag); }
+  void on_timer(TimerId id, std::uint64_t tag) override { timers_.on_timer(id, tag); }
   void on_disconnect(NodeId peer) override { producer_.on_disconnect(peer); }
   std::uint64_t acknowledged() const { return acked_; }
 
@@ -133,6 +134,7 @@ class BenchProducer final : public Node {
     }
   }
 
+  engine::TimerMux timers_;
   engine::Producer producer_;
   std::uint64_t total_;
   std::uint64_t window_;
@@ -146,7 +148,7 @@ class BenchProducer final : public Node {
 class BenchConsumer final : public Node {
  public:
   BenchConsumer(Env& env, engine::ConsumerConfig config, std::uint64_t* consumed, std::uint64_t* bytes)
-      : env_(env), consumer_(env, std::move(config)), consumed_(consumed), bytes_(bytes) {}
+      : env_(env), timers_(env), consumer_(env, timers_, std::move(config)), consumed_(consumed), bytes_(bytes) {}
   void on_start() override {
     consumer_.assign({TopicPartition{"t", PartitionId(0)}});
     env_.set_timer(millis(1), kPollTag);
@@ -156,7 +158,7 @@ class BenchConsumer final : public Node {
     drain();
   }
   void on_timer(TimerId id, std::uint64_t tag) override {
-    if (consumer_.on_timer(id, tag)) return;
+    if (timers_.on_timer(id, tag)) return;
     drain();
     env_.set_timer(millis(1), kPollTag);
   }
@@ -170,6 +172,7 @@ class BenchConsumer final : public Node {
     }
   }
   Env& env_;
+  engine::TimerMux timers_;
   engine::Consumer consumer_;
   std::uint64_t* consumed_;
   std::uint64_t* bytes_;

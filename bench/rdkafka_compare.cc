@@ -55,6 +55,7 @@
 #include "engine/broker/broker.h"
 #include "engine/client/consumer.h"
 #include "engine/client/producer.h"
+#include "engine/timer_mux.h"
 #include "engine/controller/controller.h"
 #include "sim/world.h"
 
@@ -125,13 +126,13 @@ constexpr std::uint64_t kPollTag = 9001;
 class KeyedProducer final : public Node {
  public:
   KeyedProducer(Env& env, engine::ProducerConfig config, std::uint64_t total, std::uint64_t window)
-      : producer_(env, std::move(config)), total_(total), window_(window) {}
+      : timers_(env), producer_(env, timers_, std::move(config)), total_(total), window_(window) {}
   void on_start() override {
     producer_.start();
     top_up();
   }
   void on_message(NodeId from, const Message& msg) override { producer_.on_message(from, msg); }
-  void on_timer(TimerId id, std::uint64_t tag) override { producer_.on_timer(id, tag); }
+  void on_timer(TimerId id, std::uint64_t tag) override { timers_.on_timer(id, tag); }
   void on_disconnect(NodeId peer) override { producer_.on_disconnect(peer); }
   std::uint64_t acknowledged() const { return acked_; }
   std::uint64_t answered() const { return answered_; }
@@ -152,6 +153,7 @@ class KeyedProducer final : public Node {
     in_top_up_ = false;
   }
 
+  engine::TimerMux timers_;
   engine::Producer producer_;
   std::uint64_t total_;
   std::uint64_t window_;
@@ -165,7 +167,7 @@ class KeyedProducer final : public Node {
 class GroupReader final : public Node {
  public:
   GroupReader(Env& env, engine::ConsumerConfig config, std::uint64_t* consumed, Nanos* first_at)
-      : env_(env), consumer_(env, std::move(config)), consumed_(consumed), first_at_(first_at) {}
+      : env_(env), timers_(env), consumer_(env, timers_, std::move(config)), consumed_(consumed), first_at_(first_at) {}
   void on_start() override {
     consumer_.subscribe({kTopic}, nullptr);
     env_.set_timer(millis(1), kPollTag);
@@ -175,7 +177,7 @@ class GroupReader final : public Node {
     drain();
   }
   void on_timer(TimerId id, std::uint64_t tag) override {
-    if (consumer_.on_timer(id, tag)) return;
+    if (timers_.on_timer(id, tag)) return;
     drain();
     env_.set_timer(millis(1), kPollTag);
   }
@@ -188,6 +190,7 @@ class GroupReader final : public Node {
     *consumed_ += records.size();
   }
   Env& env_;
+  engine::TimerMux timers_;
   engine::Consumer consumer_;
   std::uint64_t* consumed_;
   Nanos* first_at_;

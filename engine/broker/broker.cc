@@ -82,7 +82,7 @@ void BrokerState::remove(const TopicPartition& key) {
   Partition& p = it->second;
   // Follower work in flight is forgotten; its answers find no partition and are dropped.
   follower_requests.erase(p.in_flight);
-  env.cancel_timer(p.timer);
+  timers.cancel(p.timer);
   follower_timers.erase(p.timer);
   fail_pending_produces(*this, key, ErrorCode::NOT_LEADER_OR_FOLLOWER);
   const std::string prefix = p.log->dir() + "/";
@@ -99,12 +99,14 @@ void BrokerState::remove(const TopicPartition& key) {
   }
 }
 
-void BrokerState::defer(std::function<void()> fn) { deferred[env.set_timer(0, kDeferredTag)] = std::move(fn); }
+void BrokerState::defer(std::function<void()> fn) { deferred[timers.set(0, BrokerTimer::kDeferred)] = std::move(fn); }
 
 Broker::Broker(Env& env, BrokerConfig config)
-    : state_{env, std::move(config), {}, {}, {}, {}, -1, -1, {}, {}, {}, {}, 0, nullptr, {}, -1},
+    : timers_(env),
+      own_timers_(timers_, [this](TimerId id, BrokerTimer tag) { on_own_timer(id, tag); }),
+      state_{env, own_timers_, std::move(config), {}, {}, {}, {}, -1, -1, {}, {}, {}, {}, 0, nullptr, {}, -1},
       offsets_host_(make_offsets_topic_host(state_)),
-      coordinator_(std::make_unique<GroupCoordinator>(env, state_.config.group, *offsets_host_)) {
+      coordinator_(std::make_unique<GroupCoordinator>(env, timers_, state_.config.group, *offsets_host_)) {
   state_.coordinator = coordinator_.get();
 }
 
@@ -126,9 +128,9 @@ void Broker::on_start() {
   } else {
     register_with_controller();
   }
-  state_.env.set_timer(millis(state_.config.replica_lag_time_max_ms) / 2, kIsrCheckTag);
-  state_.env.set_timer(millis(state_.config.replica_high_watermark_checkpoint_interval_ms), kCheckpointTag);
-  state_.env.set_timer(millis(state_.config.log_retention_check_interval_ms), kRetentionTag);
+  state_.timers.set(millis(state_.config.replica_lag_time_max_ms) / 2, BrokerTimer::kIsrCheck);
+  state_.timers.set(millis(state_.config.replica_high_watermark_checkpoint_interval_ms), BrokerTimer::kCheckpoint);
+  state_.timers.set(millis(state_.config.log_retention_check_interval_ms), BrokerTimer::kRetention);
 }
 
 // Opens every partition log found on disk, and restores high watermarks from the checkpoint.
@@ -170,7 +172,7 @@ void Broker::register_with_controller() {
   registration_ = ++state_.next_correlation;
   state_.env.send(*state_.config.controller, BrokerRegistrationRequest{registration_, state_.env.self()});
   // Until the controller answers, ask again now and then.
-  state_.env.set_timer(millis(state_.config.broker_heartbeat_interval_ms), kRegistrationRetryTag);
+  state_.timers.set(millis(state_.config.broker_heartbeat_interval_ms), BrokerTimer::kRegistrationRetry);
 }
 
 void Broker::heartbeat() {
@@ -208,41 +210,48 @@ void Broker::on_message(NodeId from, const Message& msg) {
     if (reg->correlation_id != registration_ || reg->error != ErrorCode::NONE) return;
     registration_ = 0;
     broker_epoch_ = reg->broker_epoch;
-    state_.env.cancel_timer(heartbeat_timer_);
-    heartbeat_timer_ = state_.env.set_timer(millis(state_.config.broker_heartbeat_interval_ms), kHeartbeatTag);
+    state_.timers.cancel(heartbeat_timer_);
+    heartbeat_timer_ = state_.timers.set(millis(state_.config.broker_heartbeat_interval_ms), BrokerTimer::kHeartbeat);
   } else if (const auto* hb = std::get_if<BrokerHeartbeatResponse>(&msg)) {
     // Fenced (the controller lost track of this broker): register again as a new incarnation.
     if (hb->error == ErrorCode::STALE_BROKER_EPOCH && registration_ == 0) register_with_controller();
   }
 }
 
-void Broker::on_timer(TimerId id, std::uint64_t tag) {
-  if (on_broker_timer(state_, id, tag)) return;
-  if (coordinator_->on_timer(id, tag)) return;
+void Broker::on_timer(TimerId id, std::uint64_t tag) { timers_.on_timer(id, tag); }
+
+void Broker::on_own_timer(TimerId id, BrokerTimer tag) {
   switch (tag) {
-    case kFollowerTag:
+    case BrokerTimer::kDeferred:
+      run_deferred(state_, id);
+      break;
+    case BrokerTimer::kFetchWait:
+      end_fetch_wait(state_, id);
+      break;
+    case BrokerTimer::kProduceTimeout:
+      end_produce_wait(state_, id);
+      break;
+    case BrokerTimer::kFollower:
       on_follower_timer(state_, id);
       break;
-    case kHeartbeatTag:
+    case BrokerTimer::kHeartbeat:
       heartbeat();
-      heartbeat_timer_ = state_.env.set_timer(millis(state_.config.broker_heartbeat_interval_ms), kHeartbeatTag);
+      heartbeat_timer_ = state_.timers.set(millis(state_.config.broker_heartbeat_interval_ms), BrokerTimer::kHeartbeat);
       break;
-    case kRegistrationRetryTag:
+    case BrokerTimer::kRegistrationRetry:
       if (registration_ != 0) register_with_controller();
       break;
-    case kIsrCheckTag:
+    case BrokerTimer::kIsrCheck:
       shrink_isrs(state_);
-      state_.env.set_timer(millis(state_.config.replica_lag_time_max_ms) / 2, kIsrCheckTag);
+      state_.timers.set(millis(state_.config.replica_lag_time_max_ms) / 2, BrokerTimer::kIsrCheck);
       break;
-    case kRetentionTag:
+    case BrokerTimer::kRetention:
       run_log_maintenance(state_);
-      state_.env.set_timer(millis(state_.config.log_retention_check_interval_ms), kRetentionTag);
+      state_.timers.set(millis(state_.config.log_retention_check_interval_ms), BrokerTimer::kRetention);
       break;
-    case kCheckpointTag:
+    case BrokerTimer::kCheckpoint:
       checkpoint_high_watermarks();
-      state_.env.set_timer(millis(state_.config.replica_high_watermark_checkpoint_interval_ms), kCheckpointTag);
-      break;
-    default:
+      state_.timers.set(millis(state_.config.replica_high_watermark_checkpoint_interval_ms), BrokerTimer::kCheckpoint);
       break;
   }
 }

@@ -23,6 +23,8 @@
 #include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
 #include "engine/plants.h"
+#include "engine/timer_mux.h"
+#include "engine/timer_tags.h"
 
 namespace logsim::engine {
 
@@ -75,6 +77,7 @@ using PartitionMap = std::map<TopicPartition, V, TopicPartitionLess>;
 // What the handlers work on.
 struct BrokerState {
   Env& env;
+  Timers<BrokerTimer>& timers;  // the broker's own timers (its coordinator has its own)
   BrokerConfig config;
   PartitionMap<Partition> partitions;      // replicas hosted here
   PartitionMap<PartitionState> cluster;    // every partition, for Metadata
@@ -91,7 +94,7 @@ struct BrokerState {
   FlatMap<TimerId, Partition*> follower_timers;
   CorrelationId next_correlation = 0;
   GroupCoordinator* coordinator = nullptr;  // the group coordinator this broker hosts
-  std::map<TimerId, std::function<void()>> deferred;  // callbacks run on the next turn (kDeferredTag)
+  std::map<TimerId, std::function<void()>> deferred;  // callbacks run on the next turn (kDeferred)
   Nanos offsets_topic_requested = -1;  // when this broker last asked for __consumer_offsets
 
   // Runs `fn` on a timer of zero delay: after the current handler returns.
@@ -125,7 +128,10 @@ class Broker final : public Node {
   void heartbeat();
   void checkpoint_high_watermarks();
   void recover_logs();
+  void on_own_timer(TimerId id, BrokerTimer tag);
 
+  TimerMux timers_;  // this node's: the broker's own and its group coordinator's
+  Timers<BrokerTimer> own_timers_;
   BrokerState state_;
   std::unique_ptr<OffsetsTopicHost> offsets_host_;
   std::unique_ptr<GroupCoordinator> coordinator_;
@@ -174,22 +180,14 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp);
 // A follower request timed out or its backoff ended: go again.
 void on_follower_timer(BrokerState& b, TimerId id);
 void on_leader_disconnect(BrokerState& b, NodeId leader);
-// Produce timeouts and fetch waits that ended.
-bool on_broker_timer(BrokerState& b, TimerId id, std::uint64_t tag);
+// A deferred callback's turn came (kDeferred), a held fetch's wait ended (kFetchWait), or an
+// acks=all produce timed out (kProduceTimeout). Each does nothing for a timer it no longer holds.
+void run_deferred(BrokerState& b, TimerId id);
+void end_fetch_wait(BrokerState& b, TimerId id);
+void end_produce_wait(BrokerState& b, TimerId id);
 // Log maintenance (log_maintenance.cc): retention and compaction of every hosted partition
 // (each below its own high watermark), and flushes the flush policy asks for.
 void run_log_maintenance(BrokerState& b);
 void flush_if_due(BrokerState& b, Partition& p);
-
-// Timer tags of the broker.
-constexpr std::uint64_t kFetchWaitTag = 1;
-constexpr std::uint64_t kProduceTimeoutTag = 2;
-constexpr std::uint64_t kFollowerTag = 3;
-constexpr std::uint64_t kHeartbeatTag = 4;
-constexpr std::uint64_t kIsrCheckTag = 5;
-constexpr std::uint64_t kCheckpointTag = 6;
-constexpr std::uint64_t kRegistrationRetryTag = 7;
-constexpr std::uint64_t kRetentionTag = 8;
-constexpr std::uint64_t kDeferredTag = 9;
 
 }  // namespace logsim::engine

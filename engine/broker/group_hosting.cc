@@ -29,7 +29,7 @@ class BrokerOffsetsHost final : public OffsetsTopicHost {
     const Offset required = p->log->log_end_offset();
     flush_if_due(b_, *p);
     const TopicPartition key{kOffsetsTopic, partition};
-    PendingProduce pending{NodeId(-1), {}, required, b_.env.set_timer(millis(timeout_ms), kProduceTimeoutTag),
+    PendingProduce pending{NodeId(-1), {}, required, b_.timers.set(millis(timeout_ms), BrokerTimer::kProduceTimeout),
                            std::move(done)};
     b_.pending_produces[key].push_back(std::move(pending));
     // Completes at once when this replica is the whole ISR; always through a later turn,

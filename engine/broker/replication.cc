@@ -23,7 +23,7 @@ void complete_produces(BrokerState& b, TopicPartitionView key, const Partition& 
       ++w;
       continue;
     }
-    b.env.cancel_timer(w->timer);
+    b.timers.cancel(w->timer);
     if (w->done) {
       done.push_back(std::move(w->done));
     } else {
@@ -47,14 +47,14 @@ void propose_isr(BrokerState& b, Partition& p, std::vector<NodeId> isr) {
 }
 
 void arm_follower_timer(BrokerState& b, Partition& p, Nanos after) {
-  p.timer = b.env.set_timer(after, kFollowerTag);
+  p.timer = b.timers.set(after, BrokerTimer::kFollower);
   b.follower_timers[p.timer] = &p;
 }
 
 void forget_follower_request(BrokerState& b, Partition& p) {
   b.follower_requests.erase(p.in_flight);
   p.in_flight = 0;
-  b.env.cancel_timer(p.timer);
+  b.timers.cancel(p.timer);
   b.follower_timers.erase(p.timer);
   p.timer = 0;
 }
@@ -136,7 +136,7 @@ void fail_pending_produces(BrokerState& b, TopicPartitionView key, ErrorCode err
   std::vector<PendingProduce> failed = std::move(it->second);
   b.pending_produces.erase(it);
   for (auto& w : failed) {
-    b.env.cancel_timer(w.timer);
+    b.timers.cancel(w.timer);
     if (w.done) {
       w.done(error);
       continue;
@@ -271,46 +271,42 @@ void on_leader_disconnect(BrokerState& b, NodeId leader) {
   }
 }
 
-bool on_broker_timer(BrokerState& b, TimerId id, std::uint64_t tag) {
-  if (tag == kDeferredTag) {
-    auto it = b.deferred.find(id);
-    if (it == b.deferred.end()) return true;
-    auto fn = std::move(it->second);
-    b.deferred.erase(it);
-    fn();
-    return true;
-  }
-  if (tag == kFetchWaitTag) {
-    for (auto& [key, waiting] : b.parked) {
-      for (auto w = waiting.begin(); w != waiting.end(); ++w) {
-        if (w->timer != id) continue;
-        ParkedFetch done = std::move(*w);
-        waiting.erase(w);
-        b.env.send(done.from, read_for_fetch(b, done.request));
-        return true;
-      }
+void run_deferred(BrokerState& b, TimerId id) {
+  auto it = b.deferred.find(id);
+  if (it == b.deferred.end()) return;
+  auto fn = std::move(it->second);
+  b.deferred.erase(it);
+  fn();
+}
+
+void end_fetch_wait(BrokerState& b, TimerId id) {
+  for (auto& [key, waiting] : b.parked) {
+    for (auto w = waiting.begin(); w != waiting.end(); ++w) {
+      if (w->timer != id) continue;
+      ParkedFetch done = std::move(*w);
+      waiting.erase(w);
+      b.env.send(done.from, read_for_fetch(b, done.request));
+      return;
     }
-    return true;
   }
-  if (tag == kProduceTimeoutTag) {
-    for (auto& [key, pending] : b.pending_produces) {
-      for (auto w = pending.begin(); w != pending.end(); ++w) {
-        if (w->timer != id) continue;
-        PendingProduce timed_out = std::move(*w);
-        pending.erase(w);
-        if (timed_out.done) {
-          timed_out.done(ErrorCode::REQUEST_TIMED_OUT);
-          return true;
-        }
-        timed_out.response.error = ErrorCode::REQUEST_TIMED_OUT;
-        timed_out.response.base_offset = Offset(-1);
-        b.env.send(timed_out.from, timed_out.response);
-        return true;
+}
+
+void end_produce_wait(BrokerState& b, TimerId id) {
+  for (auto& [key, pending] : b.pending_produces) {
+    for (auto w = pending.begin(); w != pending.end(); ++w) {
+      if (w->timer != id) continue;
+      PendingProduce timed_out = std::move(*w);
+      pending.erase(w);
+      if (timed_out.done) {
+        timed_out.done(ErrorCode::REQUEST_TIMED_OUT);
+        return;
       }
+      timed_out.response.error = ErrorCode::REQUEST_TIMED_OUT;
+      timed_out.response.base_offset = Offset(-1);
+      b.env.send(timed_out.from, timed_out.response);
+      return;
     }
-    return true;
   }
-  return false;
 }
 
 }  // namespace logsim::engine

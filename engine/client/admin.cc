@@ -59,7 +59,7 @@ void AdminClient::send(std::uint64_t id) {
   by_correlation_[call.attempt] = id;
   env_.send(config_.controller, call.request);
   const Nanos left = call.deadline - env_.now();
-  call.timer = env_.set_timer(std::min(millis(config_.request_timeout_ms), std::max<Nanos>(left, 0)), kTimeoutTag);
+  call.timer = timers_.set(std::min(millis(config_.request_timeout_ms), std::max<Nanos>(left, 0)), AdminTimer::kTimeout);
   by_timer_[call.timer] = id;
 }
 
@@ -67,7 +67,7 @@ void AdminClient::retry_or_fail(std::uint64_t id, ErrorCode error, const std::st
   Call& call = calls_.at(id);
   by_correlation_.erase(call.attempt);
   call.attempt = 0;
-  if (call.timer != 0) env_.cancel_timer(call.timer);
+  if (call.timer != 0) timers_.cancel(call.timer);
   by_timer_.erase(call.timer);
   call.timer = 0;
   const Nanos backoff = millis(config_.retry_backoff_ms);
@@ -80,7 +80,7 @@ void AdminClient::retry_or_fail(std::uint64_t id, ErrorCode error, const std::st
     finish(id, std::move(r));
     return;
   }
-  call.timer = env_.set_timer(backoff, kBackoffTag);
+  call.timer = timers_.set(backoff, AdminTimer::kBackoff);
   by_timer_[call.timer] = id;
 }
 
@@ -89,7 +89,7 @@ void AdminClient::finish(std::uint64_t id, AdminResult result) {
   Call call = std::move(it->second);
   calls_.erase(it);
   by_correlation_.erase(call.attempt);
-  if (call.timer != 0) env_.cancel_timer(call.timer);
+  if (call.timer != 0) timers_.cancel(call.timer);
   by_timer_.erase(call.timer);
   if (call.done) call.done(result);
 }
@@ -109,17 +109,15 @@ bool AdminClient::on_message(NodeId, const Message& msg) {
   return true;
 }
 
-bool AdminClient::on_timer(TimerId timer, std::uint64_t tag) {
-  if (tag != kTimeoutTag && tag != kBackoffTag) return false;
+void AdminClient::on_timer(TimerId timer, AdminTimer tag) {
   auto t = by_timer_.find(timer);
-  if (t == by_timer_.end()) return true;
+  if (t == by_timer_.end()) return;
   const std::uint64_t id = t->second;
   by_timer_.erase(t);
   Call& call = calls_.at(id);
   call.timer = 0;
-  if (tag == kBackoffTag) send(id);
+  if (tag == AdminTimer::kBackoff) send(id);
   else retry_or_fail(id, ErrorCode::REQUEST_TIMED_OUT, "");
-  return true;
 }
 
 void AdminClient::on_disconnect(NodeId peer) {

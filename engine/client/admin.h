@@ -8,7 +8,7 @@
 // calls end with a TimeoutException. Like Kafka's, a retried CreateTopics whose first attempt
 // did create the topic ends with TOPIC_ALREADY_EXISTS: the client cannot tell.
 //
-// The client owns correlation ids; its host node forwards messages, timers and disconnects.
+// The client owns correlation ids; its host node forwards messages and disconnects.
 // Not thread-safe.
 #pragma once
 
@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "engine/env/env.h"
+#include "engine/timer_mux.h"
+#include "engine/timer_tags.h"
 
 namespace logsim::engine {
 
@@ -41,7 +43,11 @@ using AdminCallback = std::function<void(const AdminResult&)>;
 
 class AdminClient {
  public:
-  AdminClient(Env& env, AdminConfig config) : env_(env), config_(config) {}
+  // Arms its timers on the node's `timers`, which hands them back.
+  AdminClient(Env& env, TimerMux& timers, AdminConfig config)
+      : env_(env), timers_(timers, [this](TimerId id, AdminTimer tag) { on_timer(id, tag); }), config_(config) {}
+  AdminClient(const AdminClient&) = delete;
+  AdminClient& operator=(const AdminClient&) = delete;
 
   void create_topic(CreateTopicsRequest request, AdminCallback done) { start(std::move(request), std::move(done)); }
   void delete_topic(const std::string& name, AdminCallback done) { start(DeleteTopicsRequest{0, name}, std::move(done)); }
@@ -59,11 +65,7 @@ class AdminClient {
   std::size_t in_flight() const { return calls_.size(); }
 
   bool on_message(NodeId from, const Message& msg);
-  bool on_timer(TimerId id, std::uint64_t tag);
   void on_disconnect(NodeId peer);
-
-  static constexpr std::uint64_t kTimeoutTag = 0xad000001;
-  static constexpr std::uint64_t kBackoffTag = 0xad000002;
 
  private:
   struct Call {
@@ -79,8 +81,10 @@ class AdminClient {
   void send(std::uint64_t id);
   void retry_or_fail(std::uint64_t id, ErrorCode error, const std::string& message);
   void finish(std::uint64_t id, AdminResult result);
+  void on_timer(TimerId id, AdminTimer tag);
 
   Env& env_;
+  Timers<AdminTimer> timers_;
   AdminConfig config_;
   std::uint64_t next_call_ = 0;
   CorrelationId next_correlation_ = 0;

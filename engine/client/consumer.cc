@@ -11,11 +11,13 @@ namespace logsim::engine {
 namespace {
 // metadata_correlation_ while waiting out a backoff: no request is in flight, none may start.
 constexpr CorrelationId kMetadataBackoff = -1;
-constexpr std::uint64_t kMetadataTag = 1;
-constexpr std::uint64_t kPartitionTag = 2;
 }  // namespace
 
-Consumer::Consumer(Env& env, ConsumerConfig config) : env_(env), config_(std::move(config)) {
+Consumer::Consumer(Env& env, TimerMux& timers, ConsumerConfig config)
+    : env_(env),
+      timers_(timers, [this](TimerId id, ConsumerTimer tag) { on_timer(id, tag); }),
+      group_timers_(timers, [this](TimerId id, ConsumerGroupTimer tag) { on_group_timer(id, tag); }),
+      config_(std::move(config)) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "consumer needs bootstrap.servers");
   LOGSIM_ASSERT(config_.max_poll_records > 0, "max.poll.records must be positive");
   // A static member's held JoinGroup, fenced by its own rejoin, must not match the new one.
@@ -40,7 +42,7 @@ void Consumer::set_assignment(const std::vector<TopicPartition>& partitions, boo
   }
   for (auto& [tp, st] : partitions_) {
     if (kept.contains(tp)) continue;
-    env_.cancel_timer(st.timer);
+    timers_.cancel(st.timer);
     by_timer_.erase(st.timer);
     by_correlation_.erase(st.in_flight);
   }
@@ -81,7 +83,7 @@ void Consumer::drop_fetching(PartitionState& st) {
   st.awaiting_committed = false;
   by_correlation_.erase(st.in_flight);
   st.in_flight = 0;
-  env_.cancel_timer(st.timer);
+  timers_.cancel(st.timer);
   by_timer_.erase(st.timer);
   st.timer = 0;
   st.waiting = false;
@@ -103,7 +105,7 @@ void Consumer::request_metadata() {
   // be asked about in a tight loop.
   if (last_metadata_request_ >= 0 && env_.now() - last_metadata_request_ < millis(config_.retry_backoff_ms)) {
     metadata_correlation_ = kMetadataBackoff;
-    metadata_timer_ = env_.set_timer(last_metadata_request_ + millis(config_.retry_backoff_ms) - env_.now(), kMetadataTag);
+    metadata_timer_ = timers_.set(last_metadata_request_ + millis(config_.retry_backoff_ms) - env_.now(), ConsumerTimer::kMetadata);
     return;
   }
   last_metadata_request_ = env_.now();
@@ -112,7 +114,7 @@ void Consumer::request_metadata() {
   metadata_correlation_ = ++next_correlation_;
   metadata_target_ = target;
   env_.send(target, MetadataRequest{metadata_correlation_, metadata_topics()});
-  metadata_timer_ = env_.set_timer(millis(config_.request_timeout_ms), kMetadataTag);
+  metadata_timer_ = timers_.set(millis(config_.request_timeout_ms), ConsumerTimer::kMetadata);
 }
 
 std::vector<std::string> Consumer::metadata_topics() const {
@@ -165,13 +167,13 @@ void Consumer::send_request(const TopicPartition& tp, PartitionState& st, NodeId
     env_.send(leader, FetchRequest{st.in_flight, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records,
                                    config_.fetch_max_wait_ms});
   }
-  st.timer = env_.set_timer(millis(config_.request_timeout_ms), kPartitionTag);
+  st.timer = timers_.set(millis(config_.request_timeout_ms), ConsumerTimer::kPartition);
   st.waiting = false;
   by_timer_[st.timer] = tp;
 }
 
 void Consumer::delay(PartitionState& st, const TopicPartition& tp, Nanos after) {
-  st.timer = env_.set_timer(after, kPartitionTag);
+  st.timer = timers_.set(after, ConsumerTimer::kPartition);
   st.waiting = true;
   by_timer_[st.timer] = tp;
 }
@@ -194,7 +196,7 @@ Consumer::PartitionState* Consumer::state_for(CorrelationId id, TopicPartition& 
   by_correlation_.erase(it);
   PartitionState& st = partitions_.at(tp);
   st.in_flight = 0;
-  env_.cancel_timer(st.timer);
+  timers_.cancel(st.timer);
   by_timer_.erase(st.timer);
   st.timer = 0;
   return &st;
@@ -257,7 +259,7 @@ bool Consumer::on_message(NodeId, const Message& msg) {
   if (const auto* meta = std::get_if<MetadataResponse>(&msg)) {
     if (metadata_correlation_ <= 0 || meta->correlation_id != metadata_correlation_) return false;
     metadata_correlation_ = 0;
-    env_.cancel_timer(metadata_timer_);
+    timers_.cancel(metadata_timer_);
     metadata_.update(*meta);
     for (const auto& tp : assignment_) pump(tp);
     if (group_.state == MemberState::kAssigning) try_assign();
@@ -274,15 +276,22 @@ bool Consumer::on_message(NodeId, const Message& msg) {
   return on_group_message(msg);
 }
 
-bool Consumer::on_timer(TimerId id, std::uint64_t tag) {
-  if (tag == kMetadataTag && id == metadata_timer_) {
-    metadata_correlation_ = 0;  // the request timed out, or its backoff ended
-    request_metadata();
-    return true;
+void Consumer::on_timer(TimerId id, ConsumerTimer tag) {
+  switch (tag) {
+    case ConsumerTimer::kMetadata:
+      if (id != metadata_timer_) return;
+      metadata_correlation_ = 0;  // the request timed out, or its backoff ended
+      request_metadata();
+      return;
+    case ConsumerTimer::kPartition:
+      on_partition_timer(id);
+      return;
   }
-  if (on_group_timer(id, tag)) return true;
+}
+
+void Consumer::on_partition_timer(TimerId id) {
   auto it = by_timer_.find(id);
-  if (it == by_timer_.end()) return false;
+  if (it == by_timer_.end()) return;
   const TopicPartition tp = it->second;
   by_timer_.erase(it);
   PartitionState& st = partitions_.at(tp);
@@ -293,11 +302,10 @@ bool Consumer::on_timer(TimerId id, std::uint64_t tag) {
     // answers are dropped), and each asks again after a backoff. (The group coordinator has
     // a connection of its own, as in Kafka, and is not affected.)
     close_connection(st.target);
-    return true;
+    return;
   }
   st.waiting = false;
   pump(tp);
-  return true;
 }
 
 void Consumer::on_disconnect(NodeId peer) {
@@ -306,7 +314,7 @@ void Consumer::on_disconnect(NodeId peer) {
     // FindCoordinator went to a broker that is down: ask another after a backoff.
     group_.find_in_flight = 0;
     group_.find_backoff_until = env_.now() + millis(config_.retry_backoff_ms);
-    env_.cancel_timer(group_.retry_timer);
+    group_timers_.cancel(group_.retry_timer);
     group_.retry_timer = 0;
     find_coordinator();
   }
@@ -317,9 +325,9 @@ void Consumer::close_connection(NodeId peer) {
   if (metadata_correlation_ > 0 && metadata_target_ == peer) {
     // Ask again after a backoff (reconnect.backoff.ms in Kafka), not at once: a broker that is
     // down would answer every immediate retry with another reset.
-    env_.cancel_timer(metadata_timer_);
+    timers_.cancel(metadata_timer_);
     metadata_correlation_ = kMetadataBackoff;
-    metadata_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kMetadataTag);
+    metadata_timer_ = timers_.set(millis(config_.retry_backoff_ms), ConsumerTimer::kMetadata);
   }
   for (const auto& tp : assignment_) {
     PartitionState& st = partitions_.at(tp);

@@ -38,6 +38,8 @@
 #include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
 #include "engine/plants.h"
+#include "engine/timer_mux.h"
+#include "engine/timer_tags.h"
 
 namespace logsim::engine {
 
@@ -99,7 +101,10 @@ struct ConsumerRecord {
 
 class Consumer {
  public:
-  Consumer(Env& env, ConsumerConfig config);
+  // Arms its timers on the node's `timers`, which hands them back.
+  Consumer(Env& env, TimerMux& timers, ConsumerConfig config);
+  Consumer(const Consumer&) = delete;
+  Consumer& operator=(const Consumer&) = delete;
 
   // Replaces the assignment. Partitions kept keep their positions; new ones start without.
   void assign(const std::vector<TopicPartition>& partitions);
@@ -151,9 +156,8 @@ class Consumer {
   const std::string& member_id() const { return group_.member_id; }
   const std::string& group_id() const { return config_.group_id; }
 
-  bool on_message(NodeId from, const Message& msg);
   // (Group responses are routed from on_message to on_group_message.)
-  bool on_timer(TimerId id, std::uint64_t tag);
+  bool on_message(NodeId from, const Message& msg);
   // The connection to a broker broke: requests in flight to it are retried after a backoff.
   void on_disconnect(NodeId peer);
 
@@ -221,6 +225,8 @@ class Consumer {
   void on_fetch(const FetchResponse& resp);
   void on_list_offsets(const ListOffsetsResponse& resp);
   PartitionState* state_for(CorrelationId id, TopicPartition& tp);
+  void on_timer(TimerId id, ConsumerTimer tag);
+  void on_partition_timer(TimerId id);
   std::vector<std::string> metadata_topics() const;
 
   // ---- The group (consumer_group.cc).
@@ -245,7 +251,7 @@ class Consumer {
     std::int32_t generation = -1;
     std::string member_id;
     bool announced = false;  // on_commit(kRequested) was called
-    // Its kCommitTag timers (deadline, and the request in flight), disarmed when it finishes:
+    // Its kCommit timers (deadline, and the request in flight), disarmed when it finishes:
     // a finished commit's timers would only wake the sweep for nothing, and a commit after
     // every batch would keep tens of thousands of them armed (request.timeout.ms apart).
     TimerId deadline_timer = 0;
@@ -311,11 +317,13 @@ class Consumer {
   void finish_commit(std::uint64_t id, ErrorCode error);
   void on_poll_timeout();
   bool on_group_message(const Message& msg);
-  bool on_group_timer(TimerId id, std::uint64_t tag);
+  void on_group_timer(TimerId id, ConsumerGroupTimer tag);
   void set_assignment(const std::vector<TopicPartition>& partitions, bool from_group);
   GroupState group_;
 
   Env& env_;
+  Timers<ConsumerTimer> timers_;
+  Timers<ConsumerGroupTimer> group_timers_;
   ConsumerConfig config_;
   MetadataCache metadata_;
   std::vector<TopicPartition> assignment_;

@@ -9,11 +9,6 @@
 namespace logsim::engine {
 namespace {
 
-constexpr std::uint64_t kHeartbeatTag = 20;   // next heartbeat
-constexpr std::uint64_t kPollTimeoutTag = 21; // max.poll.interval.ms without a poll
-constexpr std::uint64_t kGroupRetryTag = 22;  // a backoff, or a group request that timed out
-constexpr std::uint64_t kCommitTag = 23;      // a commit's retry backoff or request timeout
-
 bool coordinator_error(ErrorCode e) {
   return e == ErrorCode::NOT_COORDINATOR || e == ErrorCode::COORDINATOR_NOT_AVAILABLE ||
          e == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS || e == ErrorCode::NETWORK_EXCEPTION ||
@@ -73,11 +68,11 @@ std::map<TopicPartition, Offset> Consumer::consumed() const {
 
 void Consumer::drive_group() {
   group_.last_poll = env_.now();
-  env_.cancel_timer(group_.poll_timer);
+  group_timers_.cancel(group_.poll_timer);
   group_.poll_timer = 0;
   if (group_.state == MemberState::kFatal) return;
   if (group_.state == MemberState::kStable || group_.state == MemberState::kSyncing) {
-    group_.poll_timer = env_.set_timer(millis(config_.max_poll_interval_ms), kPollTimeoutTag);
+    group_.poll_timer = group_timers_.set(millis(config_.max_poll_interval_ms), ConsumerGroupTimer::kPollTimeout);
   }
   if (group_.pending_assignment) apply_assignment();
   // Auto-commit what earlier polls returned (the positions before this poll hands out more).
@@ -186,9 +181,9 @@ void Consumer::send_join() {
   group_.join_in_flight = req.correlation_id;
   group_.join_sent = env_.now();
   env_.send(group_.coordinator, std::move(req));
-  env_.cancel_timer(group_.retry_timer);
+  group_timers_.cancel(group_.retry_timer);
   // Kafka's JoinGroup timeout: the rebalance timeout plus 5 s.
-  group_.retry_timer = env_.set_timer(millis(config_.max_poll_interval_ms) + seconds(5), kGroupRetryTag);
+  group_.retry_timer = group_timers_.set(millis(config_.max_poll_interval_ms) + seconds(5), ConsumerGroupTimer::kGroupRetry);
 }
 
 // The leader computes every member's assignment (once it has metadata for their topics).
@@ -240,8 +235,8 @@ void Consumer::send_sync(std::vector<SyncGroupAssignment> assignments) {
                        config_.group_instance_id, std::move(assignments)};
   group_.join_in_flight = req.correlation_id;
   env_.send(group_.coordinator, std::move(req));
-  env_.cancel_timer(group_.retry_timer);
-  group_.retry_timer = env_.set_timer(millis(config_.request_timeout_ms), kGroupRetryTag);
+  group_timers_.cancel(group_.retry_timer);
+  group_.retry_timer = group_timers_.set(millis(config_.request_timeout_ms), ConsumerGroupTimer::kGroupRetry);
   arm_heartbeat();  // heartbeats run from the JoinGroup answer on
 }
 
@@ -283,7 +278,7 @@ void Consumer::fetch_committed() {
 void Consumer::find_coordinator() {
   if (group_.find_in_flight != 0 || group_.coordinator.value() >= 0) return;
   if (env_.now() < group_.find_backoff_until) {
-    if (group_.retry_timer == 0) group_.retry_timer = env_.set_timer(group_.find_backoff_until - env_.now(), kGroupRetryTag);
+    if (group_.retry_timer == 0) group_.retry_timer = group_timers_.set(group_.find_backoff_until - env_.now(), ConsumerGroupTimer::kGroupRetry);
     return;
   }
   const auto& servers = config_.bootstrap_servers;
@@ -291,8 +286,8 @@ void Consumer::find_coordinator() {
   group_.find_in_flight = ++next_correlation_;
   group_.find_target = target;
   env_.send(target, FindCoordinatorRequest{group_.find_in_flight, config_.group_id, CoordinatorKeyType::kGroup});
-  env_.cancel_timer(group_.retry_timer);
-  group_.retry_timer = env_.set_timer(millis(config_.request_timeout_ms), kGroupRetryTag);
+  group_timers_.cancel(group_.retry_timer);
+  group_.retry_timer = group_timers_.set(millis(config_.request_timeout_ms), ConsumerGroupTimer::kGroupRetry);
 }
 
 // markCoordinatorUnknown: requests in flight to it are abandoned and retried elsewhere.
@@ -333,15 +328,15 @@ void Consumer::send_heartbeat() {
 }
 
 void Consumer::arm_heartbeat() {
-  env_.cancel_timer(group_.heartbeat_timer);
-  group_.heartbeat_timer = env_.set_timer(millis(config_.heartbeat_interval_ms), kHeartbeatTag);
+  group_timers_.cancel(group_.heartbeat_timer);
+  group_.heartbeat_timer = group_timers_.set(millis(config_.heartbeat_interval_ms), ConsumerGroupTimer::kHeartbeat);
 }
 
 void Consumer::reset_generation(bool keep_member_id) {
   group_.generation = -1;
   if (!keep_member_id) group_.member_id.clear();
   group_.protocol_name.clear();
-  env_.cancel_timer(group_.heartbeat_timer);
+  group_timers_.cancel(group_.heartbeat_timer);
   group_.heartbeat_timer = 0;
   group_.heartbeat_in_flight = 0;
 }
@@ -356,8 +351,8 @@ void Consumer::request_rejoin() {
 }
 
 void Consumer::group_retry_later() {
-  env_.cancel_timer(group_.retry_timer);
-  group_.retry_timer = env_.set_timer(millis(config_.retry_backoff_ms), kGroupRetryTag);
+  group_timers_.cancel(group_.retry_timer);
+  group_.retry_timer = group_timers_.set(millis(config_.retry_backoff_ms), ConsumerGroupTimer::kGroupRetry);
 }
 
 void Consumer::on_poll_timeout() {
@@ -415,7 +410,7 @@ std::uint64_t Consumer::add_commit(std::map<TopicPartition, Offset> offsets, boo
   // commitSync retries until default.api.timeout.ms; commitAsync gets one request.
   c.deadline = env_.now() + millis(sync ? config_.default_api_timeout_ms : config_.request_timeout_ms);
   c.done = std::move(done);
-  c.deadline_timer = env_.set_timer(c.deadline - env_.now(), kCommitTag);
+  c.deadline_timer = group_timers_.set(c.deadline - env_.now(), ConsumerGroupTimer::kCommit);
   return id;
 }
 
@@ -449,8 +444,8 @@ void Consumer::send_commit(std::uint64_t id) {
   c.in_flight = req.correlation_id;
   c.sent = env_.now();
   env_.send(group_.coordinator, std::move(req));
-  env_.cancel_timer(c.request_timer);
-  c.request_timer = env_.set_timer(millis(config_.request_timeout_ms), kCommitTag);
+  group_timers_.cancel(c.request_timer);
+  c.request_timer = group_timers_.set(millis(config_.request_timeout_ms), ConsumerGroupTimer::kCommit);
 }
 
 void Consumer::finish_commit(std::uint64_t id, ErrorCode error) {
@@ -458,8 +453,8 @@ void Consumer::finish_commit(std::uint64_t id, ErrorCode error) {
   if (it == group_.commits.end()) return;
   PendingCommit c = std::move(it->second);
   group_.commits.erase(it);
-  env_.cancel_timer(c.deadline_timer);
-  env_.cancel_timer(c.request_timer);
+  group_timers_.cancel(c.deadline_timer);
+  group_timers_.cancel(c.request_timer);
   if (group_.listener != nullptr) {
     group_.listener->on_commit(CommitEvent{CommitEvent::Phase::kCompleted, c.id, c.offsets, c.generation, c.member_id,
                                            c.automatic, error});
@@ -477,7 +472,7 @@ bool Consumer::on_group_message(const Message& msg) {
   if (const auto* find = std::get_if<FindCoordinatorResponse>(&msg)) {
     if (find->correlation_id != group_.find_in_flight) return true;
     group_.find_in_flight = 0;
-    env_.cancel_timer(group_.retry_timer);
+    group_timers_.cancel(group_.retry_timer);
     group_.retry_timer = 0;
     if (find->error != ErrorCode::NONE) {
       group_.find_backoff_until = env_.now() + millis(config_.retry_backoff_ms);
@@ -501,7 +496,7 @@ bool Consumer::on_group_message(const Message& msg) {
   if (const auto* join = std::get_if<JoinGroupResponse>(&msg)) {
     if (join->correlation_id != group_.join_in_flight || group_.state != MemberState::kJoining) return true;
     group_.join_in_flight = 0;
-    env_.cancel_timer(group_.retry_timer);
+    group_timers_.cancel(group_.retry_timer);
     group_.retry_timer = 0;
     switch (join->error) {
       case ErrorCode::NONE:
@@ -547,7 +542,7 @@ bool Consumer::on_group_message(const Message& msg) {
   if (const auto* sync = std::get_if<SyncGroupResponse>(&msg)) {
     if (sync->correlation_id != group_.join_in_flight || group_.state != MemberState::kSyncing) return true;
     group_.join_in_flight = 0;
-    env_.cancel_timer(group_.retry_timer);
+    group_timers_.cancel(group_.retry_timer);
     group_.retry_timer = 0;
     if (sync->error == ErrorCode::NONE) {
       auto a = sync->assignment.empty() ? std::optional<ConsumerAssignment>(ConsumerAssignment{})
@@ -555,8 +550,8 @@ bool Consumer::on_group_message(const Message& msg) {
       group_.pending_assignment = a ? a->partitions : std::vector<TopicPartition>{};
       group_.state = MemberState::kStable;
       group_.leader_join = {};
-      env_.cancel_timer(group_.poll_timer);
-      group_.poll_timer = env_.set_timer(millis(config_.max_poll_interval_ms) - (env_.now() - group_.last_poll), kPollTimeoutTag);
+      group_timers_.cancel(group_.poll_timer);
+      group_.poll_timer = group_timers_.set(millis(config_.max_poll_interval_ms) - (env_.now() - group_.last_poll), ConsumerGroupTimer::kPollTimeout);
       return true;
     }
     if (fatal_group_error(sync->error)) {
@@ -659,19 +654,19 @@ bool Consumer::on_group_message(const Message& msg) {
   return std::holds_alternative<LeaveGroupResponse>(msg);
 }
 
-bool Consumer::on_group_timer(TimerId id, std::uint64_t tag) {
+void Consumer::on_group_timer(TimerId id, ConsumerGroupTimer tag) {
   switch (tag) {
-    case kHeartbeatTag:
+    case ConsumerGroupTimer::kHeartbeat:
       if (id == group_.heartbeat_timer) {
         group_.heartbeat_timer = 0;
         send_heartbeat();
       }
-      return true;
-    case kPollTimeoutTag:
+      return;
+    case ConsumerGroupTimer::kPollTimeout:
       if (id == group_.poll_timer) on_poll_timeout();
-      return true;
-    case kGroupRetryTag:
-      if (id != group_.retry_timer) return true;
+      return;
+    case ConsumerGroupTimer::kGroupRetry:
+      if (id != group_.retry_timer) return;
       group_.retry_timer = 0;
       if (group_.find_in_flight != 0) {  // FindCoordinator timed out
         group_.find_in_flight = 0;
@@ -683,8 +678,8 @@ bool Consumer::on_group_timer(TimerId id, std::uint64_t tag) {
       } else if (group_.rejoin_needed && group_.state == MemberState::kUnjoined) {
         start_prepare();
       }
-      return true;
-    case kCommitTag: {
+      return;
+    case ConsumerGroupTimer::kCommit: {
       // Commits past their time fail; a request unanswered for request.timeout.ms is sent
       // again (commitSync) or fails (commitAsync).
       const Nanos now = env_.now();
@@ -701,18 +696,16 @@ bool Consumer::on_group_timer(TimerId id, std::uint64_t tag) {
           // One of its own timers fired before its time on the local clock (the clock was
           // stepped back after the timer was armed): armed again for what is left, so every
           // pending commit keeps a timer for its deadline and for its request in flight.
-          if (c.deadline_timer == id) c.deadline_timer = env_.set_timer(c.deadline - now, kCommitTag);
+          if (c.deadline_timer == id) c.deadline_timer = group_timers_.set(c.deadline - now, ConsumerGroupTimer::kCommit);
           if (c.request_timer == id && c.in_flight != 0) {
-            c.request_timer = env_.set_timer(c.sent + millis(config_.request_timeout_ms) - now, kCommitTag);
+            c.request_timer = group_timers_.set(c.sent + millis(config_.request_timeout_ms) - now, ConsumerGroupTimer::kCommit);
           }
         }
       }
       for (auto cid : expired) finish_commit(cid, ErrorCode::REQUEST_TIMED_OUT);
       for (auto cid : resend) send_commit(cid);
-      return true;
+      return;
     }
-    default:
-      return false;
   }
 }
 

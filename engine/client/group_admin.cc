@@ -95,7 +95,8 @@ std::string_view reset_mode_name(ResetMode mode) {
   return "unknown";
 }
 
-GroupAdmin::GroupAdmin(Env& env, GroupAdminConfig config) : env_(env), config_(std::move(config)) {
+GroupAdmin::GroupAdmin(Env& env, TimerMux& timers, GroupAdminConfig config)
+    : env_(env), timers_(timers, [this](TimerId id, GroupAdminTimer tag) { on_timer(id, tag); }), config_(std::move(config)) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "GroupAdmin needs at least one bootstrap server");
 }
 
@@ -109,7 +110,7 @@ GroupAdmin::CallId GroupAdmin::begin_call(std::string name, std::string group_id
   call.name = std::move(name);
   call.group_id = std::move(group_id);
   call.fail = std::move(fail);
-  call.deadline_timer = env_.set_timer(millis(config_.default_api_timeout_ms), kDeadlineTag);
+  call.deadline_timer = timers_.set(millis(config_.default_api_timeout_ms), GroupAdminTimer::kDeadline);
   deadline_timers_[call.deadline_timer] = id;
   return id;
 }
@@ -119,7 +120,7 @@ void GroupAdmin::end_call(CallId id) {
   LOGSIM_ASSERT(it != calls_.end(), "ending a call that is not in flight");
   for (ExchangeId x : it->second.exchanges) drop_exchange(x);
   if (it->second.deadline_timer != 0) {
-    env_.cancel_timer(it->second.deadline_timer);
+    timers_.cancel(it->second.deadline_timer);
     deadline_timers_.erase(it->second.deadline_timer);
   }
   calls_.erase(it);
@@ -180,7 +181,7 @@ void GroupAdmin::transmit(ExchangeId x, NodeId to) {
   by_correlation_[ex.correlation] = x;
   ++call.attempts;
   call.last_api = std::string(message_name(ex.request));
-  ex.timer = env_.set_timer(millis(config_.request_timeout_ms), kRequestTimeoutTag);
+  ex.timer = timers_.set(millis(config_.request_timeout_ms), GroupAdminTimer::kRequestTimeout);
   exchange_timers_[ex.timer] = x;
   env_.send(to, ex.request);
 }
@@ -192,7 +193,7 @@ void GroupAdmin::attempt_failed(ExchangeId x, ErrorCode error) {
   by_correlation_.erase(ex.correlation);
   ex.correlation = 0;
   if (ex.timer != 0) {
-    env_.cancel_timer(ex.timer);
+    timers_.cancel(ex.timer);
     exchange_timers_.erase(ex.timer);
     ex.timer = 0;
   }
@@ -209,7 +210,7 @@ void GroupAdmin::retry_later(ExchangeId x, ErrorCode error) {
   Exchange& ex = exchanges_.at(x);
   calls_.at(ex.call).last_error = error;
   if (ex.to.route == Route::kLeader) ex.refresh_leader = true;
-  ex.timer = env_.set_timer(millis(config_.retry_backoff_ms), kBackoffTag);
+  ex.timer = timers_.set(millis(config_.retry_backoff_ms), GroupAdminTimer::kBackoff);
   exchange_timers_[ex.timer] = x;
 }
 
@@ -219,7 +220,7 @@ void GroupAdmin::drop_exchange(ExchangeId x) {
   if (it == exchanges_.end()) return;
   if (it->second.correlation != 0) by_correlation_.erase(it->second.correlation);
   if (it->second.timer != 0) {
-    env_.cancel_timer(it->second.timer);
+    timers_.cancel(it->second.timer);
     exchange_timers_.erase(it->second.timer);
   }
   exchanges_.erase(it);
@@ -294,10 +295,10 @@ bool GroupAdmin::on_message(NodeId, const Message& msg) {
   return true;
 }
 
-bool GroupAdmin::on_timer(TimerId timer, std::uint64_t tag) {
-  if (tag == kDeadlineTag) {
+void GroupAdmin::on_timer(TimerId timer, GroupAdminTimer tag) {
+  if (tag == GroupAdminTimer::kDeadline) {
     auto it = deadline_timers_.find(timer);
-    if (it == deadline_timers_.end()) return true;
+    if (it == deadline_timers_.end()) return;
     const CallId id = it->second;
     deadline_timers_.erase(it);
     Call& call = calls_.at(id);
@@ -307,20 +308,18 @@ bool GroupAdmin::on_timer(TimerId timer, std::uint64_t tag) {
     if (!call.last_api.empty()) message += "; the last request was " + call.last_api;
     if (call.last_error != ErrorCode::NONE) message += "; the last failure was " + std::string(error_name(call.last_error));
     fail_call(id, ErrorCode::REQUEST_TIMED_OUT, message);
-    return true;
+    return;
   }
-  if (tag != kRequestTimeoutTag && tag != kBackoffTag) return false;
   auto it = exchange_timers_.find(timer);
-  if (it == exchange_timers_.end()) return true;
+  if (it == exchange_timers_.end()) return;
   const ExchangeId x = it->second;
   exchange_timers_.erase(it);
   exchanges_.at(x).timer = 0;
-  if (tag == kBackoffTag) {
+  if (tag == GroupAdminTimer::kBackoff) {
     dispatch(x);
   } else {
     attempt_failed(x, ErrorCode::REQUEST_TIMED_OUT);
   }
-  return true;
 }
 
 void GroupAdmin::on_disconnect(NodeId peer) {

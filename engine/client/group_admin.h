@@ -23,7 +23,7 @@
 //
 // Correlation ids start at kFirstCorrelationId so that they do not collide with those of a
 // producer or consumer on the same node: on_message returns true only for answers to this
-// client's own requests. The host node forwards messages, timers and disconnects.
+// client's own requests. The host node forwards messages and disconnects.
 // Not thread-safe.
 #pragma once
 
@@ -41,6 +41,8 @@
 #include "engine/client/metadata.h"
 #include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
+#include "engine/timer_mux.h"
+#include "engine/timer_tags.h"
 
 namespace logsim::engine {
 
@@ -178,7 +180,8 @@ using ResetOffsetsCallback = std::function<void(const ResetOffsetsResult&)>;
 
 class GroupAdmin {
  public:
-  GroupAdmin(Env& env, GroupAdminConfig config);
+  // Arms its timers on the node's `timers`, which hands them back.
+  GroupAdmin(Env& env, TimerMux& timers, GroupAdminConfig config);
   ~GroupAdmin();
   GroupAdmin(const GroupAdmin&) = delete;
   GroupAdmin& operator=(const GroupAdmin&) = delete;
@@ -202,13 +205,8 @@ class GroupAdmin {
 
   // True when the message answered an attempt of this client's still in flight.
   bool on_message(NodeId from, const Message& msg);
-  // True when the timer was this client's.
-  bool on_timer(TimerId id, std::uint64_t tag);
   void on_disconnect(NodeId peer);
 
-  static constexpr std::uint64_t kRequestTimeoutTag = 0xad000101;
-  static constexpr std::uint64_t kBackoffTag = 0xad000102;
-  static constexpr std::uint64_t kDeadlineTag = 0xad000103;
   static constexpr CorrelationId kFirstCorrelationId = 0x47410000;
 
  private:
@@ -279,6 +277,7 @@ class GroupAdmin {
   void await_coordinator(ExchangeId x);
   void await_metadata(ExchangeId x);
   bool retriable_for(Route route, ErrorCode error) const;
+  void on_timer(TimerId id, GroupAdminTimer tag);
 
   // list_groups
   void list_each_broker(const std::shared_ptr<ListOp>& op, std::vector<NodeId> brokers);
@@ -295,6 +294,7 @@ class GroupAdmin {
   void reset_commit(const std::shared_ptr<ResetOp>& op);
 
   Env& env_;
+  Timers<GroupAdminTimer> timers_;
   GroupAdminConfig config_;
   std::size_t next_bootstrap_ = 0;  // round robin over bootstrap_servers
   CallId next_call_ = 0;

@@ -12,15 +12,11 @@ namespace logsim::engine {
 namespace {
 // metadata_correlation_ while waiting out a backoff: no request is in flight, none may start.
 constexpr CorrelationId kMetadataBackoff = -1;
-constexpr std::uint64_t kMetadataRetryTag = 1;
-constexpr std::uint64_t kSendTimerTag = 2;
-constexpr std::uint64_t kDrainTag = 3;
-constexpr std::uint64_t kInitTag = 4;
-constexpr std::uint64_t kMetadataMaxAgeTag = 5;
 constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 }  // namespace
 
-Producer::Producer(Env& env, ProducerConfig config) : env_(env), config_(std::move(config)) {
+Producer::Producer(Env& env, TimerMux& timers, ProducerConfig config)
+    : env_(env), timers_(timers, [this](TimerId id, ProducerTimer tag) { on_timer(id, tag); }), config_(std::move(config)) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "producer needs bootstrap.servers");
   LOGSIM_ASSERT(config_.max_in_flight >= 1, "max.in.flight.requests.per.connection must be at least 1");
   // A produce answer meant for the previous incarnation must not complete this one's batch.
@@ -29,7 +25,7 @@ Producer::Producer(Env& env, ProducerConfig config) : env_(env), config_(std::mo
 
 void Producer::start() {
   request_metadata();
-  env_.set_timer(millis(config_.metadata_max_age_ms), kMetadataMaxAgeTag);
+  timers_.set(millis(config_.metadata_max_age_ms), ProducerTimer::kMetadataMaxAge);
   if (config_.enable_idempotence) request_producer_id();
 }
 
@@ -41,7 +37,7 @@ void Producer::request_metadata() {
   // be asked about in a tight loop.
   if (last_metadata_request_ >= 0 && env_.now() - last_metadata_request_ < millis(config_.retry_backoff_ms)) {
     metadata_correlation_ = kMetadataBackoff;
-    metadata_timer_ = env_.set_timer(last_metadata_request_ + millis(config_.retry_backoff_ms) - env_.now(), kMetadataRetryTag);
+    metadata_timer_ = timers_.set(last_metadata_request_ + millis(config_.retry_backoff_ms) - env_.now(), ProducerTimer::kMetadataRetry);
     return;
   }
   last_metadata_request_ = env_.now();
@@ -51,7 +47,7 @@ void Producer::request_metadata() {
   metadata_target_ = target;
   env_.send(target, MetadataRequest{metadata_correlation_, {}});
   // If no answer comes (broker down, message lost), ask again after the request timeout.
-  metadata_timer_ = env_.set_timer(millis(config_.request_timeout_ms), kMetadataRetryTag);
+  metadata_timer_ = timers_.set(millis(config_.request_timeout_ms), ProducerTimer::kMetadataRetry);
 }
 
 void Producer::request_producer_id() {
@@ -60,7 +56,7 @@ void Producer::request_producer_id() {
   init_target_ = servers[env_.rng().uniform_u64(servers.size())];
   // With an id already, this asks for the id's next epoch (KIP-360).
   env_.send(init_target_, InitProducerIdRequest{init_correlation_, producer_id_, producer_epoch_});
-  init_timer_ = env_.set_timer(millis(config_.request_timeout_ms), kInitTag);
+  init_timer_ = timers_.set(millis(config_.request_timeout_ms), ProducerTimer::kInit);
 }
 
 // A batch's fate left a gap in a partition's sequences: ask for the next epoch, once. New
@@ -70,7 +66,7 @@ void Producer::request_epoch_bump() {
   if (epoch_bump_pending_) return;
   epoch_bump_pending_ = true;
   mark_all_dirty();  // may_number reads it
-  env_.cancel_timer(init_timer_);
+  timers_.cancel(init_timer_);
   request_producer_id();
 }
 
@@ -196,9 +192,9 @@ void Producer::place(PendingSend&& s) {
 void Producer::arm_drain(Nanos at) {
   walk_wake_ = std::min(walk_wake_, at);
   if (drain_timer_ != 0 && drain_at_ <= at) return;
-  env_.cancel_timer(drain_timer_);
+  timers_.cancel(drain_timer_);
   drain_at_ = at;
-  drain_timer_ = env_.set_timer(std::max<Nanos>(0, at - env_.now()), kDrainTag);
+  drain_timer_ = timers_.set(std::max<Nanos>(0, at - env_.now()), ProducerTimer::kDrain);
 }
 
 void Producer::drain() {
@@ -342,7 +338,7 @@ void Producer::send_batch(const TopicPartition& key, Batch& b, NodeId leader) {
   b.target = leader;
   ++in_flight_[leader];
   by_correlation_[b.correlation] = {key, b.id};
-  b.timer = env_.set_timer(millis(config_.request_timeout_ms), kSendTimerTag);
+  b.timer = timers_.set(millis(config_.request_timeout_ms), ProducerTimer::kSend);
   by_timer_[b.timer] = {key, b.id};
 }
 
@@ -383,12 +379,12 @@ Producer::Batch* Producer::find_batch(const TopicPartition& key, std::uint64_t b
 
 // The attempt in flight ends (answer, timeout or disconnect): free its slot and timer.
 // A freed slot may let any partition of that broker send: every partition is drained again.
-static void end_attempt(Env& env, std::map<NodeId, std::int32_t>& in_flight, auto& by_correlation, auto& by_timer,
+static void end_attempt(Timers<ProducerTimer>& timers, std::map<NodeId, std::int32_t>& in_flight, auto& by_correlation, auto& by_timer,
                         auto& batch, std::uint64_t& drain_generation) {
   ++drain_generation;
   by_correlation.erase(batch.correlation);
   batch.correlation = 0;
-  env.cancel_timer(batch.timer);
+  timers.cancel(batch.timer);
   by_timer.erase(batch.timer);
   batch.timer = 0;
   --in_flight[batch.target];
@@ -398,7 +394,7 @@ bool Producer::on_message(NodeId, const Message& msg) {
   if (const auto* meta = std::get_if<MetadataResponse>(&msg)) {
     if (metadata_correlation_ <= 0 || meta->correlation_id != metadata_correlation_) return false;
     metadata_correlation_ = 0;
-    env_.cancel_timer(metadata_timer_);
+    timers_.cancel(metadata_timer_);
     metadata_.update(*meta);
     mark_all_dirty();  // leaders may have moved
     std::vector<PendingSend> waiting = std::move(unplaced_);
@@ -410,11 +406,11 @@ bool Producer::on_message(NodeId, const Message& msg) {
   }
   if (const auto* init = std::get_if<InitProducerIdResponse>(&msg)) {
     if (init->correlation_id != init_correlation_) return false;
-    env_.cancel_timer(init_timer_);
+    timers_.cancel(init_timer_);
     init_correlation_ = 0;
     mark_all_dirty();  // a new id or epoch changes which batches may be numbered
     if (init->error != ErrorCode::NONE) {
-      init_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kInitTag);
+      init_timer_ = timers_.set(millis(config_.retry_backoff_ms), ProducerTimer::kInit);
       return true;
     }
     producer_id_ = init->producer_id;
@@ -434,7 +430,7 @@ bool Producer::on_message(NodeId, const Message& msg) {
 void Producer::on_produce_response(const ProduceResponse& resp) {
   const auto [key, batch_id] = by_correlation_.at(resp.correlation_id);
   Batch& b = *find_batch(key, batch_id);
-  end_attempt(env_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
+  end_attempt(timers_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
   if (resp.error == ErrorCode::NONE || resp.error == ErrorCode::DUPLICATE_SEQUENCE_NUMBER) {
     complete(key, batch_id, SendOutcome::kAcknowledged, resp.base_offset, ErrorCode::NONE);
   } else {
@@ -493,7 +489,7 @@ void Producer::complete(const TopicPartition& key, std::uint64_t batch_id, SendO
   auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) { return b.id == batch_id; });
   Batch done = std::move(*it);
   batches.erase(it);
-  if (done.correlation != 0) end_attempt(env_, in_flight_, by_correlation_, by_timer_, done, drain_generation_);
+  if (done.correlation != 0) end_attempt(timers_, in_flight_, by_correlation_, by_timer_, done, drain_generation_);
   if (outcome != SendOutcome::kAcknowledged) release_sequences(key, done);
   sends_pending_ -= done.callbacks.size();
   // The batch is out of the deque: its callbacks may send again (and change any deque), and
@@ -505,29 +501,36 @@ void Producer::complete(const TopicPartition& key, std::uint64_t batch_id, SendO
   }
 }
 
-bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
-  if (tag == kMetadataMaxAgeTag) {
-    // metadata.max.age.ms: refresh even without an error, as Kafka's producer does.
-    request_metadata();
-    env_.set_timer(millis(config_.metadata_max_age_ms), kMetadataMaxAgeTag);
-    return true;
+void Producer::on_timer(TimerId timer, ProducerTimer tag) {
+  switch (tag) {
+    case ProducerTimer::kMetadataMaxAge:
+      // metadata.max.age.ms: refresh even without an error, as Kafka's producer does.
+      request_metadata();
+      timers_.set(millis(config_.metadata_max_age_ms), ProducerTimer::kMetadataMaxAge);
+      return;
+    case ProducerTimer::kMetadataRetry:
+      if (timer != metadata_timer_) return;
+      metadata_correlation_ = 0;  // the request timed out, or its backoff ended
+      request_metadata();
+      return;
+    case ProducerTimer::kInit:
+      if (timer == init_timer_) request_producer_id();
+      return;
+    case ProducerTimer::kDrain:
+      if (timer != drain_timer_) return;
+      drain_timer_ = 0;
+      drain();
+      return;
+    case ProducerTimer::kSend:
+      on_request_timeout(timer);
+      return;
   }
-  if (tag == kMetadataRetryTag && timer == metadata_timer_) {
-    metadata_correlation_ = 0;  // the request timed out, or its backoff ended
-    request_metadata();
-    return true;
-  }
-  if (tag == kInitTag && timer == init_timer_) {
-    request_producer_id();
-    return true;
-  }
-  if (tag == kDrainTag && timer == drain_timer_) {
-    drain_timer_ = 0;
-    drain();
-    return true;
-  }
+}
+
+// A Produce request went unanswered for request.timeout.ms.
+void Producer::on_request_timeout(TimerId timer) {
   auto it = by_timer_.find(timer);
-  if (it == by_timer_.end()) return false;
+  if (it == by_timer_.end()) return;
   const auto [key, batch_id] = it->second;
   Batch& b = *find_batch(key, batch_id);
   const NodeId peer = b.target;
@@ -536,12 +539,11 @@ bool Producer::on_timer(TimerId timer, std::uint64_t tag) {
   // flight to that broker fails as a disconnect, and late answers are never read) and ask
   // for metadata: a leader that went silent (cut off, paused, powered off) may have been
   // replaced meanwhile.
-  end_attempt(env_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
+  end_attempt(timers_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
   close_connection(peer);  // (its callbacks may send, drain and so expire this batch)
   request_metadata();
   if (find_batch(key, batch_id) != nullptr) retry_or_fail(key, batch_id, ErrorCode::REQUEST_TIMED_OUT, true);
   drain();
-  return true;
 }
 
 void Producer::on_disconnect(NodeId peer) {
@@ -553,14 +555,14 @@ void Producer::close_connection(NodeId peer) {
   if (metadata_correlation_ > 0 && metadata_target_ == peer) {
     // Ask again after a backoff (reconnect.backoff.ms in Kafka), not at once: a broker that is
     // down would answer every immediate retry with another reset.
-    env_.cancel_timer(metadata_timer_);
+    timers_.cancel(metadata_timer_);
     metadata_correlation_ = kMetadataBackoff;
-    metadata_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kMetadataRetryTag);
+    metadata_timer_ = timers_.set(millis(config_.retry_backoff_ms), ProducerTimer::kMetadataRetry);
   }
   if (init_correlation_ != 0 && init_target_ == peer) {
-    env_.cancel_timer(init_timer_);
+    timers_.cancel(init_timer_);
     init_correlation_ = 0;
-    init_timer_ = env_.set_timer(millis(config_.retry_backoff_ms), kInitTag);
+    init_timer_ = timers_.set(millis(config_.retry_backoff_ms), ProducerTimer::kInit);
   }
   struct Broken {
     TopicPartition key;
@@ -578,7 +580,7 @@ void Producer::close_connection(NodeId peer) {
     // expired, or its attempt ended, since it was listed.
     Batch* b = find_batch(key, batch_id);
     if (b == nullptr || b->correlation != correlation) continue;
-    end_attempt(env_, in_flight_, by_correlation_, by_timer_, *b, drain_generation_);
+    end_attempt(timers_, in_flight_, by_correlation_, by_timer_, *b, drain_generation_);
     request_metadata();
     // Kafka's NetworkException: the request may have been processed before the reset.
     retry_or_fail(key, batch_id, ErrorCode::NETWORK_EXCEPTION, true);

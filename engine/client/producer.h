@@ -43,6 +43,8 @@
 #include "engine/client/metadata.h"
 #include "engine/env/env.h"
 #include "engine/protocol/record_batch.h"
+#include "engine/timer_mux.h"
+#include "engine/timer_tags.h"
 
 namespace logsim::engine {
 
@@ -74,7 +76,8 @@ using SendCallback = std::function<void(const SendResult&)>;
 
 class Producer {
  public:
-  Producer(Env& env, ProducerConfig config);
+  // Arms its timers on the node's `timers`, which hands them back.
+  Producer(Env& env, TimerMux& timers, ProducerConfig config);
   // Not copyable: it keeps pointers into its own map of partitions.
   Producer(const Producer&) = delete;
   Producer& operator=(const Producer&) = delete;
@@ -85,9 +88,8 @@ class Producer {
   // Its key, value, timestamp and headers (Record::headers) are stored and fetched as given.
   void send(const std::string& topic, Record record, std::optional<PartitionId> partition, SendCallback done);
 
-  // Route a message or timer to the client; false when it is not the client's.
+  // Route a message to the client; false when it is not the client's.
   bool on_message(NodeId from, const Message& msg);
-  bool on_timer(TimerId id, std::uint64_t tag);
   // The connection to a broker broke: requests in flight to it fail (maybe written) and retry.
   // A request that times out closes its connection the same way (as Kafka's NetworkClient).
   void on_disconnect(NodeId peer);
@@ -99,6 +101,8 @@ class Producer {
  private:
   // Fails every request in flight to `peer` as a disconnect (without draining).
   void close_connection(NodeId peer);
+  void on_timer(TimerId id, ProducerTimer tag);
+  void on_request_timeout(TimerId id);
 
   struct PendingSend {
     std::string topic;
@@ -186,6 +190,7 @@ class Producer {
   bool ready() const;
 
   Env& env_;
+  Timers<ProducerTimer> timers_;
   ProducerConfig config_;
   MetadataCache metadata_;
   CorrelationId next_correlation_ = 0;

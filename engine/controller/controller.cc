@@ -7,14 +7,15 @@
 
 namespace logsim::engine {
 namespace {
-constexpr std::uint64_t kSessionTag = 1;
-constexpr std::uint64_t kRebalanceTag = 2;
-constexpr std::uint64_t kInitialTopicsTag = 3;
 constexpr const char* kFile = "metadata";
 constexpr const char* kTempFile = "metadata.tmp";
 }  // namespace
 
-Controller::Controller(Env& env, ControllerConfig config) : env_(env), config_(std::move(config)) {
+Controller::Controller(Env& env, ControllerConfig config)
+    : env_(env),
+      timers_(env),
+      own_timers_(timers_, [this](TimerId, ControllerTimer tag) { on_own_timer(tag); }),
+      config_(std::move(config)) {
   std::sort(config_.brokers.begin(), config_.brokers.end());
 }
 
@@ -29,15 +30,15 @@ void Controller::on_start() {
   }
   if (!md_.initial_topics_created) {
     // Wait for the brokers, but not for ever: one that never comes leaves its replicas offline.
-    env_.set_timer(millis(config_.broker_session_timeout_ms), kInitialTopicsTag);
+    own_timers_.set(millis(config_.broker_session_timeout_ms), ControllerTimer::kInitialTopics);
   }
   // Every broker registered before gets a full session from now.
   for (const auto& [b, _] : md_.broker_epochs) last_heartbeat_[b] = env_.now();
   md_.check_invariants();
   changed();
-  env_.set_timer(millis(config_.broker_session_timeout_ms) / 4, kSessionTag);
+  own_timers_.set(millis(config_.broker_session_timeout_ms) / 4, ControllerTimer::kSession);
   if (config_.auto_leader_rebalance_enable) {
-    env_.set_timer(millis(config_.leader_imbalance_check_interval_ms), kRebalanceTag);
+    own_timers_.set(millis(config_.leader_imbalance_check_interval_ms), ControllerTimer::kRebalance);
   }
 }
 
@@ -190,18 +191,24 @@ void Controller::create_initial_topics() {
   }
 }
 
-void Controller::on_timer(TimerId, std::uint64_t tag) {
-  if (tag == kInitialTopicsTag) {
-    if (!md_.initial_topics_created) {
-      create_initial_topics();
-      changed();
-    }
-  } else if (tag == kSessionTag) {
-    check_sessions();
-    env_.set_timer(millis(config_.broker_session_timeout_ms) / 4, kSessionTag);
-  } else if (tag == kRebalanceTag) {
-    if (md_.elect_preferred_leaders()) changed();
-    env_.set_timer(millis(config_.leader_imbalance_check_interval_ms), kRebalanceTag);
+void Controller::on_timer(TimerId id, std::uint64_t tag) { timers_.on_timer(id, tag); }
+
+void Controller::on_own_timer(ControllerTimer tag) {
+  switch (tag) {
+    case ControllerTimer::kInitialTopics:
+      if (!md_.initial_topics_created) {
+        create_initial_topics();
+        changed();
+      }
+      break;
+    case ControllerTimer::kSession:
+      check_sessions();
+      own_timers_.set(millis(config_.broker_session_timeout_ms) / 4, ControllerTimer::kSession);
+      break;
+    case ControllerTimer::kRebalance:
+      if (md_.elect_preferred_leaders()) changed();
+      own_timers_.set(millis(config_.leader_imbalance_check_interval_ms), ControllerTimer::kRebalance);
+      break;
   }
 }
 

@@ -27,6 +27,8 @@
 
 #include "engine/controller/cluster_metadata.h"
 #include "engine/env/env.h"
+#include "engine/timer_mux.h"
+#include "engine/timer_tags.h"
 
 namespace logsim::engine {
 
@@ -62,8 +64,11 @@ class Controller final : public Node {
   void handle_admin(NodeId from, const Message& msg);
   // Persists the change and answers `from` once it is durable.
   void answer_when_durable(NodeId from, Message answer);
+  void on_own_timer(ControllerTimer tag);
 
   Env& env_;
+  TimerMux timers_;
+  Timers<ControllerTimer> own_timers_;
   ControllerConfig config_;
   ClusterMetadata md_;
   std::map<NodeId, Nanos> last_heartbeat_;

@@ -79,15 +79,14 @@ void GroupCoordinator::Impl::append(const Group& g, std::vector<Record> records,
 }
 
 TimerId GroupCoordinator::Impl::arm(std::int32_t delay_ms, TimerPurpose purpose) {
-  const std::uint64_t tag = kCoordinatorTagBase + static_cast<std::uint64_t>(purpose.kind);
-  const TimerId id = env.set_timer(millis(delay_ms), tag);
+  const TimerId id = timer_handle.set(millis(delay_ms), purpose.kind);
   timers.emplace(id, std::move(purpose));
   return id;
 }
 
 void GroupCoordinator::Impl::disarm(std::optional<TimerId>& timer) {
   if (!timer) return;
-  env.cancel_timer(*timer);
+  timer_handle.cancel(*timer);
   timers.erase(*timer);
   timer.reset();
 }
@@ -99,23 +98,21 @@ void GroupCoordinator::Impl::disarm(TimerId timer) {
 
 void GroupCoordinator::Impl::restart_session(Group& g, Member& m) {
   disarm(m.session_timer);
-  m.session_timer = arm(m.session_timeout_ms, {TimerKind::kSession, g.group_id(), g.incarnation(), m.member_id});
+  m.session_timer = arm(m.session_timeout_ms, {CoordinatorTimer::kSession, g.group_id(), g.incarnation(), m.member_id});
 }
 
-bool GroupCoordinator::Impl::on_timer(TimerId id, std::uint64_t tag) {
-  if (tag < kCoordinatorTagBase) return false;
+void GroupCoordinator::Impl::on_timer(TimerId id) {
   auto it = timers.find(id);
-  if (it == timers.end()) return true;  // disarmed, or from before an unload
+  if (it == timers.end()) return;  // disarmed, or from before an unload
   const TimerPurpose purpose = std::move(it->second);
   timers.erase(it);
   Group* g = find_group(purpose.group_id);
-  if (g == nullptr || g->incarnation() != purpose.incarnation) return true;
+  if (g == nullptr || g->incarnation() != purpose.incarnation) return;
   switch (purpose.kind) {
-    case TimerKind::kSession: on_session_expired(*g, purpose.member_id, id); break;
-    case TimerKind::kPendingMember: on_pending_member_expired(*g, purpose.member_id, id); break;
-    case TimerKind::kJoin: on_join_timer(*g, id); break;
+    case CoordinatorTimer::kSession: on_session_expired(*g, purpose.member_id, id); break;
+    case CoordinatorTimer::kPendingMember: on_pending_member_expired(*g, purpose.member_id, id); break;
+    case CoordinatorTimer::kJoin: on_join_timer(*g, id); break;
   }
-  return true;
 }
 
 void GroupCoordinator::Impl::on_session_expired(Group& g, const std::string& member_id, TimerId id) {
@@ -208,7 +205,7 @@ void GroupCoordinator::Impl::prepare_rebalance(Group& g) {
   dj.new_member_added = false;
   const std::int32_t delay_ms = initial ? config.group_initial_rebalance_delay_ms : g.rebalance_timeout_ms();
   dj.remaining_ms = initial ? std::max(g.rebalance_timeout_ms() - delay_ms, 0) : 0;
-  dj.timer = arm(delay_ms, {TimerKind::kJoin, g.group_id(), g.incarnation(), ""});
+  dj.timer = arm(delay_ms, {CoordinatorTimer::kJoin, g.group_id(), g.incarnation(), ""});
 }
 
 void GroupCoordinator::Impl::reset_and_propagate_assignment_error(Group& g, ErrorCode error) {
@@ -239,7 +236,7 @@ void GroupCoordinator::Impl::on_join_timer(Group& g, TimerId id) {
     const std::int32_t delay_ms = std::min(config.group_initial_rebalance_delay_ms, dj.remaining_ms);
     dj.remaining_ms = std::max(dj.remaining_ms - delay_ms, 0);
     dj.new_member_added = false;
-    dj.timer = arm(delay_ms, {TimerKind::kJoin, g.group_id(), g.incarnation(), ""});
+    dj.timer = arm(delay_ms, {CoordinatorTimer::kJoin, g.group_id(), g.incarnation(), ""});
     return;
   }
   complete_join(g);
@@ -306,8 +303,8 @@ void GroupCoordinator::Impl::store_group_value(const Group& g, const GroupMetada
 
 // ------------------------------------------------------------------ GroupCoordinator
 
-GroupCoordinator::GroupCoordinator(Env& env, GroupCoordinatorConfig config, OffsetsTopicHost& host)
-    : impl_(std::make_unique<Impl>(env, config, host)) {}
+GroupCoordinator::GroupCoordinator(Env& env, TimerMux& timers, GroupCoordinatorConfig config, OffsetsTopicHost& host)
+    : impl_(std::make_unique<Impl>(env, timers, config, host)) {}
 
 GroupCoordinator::~GroupCoordinator() = default;
 
@@ -336,8 +333,6 @@ void GroupCoordinator::handle(NodeId from, const ListGroupsRequest& req) { impl_
 void GroupCoordinator::handle(NodeId from, const DescribeGroupsRequest& req) { impl_->handle_describe(from, req); }
 void GroupCoordinator::handle(NodeId from, const DeleteGroupsRequest& req) { impl_->handle_delete(from, req); }
 void GroupCoordinator::handle(NodeId from, const OffsetDeleteRequest& req) { impl_->handle_offset_delete(from, req); }
-
-bool GroupCoordinator::on_timer(TimerId id, std::uint64_t tag) { return impl_->on_timer(id, tag); }
 
 std::string GroupCoordinator::group_state(std::string_view group_id) const {
   const Group* g = impl_->find_group(group_id);

@@ -7,7 +7,7 @@
 // that when leadership moves, the new leader rebuilds the same groups by replaying the log.
 //
 // The coordinator is a sans-I/O state machine like the rest of the engine: it answers requests
-// through Env::send, arms timers through Env::set_timer (tags from kCoordinatorTagBase), and
+// through Env::send, arms timers on its broker's TimerMux (the tags are CoordinatorTimer's), and
 // reaches the log only through the OffsetsTopicHost the broker gives it.
 #pragma once
 
@@ -24,6 +24,7 @@
 #include "engine/env/env.h"
 #include "engine/protocol/messages.h"
 #include "engine/plants.h"
+#include "engine/timer_mux.h"
 
 namespace logsim::engine {
 
@@ -55,7 +56,7 @@ class OffsetsTopicHost {
 
 class GroupCoordinator {
  public:
-  GroupCoordinator(Env& env, GroupCoordinatorConfig config, OffsetsTopicHost& host);
+  GroupCoordinator(Env& env, TimerMux& timers, GroupCoordinatorConfig config, OffsetsTopicHost& host);
   ~GroupCoordinator();
   GroupCoordinator(const GroupCoordinator&) = delete;
   GroupCoordinator& operator=(const GroupCoordinator&) = delete;
@@ -83,15 +84,10 @@ class GroupCoordinator {
   void handle(NodeId from, const DeleteGroupsRequest& req);
   void handle(NodeId from, const OffsetDeleteRequest& req);
 
-  // Runs a coordinator timer; false if the tag is not the coordinator's.
-  bool on_timer(TimerId id, std::uint64_t tag);
-
   // For tests and the harness: a group's state name ("Empty", "PreparingRebalance",
   // "CompletingRebalance", "Stable", "Dead") and generation; "Dead"/-1 if not loaded here.
   std::string group_state(std::string_view group_id) const;
   std::int32_t group_generation(std::string_view group_id) const;
-
-  static constexpr std::uint64_t kCoordinatorTagBase = 1u << 20;
 
  private:
   struct Impl;

@@ -19,13 +19,13 @@
 #include "engine/coordinator/group.h"
 #include "engine/coordinator/group_coordinator.h"
 #include "engine/coordinator/offsets_records.h"
+#include "engine/timer_tags.h"
 
 namespace logsim::engine {
 
 struct GroupCoordinator::Impl {
-  enum class TimerKind : std::uint64_t { kSession = 0, kPendingMember = 1, kJoin = 2 };
   struct TimerPurpose {
-    TimerKind kind;
+    CoordinatorTimer kind;
     std::string group_id;
     std::uint64_t incarnation;
     std::string member_id;  // "" for kJoin
@@ -39,6 +39,7 @@ struct GroupCoordinator::Impl {
   };
 
   Env& env;
+  Timers<CoordinatorTimer> timer_handle;
   GroupCoordinatorConfig config;
   OffsetsTopicHost& host;
   // Append callbacks may outlive the coordinator (the host completes them later); they hold a
@@ -52,7 +53,8 @@ struct GroupCoordinator::Impl {
   std::map<std::string, Group> groups;
   std::map<TimerId, TimerPurpose> timers;
 
-  Impl(Env& e, GroupCoordinatorConfig c, OffsetsTopicHost& h) : env(e), config(c), host(h) {}
+  Impl(Env& e, TimerMux& mux, GroupCoordinatorConfig c, OffsetsTopicHost& h)
+      : env(e), timer_handle(mux, [this](TimerId id, CoordinatorTimer) { on_timer(id); }), config(c), host(h) {}
 
   // ---------------------------------------------------------------- lookups and plumbing
 
@@ -79,7 +81,7 @@ struct GroupCoordinator::Impl {
   void disarm(std::optional<TimerId>& timer);
   void disarm(TimerId timer);
   void restart_session(Group& g, Member& m);
-  bool on_timer(TimerId id, std::uint64_t tag);
+  void on_timer(TimerId id);
   void on_session_expired(Group& g, const std::string& member_id, TimerId id);
   void on_pending_member_expired(Group& g, const std::string& member_id, TimerId id);
 

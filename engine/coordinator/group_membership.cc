@@ -86,7 +86,7 @@ void GroupCoordinator::Impl::join_new_member(NodeId from, const JoinGroupRequest
   if (req.group_instance_id) return add_member_and_rebalance(from, req, g, member_id);
   // KIP-394: a dynamic member must come back with its id before it counts as a member.
   g.pending_members()[member_id] =
-      arm(req.session_timeout_ms, {TimerKind::kPendingMember, g.group_id(), g.incarnation(), member_id});
+      arm(req.session_timeout_ms, {CoordinatorTimer::kPendingMember, g.group_id(), g.incarnation(), member_id});
   send_join_error(from, req.correlation_id, ErrorCode::MEMBER_ID_REQUIRED, member_id);
 }
 

@@ -10,12 +10,12 @@ constexpr std::uint64_t kStepTagBase = 5000;  // + the step's index
 
 AdminApp::AdminApp(Env& env, std::vector<const TimelineStep*> steps, const BrokerSettings& defaults,
                    RunContext& ctx, NodeId controller, std::vector<NodeId> bootstrap)
-    : env_(env), steps_(std::move(steps)), defaults_(defaults), ctx_(ctx), client_(env, [controller] {
+    : env_(env), steps_(std::move(steps)), defaults_(defaults), ctx_(ctx), timers_(env), client_(env, timers_, [controller] {
         engine::AdminConfig c;
         c.controller = controller;
         return c;
       }()),
-      groups_(env, [&bootstrap] {
+      groups_(env, timers_, [&bootstrap] {
         engine::GroupAdminConfig c;
         c.bootstrap_servers = std::move(bootstrap);
         return c;
@@ -29,7 +29,7 @@ void AdminApp::on_start() {
 }
 
 void AdminApp::on_timer(TimerId id, std::uint64_t tag) {
-  if (client_.on_timer(id, tag) || groups_.on_timer(id, tag)) return;
+  if (timers_.on_timer(id, tag)) return;
   if (tag >= kStepTagBase && tag - kStepTagBase < steps_.size()) run(*steps_[tag - kStepTagBase]);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/client/admin.h"
+#include "engine/timer_mux.h"
 #include "engine/client/group_admin.h"
 #include "scenarios/apps/run_context.h"
 #include "scenarios/scenario.h"
@@ -41,6 +42,7 @@ class AdminApp final : public Node {
   std::vector<const TimelineStep*> steps_;
   const BrokerSettings& defaults_;
   RunContext& ctx_;
+  engine::TimerMux timers_;  // the node's, for its two clients
   engine::AdminClient client_;
   engine::GroupAdmin groups_;
 };

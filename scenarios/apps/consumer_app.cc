@@ -8,7 +8,7 @@ constexpr std::uint64_t kPollTag = 1000;
 
 ConsumerApp::ConsumerApp(Env& env, const ConsumerSpec& spec, const std::vector<TopicSpec>& topics,
                          RunContext& ctx, std::vector<NodeId> bootstrap, const std::vector<TimelineStep>& timeline)
-    : env_(env), spec_(spec), topics_(topics), ctx_(ctx), consumer_(env, [&] {
+    : env_(env), spec_(spec), topics_(topics), ctx_(ctx), timers_(env), consumer_(env, timers_, [&] {
         engine::ConsumerConfig c = spec.config;
         c.bootstrap_servers = std::move(bootstrap);
         return c;
@@ -35,7 +35,7 @@ void ConsumerApp::on_start() {
 void ConsumerApp::on_message(NodeId from, const Message& msg) { consumer_.on_message(from, msg); }
 
 void ConsumerApp::on_timer(TimerId id, std::uint64_t tag) {
-  if (consumer_.on_timer(id, tag)) return;
+  if (timers_.on_timer(id, tag)) return;
   const EventMaker event = [this](properties::OpKind kind) { return ctx_.event(kind, spec_.name); };
   if (const auto fired = steps_.fired(tag, ctx_)) {
     seek_step(consumer_, *fired->second, env_.now(), event, ctx_.history);

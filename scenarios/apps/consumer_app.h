@@ -5,6 +5,7 @@
 #pragma once
 
 #include "engine/client/consumer.h"
+#include "engine/timer_mux.h"
 #include "scenarios/apps/app_steps.h"
 #include "scenarios/apps/run_context.h"
 #include "scenarios/scenario.h"
@@ -25,6 +26,7 @@ class ConsumerApp final : public Node {
   const ConsumerSpec& spec_;
   const std::vector<TopicSpec>& topics_;
   RunContext& ctx_;
+  engine::TimerMux timers_;  // the node's, for its client
   engine::Consumer consumer_;
   AppSteps steps_;  // the seek steps aimed at this consumer
 };

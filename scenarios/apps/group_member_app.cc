@@ -13,7 +13,7 @@ constexpr std::uint64_t kProcessedTag = 1001;  // the attempt on the front recor
 
 GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name, RunContext& ctx,
                                std::vector<NodeId> bootstrap, const std::vector<TimelineStep>& timeline)
-    : env_(env), spec_(spec), name_(std::move(name)), ctx_(ctx), consumer_(env, [&] {
+    : env_(env), spec_(spec), name_(std::move(name)), ctx_(ctx), timers_(env), consumer_(env, timers_, [&] {
         engine::ConsumerConfig c = spec.config;
         c.bootstrap_servers = bootstrap;
         c.group_id = spec.name;
@@ -26,7 +26,7 @@ GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name
   if (spec.failures.enabled() && spec.failures.on_failure == FailureSpec::Policy::kDeadLetter) {
     engine::ProducerConfig pc;
     pc.bootstrap_servers = std::move(bootstrap);
-    dead_letters_ = std::make_unique<engine::Producer>(env, pc);
+    dead_letters_ = std::make_unique<engine::Producer>(env, timers_, pc);
   }
 }
 
@@ -67,8 +67,7 @@ void GroupMemberApp::on_disconnect(NodeId peer) {
 }
 
 void GroupMemberApp::on_timer(TimerId id, std::uint64_t tag) {
-  if (consumer_.on_timer(id, tag)) return;
-  if (dead_letters_ && dead_letters_->on_timer(id, tag)) return;
+  if (timers_.on_timer(id, tag)) return;
   if (const auto fired = steps_.fired(tag, ctx_)) {
     seeks_.push_back(fired->second);
   } else if (tag == kPollTag) {

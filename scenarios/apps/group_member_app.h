@@ -25,6 +25,7 @@
 #include <memory>
 
 #include "engine/client/consumer.h"
+#include "engine/timer_mux.h"
 #include "engine/client/producer.h"
 #include "scenarios/apps/app_steps.h"
 #include "scenarios/apps/run_context.h"
@@ -67,6 +68,7 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   const GroupSpec& spec_;
   std::string name_;
   RunContext& ctx_;
+  engine::TimerMux timers_;  // the node's, for its consumer and dead-letter producer
   engine::Consumer consumer_;
   std::unique_ptr<engine::Producer> dead_letters_;  // only with a dead-letter policy
   std::int32_t attempts_ = 0;                       // failed attempts on the front record

@@ -35,7 +35,7 @@ std::uint64_t parse_value_id(const std::optional<std::string>& value) {
 
 ProducerApp::ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx, std::vector<NodeId> bootstrap,
                          const std::vector<TimelineStep>& timeline)
-    : env_(env), spec_(spec), ctx_(ctx), producer_(env, [&] {
+    : env_(env), spec_(spec), ctx_(ctx), timers_(env), producer_(env, timers_, [&] {
         engine::ProducerConfig c = spec.config;
         c.bootstrap_servers = std::move(bootstrap);
         return c;
@@ -59,7 +59,7 @@ void ProducerApp::on_start() {
 void ProducerApp::on_message(NodeId from, const Message& msg) { producer_.on_message(from, msg); }
 
 void ProducerApp::on_timer(TimerId id, std::uint64_t tag) {
-  if (producer_.on_timer(id, tag)) return;
+  if (timers_.on_timer(id, tag)) return;
   if (const auto fired = steps_.fired(tag, ctx_)) {
     const auto& [index, step] = *fired;
     ctx_.producers.at(spec_.name).burst_left[index] = step->count;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "engine/client/producer.h"
+#include "engine/timer_mux.h"
 #include "engine/env/rng.h"
 #include "scenarios/apps/app_steps.h"
 #include "scenarios/apps/run_context.h"
@@ -33,6 +34,7 @@ class ProducerApp final : public Node {
   Env& env_;
   const ProducerSpec& spec_;
   RunContext& ctx_;
+  engine::TimerMux timers_;  // the node's, for its client
   engine::Producer producer_;
   AppSteps steps_;  // the produce steps aimed at this producer
   std::optional<ZipfDistribution> zipf_;  // zipf keys' cumulative table

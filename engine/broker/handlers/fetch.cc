@@ -97,7 +97,7 @@ void handle_fetch(BrokerState& b, NodeId from, const FetchRequest& req) {
   }
   if (held == b.parked.end()) held = b.parked.emplace(TopicPartition{req.topic, req.partition}, std::vector<ParkedFetch>{}).first;
   auto& parked = held->second;
-  const TimerId timer = b.env.set_timer(millis(req.max_wait_ms), kFetchWaitTag);
+  const TimerId timer = b.timers.set(millis(req.max_wait_ms), BrokerTimer::kFetchWait);
   parked.push_back(ParkedFetch{from, req, timer});
 }
 
@@ -116,7 +116,7 @@ void wake_fetches(BrokerState& b, TopicPartitionView key) {
       FetchResponse resp = read_from(b, p, w.request);
       still = resp.error == ErrorCode::NONE && resp.records.empty();  // e.g. a consumer at the HW
       if (!still) {
-        b.env.cancel_timer(w.timer);
+        b.timers.cancel(w.timer);
         b.env.send(w.from, std::move(resp));
       }
     }

@@ -58,7 +58,7 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
   const TopicPartitionView key{req.topic, req.partition};
   maybe_advance_high_watermark(b, *p);  // a lone ISR commits at once
   if (req.acks == -1 && p->high_watermark < required) {
-    const TimerId timer = b.env.set_timer(millis(req.timeout_ms), kProduceTimeoutTag);
+    const TimerId timer = b.timers.set(millis(req.timeout_ms), BrokerTimer::kProduceTimeout);
     auto pending = b.pending_produces.find(key);
     if (pending == b.pending_produces.end()) {
       pending = b.pending_produces.emplace(TopicPartition{req.topic, req.partition}, std::vector<PendingProduce>{}).first;

@@ -56,7 +56,8 @@ struct Replica {
   }
 
   // Fires every live timer with this tag (the broker re-arms periodic ones).
-  void fire(std::uint64_t tag) {
+  void fire(BrokerTimer which) {
+    const auto tag = static_cast<std::uint64_t>(which);
     for (const auto& timer : env.live_timers()) {
       if (timer.tag == tag) broker->on_timer(timer.id, timer.tag);
     }
@@ -287,7 +288,7 @@ TEST(ReplicaPlant, DeleteSegmentAboveHighWatermarkPlantDeletesUncommittedSegment
     ASSERT_EQ(r.sent_to<ProduceResponse>(kClient).size(), 3u);
     ASSERT_EQ(r.partition().high_watermark, Offset(0)) << "the follower has fetched nothing";
     r.env.set_now(seconds(10));  // every segment's records are 10 s old: past retention.ms
-    r.fire(kRetentionTag);
+    r.fire(BrokerTimer::kRetention);
     const Offset start = r.partition().log->log_start_offset();
     EXPECT_EQ(start, planted ? Offset(2) : Offset(0)) << "the active segment stays either way";
     r.broker->on_message(kClient, FetchRequest{++r.cid, "orders", PartitionId(0), Offset(0), 500, 0});
@@ -313,7 +314,7 @@ TEST(ReplicaRecovery, TheHighWatermarkIsNeverBelowTheLogStartAfterARestart) {
                                                    kOtherReplica, LeaderEpoch(1)});
   ASSERT_EQ(r.partition().high_watermark, Offset(3));
   r.env.set_now(seconds(10));
-  r.fire(kRetentionTag);
+  r.fire(BrokerTimer::kRetention);
   ASSERT_EQ(r.partition().log->log_start_offset(), Offset(2));
   r.t.disk.crash();  // before any high-watermark checkpoint was written
 

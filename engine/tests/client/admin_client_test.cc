@@ -14,7 +14,8 @@ const NodeId kController(9);
 
 struct Fixture {
   FakeEnv env;
-  AdminClient client{env, [] {
+  TimerMux mux{env};
+  AdminClient client{env, mux, [] {
                        AdminConfig c;
                        c.controller = kController;
                        c.request_timeout_ms = 1000;
@@ -30,7 +31,7 @@ struct Fixture {
   void advance_to(Nanos t) {
     while (auto timer = env.pop_due(t)) {
       env.set_now(timer->deadline);
-      client.on_timer(timer->id, timer->tag);
+      mux.on_timer(timer->id, timer->tag);
     }
     env.set_now(t);
   }

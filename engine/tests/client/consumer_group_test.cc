@@ -60,7 +60,7 @@ class ConsumerGroupTest : public ::testing::Test {
   }
 
   void make(ConsumerConfig c = config()) {
-    consumer.emplace(env, std::move(c));
+    consumer.emplace(env, mux, std::move(c));
     consumer->subscribe({kTopic}, &rec);
   }
 
@@ -82,7 +82,7 @@ class ConsumerGroupTest : public ::testing::Test {
   void advance_to(Nanos t) {
     while (auto timer = env.pop_due(t)) {
       env.set_now(timer->deadline);
-      consumer->on_timer(timer->id, timer->tag);
+      mux.on_timer(timer->id, timer->tag);
     }
     env.set_now(t);
   }
@@ -123,6 +123,7 @@ class ConsumerGroupTest : public ::testing::Test {
   }
 
   FakeEnv env;
+  TimerMux mux{env};
   Recorder rec;
   std::optional<Consumer> consumer;
 };
@@ -179,7 +180,8 @@ TEST_F(ConsumerGroupTest, LeaderAssignsByRangeAndFollowersSyncEmpty) {
 
   // A follower sends SyncGroup with no assignments.
   FakeEnv env2;
-  Consumer follower(env2, config());
+  TimerMux mux2(env2);
+  Consumer follower(env2, mux2, config());
   follower.subscribe({kTopic}, nullptr);
   follower.on_message(kB1, FindCoordinatorResponse{std::get<FindCoordinatorRequest>(env2.sent.back().msg).correlation_id,
                                                    ErrorCode::NONE, kCoord});
@@ -423,7 +425,7 @@ TEST_F(ConsumerGroupTest, ARestartedStaticMemberIgnoresTheFenceMeantForItsPrevio
   ConsumerConfig c = config();
   c.group_instance_id = "instance-a";
   auto start = [&](RebalanceListener* listener) {
-    consumer.emplace(env, c);
+    consumer.emplace(env, mux, c);
     consumer->subscribe({kTopic}, listener);
     answer_metadata(1);
     answer_find();
@@ -544,7 +546,7 @@ TEST_F(ConsumerGroupTest, ACommitTimerFiringEarlyAfterAClockStepIsArmedAgain) {
     if (t.id == request_timeout->id) t.cancelled = true;
   }
   env.set_now(start + millis(600));
-  consumer->on_timer(request_timeout->id, kCommitTag);
+  mux.on_timer(request_timeout->id, kCommitTag);
   EXPECT_EQ(sent_of<OffsetCommitRequest>().size(), 1u) << "not yet unanswered for request.timeout.ms";
   advance_to(start + millis(1000));
   EXPECT_EQ(sent_of<OffsetCommitRequest>().size(), 2u) << "sent again once the local clock says so";

@@ -58,7 +58,7 @@ class ConsumerTest : public ::testing::Test {
     return c;
   }
 
-  void make(ConsumerConfig c) { consumer.emplace(env, std::move(c)); }
+  void make(ConsumerConfig c) { consumer.emplace(env, mux, std::move(c)); }
 
   // The requests of type T sent so far, in order, with their destination and time.
   template <typename T>
@@ -146,7 +146,7 @@ class ConsumerTest : public ::testing::Test {
     while (auto timer = env.pop_due(t)) {
       ASSERT_LT(++firings, kFiringsMax) << "timers keep firing at " << env.now() << " ns";
       env.set_now(timer->deadline);
-      consumer->on_timer(timer->id, timer->tag);
+      mux.on_timer(timer->id, timer->tag);
     }
     env.set_now(t);
   }
@@ -160,6 +160,7 @@ class ConsumerTest : public ::testing::Test {
   }
 
   FakeEnv env;
+  TimerMux mux{env};
   std::optional<Consumer> consumer;
 };
 

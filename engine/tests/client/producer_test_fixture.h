@@ -79,7 +79,7 @@ class ProducerTest : public ::testing::Test {
     return c;
   }
 
-  void make(ProducerConfig c) { producer.emplace(env, std::move(c)); }
+  void make(ProducerConfig c) { producer.emplace(env, mux, std::move(c)); }
 
   // Starts a producer and answers its Metadata (and InitProducerId when idempotent).
   void start_ready(ProducerConfig c, std::vector<NodeId> leaders = {kB1}) {
@@ -152,7 +152,7 @@ class ProducerTest : public ::testing::Test {
     while (auto timer = env.pop_due(t)) {
       ASSERT_LT(++firings, kFiringsMax) << "timers keep firing at " << env.now() << " ns";
       env.set_now(timer->deadline);
-      producer->on_timer(timer->id, timer->tag);
+      mux.on_timer(timer->id, timer->tag);
     }
     env.set_now(t);
   }
@@ -178,6 +178,7 @@ class ProducerTest : public ::testing::Test {
   }
 
   FakeEnv env;
+  TimerMux mux{env};
   std::optional<Producer> producer;
   std::vector<Result> results;
 };

@@ -78,7 +78,7 @@ inline JoinGroupProtocol range(std::string metadata = "sub") { return {"range", 
 class Coordinator {
  public:
   explicit Coordinator(GroupCoordinatorConfig config = {}, bool lead_all = true)
-      : coord(env, config, host) {
+      : coord(env, mux, config, host) {
     if (lead_all) coord.on_leadership({0, 1, 2, 3}, kPartitions);
   }
 
@@ -105,7 +105,7 @@ class Coordinator {
     const Nanos until = env.now() + millis(ms);
     while (auto t = env.pop_due(until)) {
       env.set_now(t->deadline);
-      EXPECT_TRUE(coord.on_timer(t->id, t->tag));
+      EXPECT_TRUE(mux.on_timer(t->id, t->tag));
     }
     env.set_now(until);
   }
@@ -201,6 +201,7 @@ class Coordinator {
 
   FakeEnv env;
   FakeHost host;
+  TimerMux mux{env};
   GroupCoordinator coord;
   CorrelationId next_correlation = 1;
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/tests/coordinator/group_coordinator_fixture.h"
+#include "engine/timer_tags.h"
 
 namespace logsim::engine {
 namespace {
@@ -182,10 +183,9 @@ TEST(NotCoordinator, GroupsOfPartitionsNotLed) {
   EXPECT_TRUE(c.host.pending.empty());
 }
 
-TEST(Timers, ForeignTagsAreNotTheCoordinators) {
+TEST(Timers, TimersTheCoordinatorDidNotArmAreNotItsTimers) {
   Coordinator c;
-  EXPECT_FALSE(c.coord.on_timer(12345, 7));
-  EXPECT_TRUE(c.coord.on_timer(12345, GroupCoordinator::kCoordinatorTagBase));
+  EXPECT_FALSE(c.mux.on_timer(12345, static_cast<std::uint64_t>(CoordinatorTimer::kSession)));
 }
 
 // ------------------------------------------------------------------ admin APIs

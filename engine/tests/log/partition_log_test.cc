@@ -666,7 +666,8 @@ TEST(RecordHeaders, ProducedHeadersComeBackInAFetch) {
   broker.on_start();
   ProducerConfig pc;
   pc.bootstrap_servers = {broker_id};
-  Producer producer(client_env, pc);
+  TimerMux client_timers(client_env);
+  Producer producer(client_env, client_timers, pc);
   producer.start();
   std::optional<SendResult> result;
   producer.send("t", with_headers(rec("k", "v", 9), kHeaders), PartitionId(0),
