@@ -3,6 +3,8 @@
 
 #include <cassert>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <utility>
 
 #include "engine/base/assert.h"
@@ -332,7 +334,12 @@ RunEnd World::run_until(Nanos until) {
     auto ev = queue_.pop();
     now_ = ev->at;
     ++events_run_;
-    dispatch(ev->at, ev->payload);
+    const std::uint64_t position = trace_.size();  // the event's index, if it is traced
+    try {
+      dispatch(ev->at, ev->payload);
+    } catch (const InvariantError& e) {
+      throw InvariantError(std::string(e.what()) + "; " + where(position, ev->payload));
+    }
   }
   now_ = until;  // nothing left to do: time still passes to the limit
   return RunEnd::kQuiescent;
@@ -355,6 +362,30 @@ void World::dispatch(Nanos at, Payload& payload) {
                   [&] { return a->description; });
     a->action();
   }
+}
+
+// Where a run broke, for an invariant failure: the simulated time, the trace position and the
+// event being run, named by its node, e.g. "at t=0.012000000s, trace event #41, timer tag=3 on
+// node broker-1". An event the trace skipped (stale, or for a dead process) is placed before the
+// next trace entry.
+std::string World::where(std::uint64_t position, const Payload& payload) const {
+  char head[96];
+  std::snprintf(head, sizeof head, "at t=%lld.%09llds, %strace event #%llu, ",
+                static_cast<long long>(now_ / kNanosPerSecond), static_cast<long long>(now_ % kNanosPerSecond),
+                trace_.size() > position ? "" : "before ", static_cast<unsigned long long>(position));
+  std::string out = head;
+  if (const auto* t = std::get_if<TimerEvent>(&payload)) {
+    out += "timer tag=" + std::to_string(t->tag) + " on node " + name(NodeId(t->node));
+  } else if (const auto* d = std::get_if<DeliverEvent>(&payload)) {
+    out += std::string(message_name(d->msg)) + " to node " + name(NodeId(d->to)) + " from node " + name(NodeId(d->from));
+  } else if (const auto* f = std::get_if<FsyncEvent>(&payload)) {
+    out += "fsync token=" + std::to_string(f->token) + " on node " + name(NodeId(f->node));
+  } else if (const auto* x = std::get_if<DisconnectEvent>(&payload)) {
+    out += "connection reset on node " + name(NodeId(x->node)) + " by node " + name(NodeId(x->peer));
+  } else if (const auto* a = std::get_if<ActionEvent>(&payload)) {
+    out += "action \"" + a->description + "\"";
+  }
+  return out;
 }
 
 bool World::hold_if_paused(Slot& s, Payload& payload) {

@@ -18,7 +18,9 @@
 //
 // Events run one at a time in (time, sequence) order; run_until(t) stops at t (the clock then
 // reads t, whether or not anything was left to do) or at max_events (a bound, so a livelock
-// shows as a clear stop). The clock never moves back.
+// shows as a clear stop). The clock never moves back. An InvariantError thrown while an event
+// runs leaves run_until annotated with where the run broke (simulated time, trace position, the
+// event and its node; see engine/base/assert.h); the world is then not to be run further.
 #pragma once
 
 #include <cstdint>
@@ -153,6 +155,7 @@ class World {
   void on_fsync(FsyncEvent& ev);
   void on_disconnect(DisconnectEvent& ev);
   bool hold_if_paused(Slot& s, Payload& payload);
+  std::string where(std::uint64_t trace_position, const Payload& payload) const;
 
   std::uint64_t seed_;
   WorldOptions options_;

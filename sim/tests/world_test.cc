@@ -419,6 +419,64 @@ TEST(WorldSchedule, ActionRunsAtItsTimeAndThePastThrows) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Invariant failures name where the run broke.
+
+// Breaks an invariant, as a buggy engine would, when its timer tagged 3 fires.
+class Brittle : public OneShots {
+ public:
+  using OneShots::OneShots;
+  void on_timer(TimerId id, std::uint64_t tag) override {
+    LOGSIM_ASSERT(tag != 3, "timer 3 is never due");
+    OneShots::on_timer(id, tag);
+  }
+};
+
+// The message of the InvariantError that `run` throws (empty, and a test failure, if none).
+template <typename Run>
+std::string invariant_message(Run run) {
+  try {
+    run();
+  } catch (const InvariantError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InvariantError";
+  return "";
+}
+
+TEST(WorldInvariant, FailureInANodeNamesTheTimeTheTraceEventAndTheNode) {
+  Sim sim(1, fixed_latency(true));
+  sim.world.add_node("bystander", factory<TestNode>(sim.probe));
+  const NodeId n = sim.world.add_node(
+      "brittle", factory<Brittle>(sim.probe, std::vector<TimerPlan>{{kMs, 1}, {2 * kMs, 2}, {3 * kMs + 7, 3}},
+                                  std::vector<CancelPlan>{}));
+  sim.world.start(n);
+  const std::string what = invariant_message([&] { sim.world.run_until(seconds(1)); });
+  // The trace: the start, then timers 1, 2 and 3; the third is the event that broke.
+  ASSERT_EQ(sim.world.trace().size(), 4u);
+  EXPECT_EQ(sim.world.trace().entries().back().detail, 3u);
+  EXPECT_EQ(what.rfind("invariant failed: tag != 3 (", 0), 0u) << what;  // the original first
+  const std::string where = "; at t=0.003000007s, trace event #3, timer tag=3 on node brittle";
+  EXPECT_EQ(what.substr(what.size() - std::min(what.size(), where.size())), where) << what;
+}
+
+TEST(WorldInvariant, FailureInAnActionNamesTheAction) {
+  Sim sim;
+  const NodeId n = sim.world.add_node("n", factory<Ticker>(sim.probe, kMs));
+  sim.world.start(n);
+  sim.world.schedule(2 * kMs + 5, "crash n twice", [&] {
+    sim.world.crash(n);
+    sim.world.start(n);
+    sim.world.start(n);  // a caller bug: start of a running node
+  });
+  const std::string what = invariant_message([&] { sim.world.run_until(seconds(1)); });
+  // Traced: n's start, two ticks, the action, its crash and first start.
+  EXPECT_EQ(sim.world.trace().size(), 6u);
+  EXPECT_NE(what.find("start of a running node n; at t=0.002000005s, trace event #3, action \"crash n twice\""),
+            std::string::npos)
+      << what;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Crash, power loss, restart.
 
 TEST(WorldLifecycle, CrashDestroysTheNodeAndItsTimersNeverFireAgain) {
