@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <concepts>
 #include <map>
 #include <mutex>
 #include <set>
@@ -102,21 +103,28 @@ json step(std::int64_t at_ms, const std::string& action, const std::string& targ
 
 // A fault step as scenario JSON (the steps scenarios::fault_steps makes).
 json step_json(const scenarios::TimelineStep& st) {
-  json s = step(to_millis(st.at), st.action);
-  if (st.action == "partition") {
-    s["groups"] = json::array();
-    for (std::size_t g = 0; g < st.targets.size(); ++g) s["groups"].push_back(st.group_names(g));
-    return s;
-  }
-  if (!st.targets.empty()) s["target"] = st.targets.front();
-  if (st.action == "clog") s["for"] = ms(to_millis(st.for_duration));
-  if (st.action == "seek") {
-    s["topic"] = st.topic;
-    const engine::ResetOffsetsRequest& to = *st.reset;
-    s["to"] = to.mode == engine::ResetMode::kToEarliest ? json("earliest")
-              : to.mode == engine::ResetMode::kToLatest ? json("latest")
-                                                        : json{{"shift_by", to.value}};
-  }
+  namespace steps = scenarios::steps;
+  json s = step(to_millis(st.at), std::string(st.name()));
+  std::visit(scenarios::overloaded{
+                 [&](const steps::Partition& p) { s["groups"] = p.groups; },
+                 [&](const steps::Heal&) {},
+                 [&](const steps::Clog& c) {
+                   s["target"] = c.target;
+                   s["for"] = ms(to_millis(c.length));
+                 },
+                 [&](const steps::Seek& seek) {
+                   s["target"] = seek.target;
+                   s["topic"] = seek.topic;
+                   s["to"] = seek.mode == engine::ResetMode::kToEarliest ? json("earliest")
+                             : seek.mode == engine::ResetMode::kToLatest ? json("latest")
+                                                                         : json{{"shift_by", seek.value}};
+                 },
+                 [&](const auto& other) {
+                   if constexpr (requires { { other.target } -> std::convertible_to<std::string>; }) s["target"] = other.target;
+                   else LOGSIM_ASSERT(false, "a fault makes no " + std::string(other.kName) + " step");
+                 },
+             },
+             st.action);
   return s;
 }
 

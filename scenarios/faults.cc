@@ -23,14 +23,7 @@ struct Active {
   bool network;
 };
 
-TimelineStep step_at(Nanos at, std::string action, std::vector<std::string> targets) {
-  TimelineStep s;
-  s.at = at;
-  s.action = std::move(action);
-  s.targets = std::move(targets);
-  s.pointer = "/faults";
-  return s;
-}
+TimelineStep step_at(Nanos at, Action action) { return TimelineStep{at, std::move(action), "/faults"}; }
 
 }  // namespace
 
@@ -81,46 +74,45 @@ std::vector<TimelineStep> fault_steps(FaultKind kind, const std::string& target,
   std::vector<TimelineStep> steps;
   switch (kind) {
     case FaultKind::kCrash:
-    case FaultKind::kPowerLoss:
     case FaultKind::kControllerCrash:
     case FaultKind::kMemberCrash:
-      steps.push_back(step_at(start, kind == FaultKind::kPowerLoss ? "power-loss" : "crash", {target}));
-      steps.push_back(step_at(end, "restart", {target}));
+      steps.push_back(step_at(start, steps::Crash{target}));
+      steps.push_back(step_at(end, steps::Restart{target}));
+      break;
+    case FaultKind::kPowerLoss:
+      steps.push_back(step_at(start, steps::PowerLoss{target}));
+      steps.push_back(step_at(end, steps::Restart{target}));
       break;
     case FaultKind::kMemberStop:
-      steps.push_back(step_at(start, "stop", {target}));
-      steps.push_back(step_at(end, "restart", {target}));
+      steps.push_back(step_at(start, steps::Stop{target}));
+      steps.push_back(step_at(end, steps::Restart{target}));
       break;
     case FaultKind::kPause:
     case FaultKind::kMemberPause:
-      steps.push_back(step_at(start, "pause", {target}));
-      steps.push_back(step_at(end, "resume", {target}));
+      steps.push_back(step_at(start, steps::Pause{target}));
+      steps.push_back(step_at(end, steps::Resume{target}));
       break;
     case FaultKind::kIsolate:
-      steps.push_back(step_at(start, "isolate", {target}));
-      steps.push_back(step_at(end, "heal", {}));
+      steps.push_back(step_at(start, steps::Isolate{target}));
+      steps.push_back(step_at(end, steps::Heal{}));
       break;
     case FaultKind::kPartition: {
-      std::string rest;
+      std::vector<std::string> rest;
       for (const auto& b : brokers) {
-        if (b != target) rest += b + ",";
+        if (b != target) rest.push_back(b);
       }
-      steps.push_back(step_at(start, "partition", {target, rest + "controller"}));
-      steps.push_back(step_at(end, "heal", {}));
+      rest.push_back("controller");
+      steps.push_back(step_at(start, steps::Partition{{{target}, rest}, false}));
+      steps.push_back(step_at(end, steps::Heal{}));
       break;
     }
-    case FaultKind::kClog: {
-      TimelineStep s = step_at(start, "clog", {target});
-      s.for_duration = end - start;
-      steps.push_back(std::move(s));
+    case FaultKind::kClog:
+      steps.push_back(step_at(start, steps::Clog{target, end - start}));
       break;
-    }
     case FaultKind::kMemberSeek: {  // one step; the member is left alone for the fault's length
       if (topics.empty()) break;
-      TimelineStep s = step_at(start, "seek", {target});
-      s.topic = topics[draw / 300 % topics.size()];
-      s.reset = member_seek_to(draw);
-      steps.push_back(std::move(s));
+      const engine::ResetOffsetsRequest to = member_seek_to(draw);
+      steps.push_back(step_at(start, steps::Seek{target, topics[draw / 300 % topics.size()], -1, to.mode, to.value}));
       break;
     }
   }

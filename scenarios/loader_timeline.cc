@@ -2,7 +2,10 @@
 // checked against the scenario's nodes, groups and topics (with did-you-mean), admin steps
 // checked in time order, and the random fault schedule's bounds.
 #include <algorithm>
+#include <concepts>
 #include <map>
+#include <optional>
+#include <tuple>
 
 #include "engine/controller/topic_config.h"
 #include "scenarios/loader.h"
@@ -10,33 +13,6 @@
 
 namespace logsim::scenarios::detail {
 namespace {
-
-const std::vector<std::string> kTimelineActions = {"crash", "power-loss", "stop", "restart", "pause",
-                                                   "resume", "isolate", "partition", "heal", "clog",
-                                                   "set-network", "clock-skew",
-                                                   "create-topic", "delete-topic", "add-partitions", "alter-config",
-                                                   "reset-offsets", "delete-offsets", "delete-group", "describe-group",
-                                                   "produce", "seek", "add-member", "remove-member"};
-
-// The keys each timeline action takes besides "at" and "action".
-std::vector<std::string> step_keys(const std::string& action) {
-  if (action == "partition") return {"groups", "one_way"};
-  if (action == "heal") return {};
-  if (action == "clog") return {"target", "for"};
-  if (action == "set-network") return {"target", "network"};
-  if (action == "clock-skew") return {"target", "offset", "drift_ppm"};
-  if (action == "create-topic" || action == "delete-topic") return {"topic"};
-  if (action == "add-partitions") return {"topic", "partitions"};
-  if (action == "alter-config") return {"topic", "config"};
-  if (action == "reset-offsets") return {"group", "topic", "to", "execute"};
-  if (action == "delete-offsets") return {"group", "topic"};
-  if (action == "delete-group" || action == "describe-group" || action == "add-member") return {"group"};
-  if (action == "produce") return {"target", "count", "rate"};
-  if (action == "seek") return {"target", "topic", "partition", "to"};
-  return {"target"};
-}
-
-
 
 std::vector<std::string> node_names(const Scenario& s) {
   std::vector<std::string> out;
@@ -140,8 +116,26 @@ std::vector<AlterableConfig> read_alter_configs(const JsonReader& c, const Scena
   return out;
 }
 
+// The topic an admin step acts on, if it names one that must exist then.
+std::optional<std::string> existing_topic(const TimelineStep& step) {
+  return std::visit(overloaded{
+                        [](const steps::DeleteTopic& t) -> std::optional<std::string> { return t.topic; },
+                        [](const steps::AddPartitions& t) -> std::optional<std::string> { return t.topic; },
+                        [](const steps::AlterConfig& t) -> std::optional<std::string> { return t.topic; },
+                        [](const steps::DeleteOffsets& t) -> std::optional<std::string> { return t.topic; },
+                        [](const steps::ResetOffsets& t) -> std::optional<std::string> {
+                          if (t.topic().empty()) return std::nullopt;  // --all-topics
+                          return t.topic();
+                        },
+                        [](const steps::Seek& t) -> std::optional<std::string> { return t.topic; },
+                        [](const auto&) -> std::optional<std::string> { return std::nullopt; },
+                    },
+                    step.action);
+}
+
 // Admin steps in time order must act on topics that exist then: create-topic on a new name,
-// the others on a topic that exists, add-partitions growing it.
+// the others on a topic that exists, add-partitions growing it; and a seek on a partition
+// its topic has then.
 void check_admin_steps(Scenario& s) {
   std::map<std::string, std::int32_t> partitions;  // topics that exist, with their partition counts
   for (const auto& t : s.topics) partitions[t.name] = t.partitions;
@@ -150,42 +144,32 @@ void check_admin_steps(Scenario& s) {
   };
   for (auto& step : s.timeline) {
     const std::string when = " at " + std::to_string(to_millis(step.at)) + "ms";
-    if (step.action == "seek") {
-      auto it = partitions.find(step.topic);
-      if (it == partitions.end()) {
-        fail(step, "/topic", "topic \"" + step.topic + "\" does not exist" + when,
-             "a topic defined under /topics or created by an earlier create-topic step");
-      }
-      if (step.partition >= it->second) {
-        fail(step, "/partition", "topic \"" + step.topic + "\" has " + std::to_string(it->second) + " partitions" + when,
-             "a partition from 0 to " + std::to_string(it->second - 1) + " (or no \"partition\": every one the target holds)");
-      }
-      continue;
-    }
-    if (!step.is_admin() || (step.is_group_admin() && step.topic.empty())) continue;
-    if (step.action == "create-topic") {
-      if (partitions.contains(step.topic)) {
-        fail(step, "/topic/name", "topic \"" + step.topic + "\" already exists" + when,
+    if (const auto* create = step.as<steps::CreateTopic>()) {
+      if (partitions.contains(create->topic.name)) {
+        fail(step, "/topic/name", "topic \"" + create->topic.name + "\" already exists" + when,
              "a new topic name (or a delete-topic step before this one)");
       }
-      partitions[step.topic] = step.create->partitions;
+      partitions[create->topic.name] = create->topic.partitions;
       continue;
     }
-    auto it = partitions.find(step.topic);
+    const std::optional<std::string> topic = existing_topic(step);
+    if (!topic) continue;
+    auto it = partitions.find(*topic);
     if (it == partitions.end()) {
-      fail(step, "/topic", "topic \"" + step.topic + "\" does not exist" + when,
+      fail(step, "/topic", "topic \"" + *topic + "\" does not exist" + when,
            "a topic defined under /topics or created by an earlier create-topic step");
     }
-    if (step.action == "delete-offsets") {
-      step.partitions = it->second;  // --topic T: every partition the topic has then
-    } else if (step.action == "delete-topic") {
+    const std::string has = "topic \"" + *topic + "\" has " + std::to_string(it->second) + " partitions" + when;
+    if (const auto* seek = step.as<steps::Seek>(); seek && seek->partition >= it->second) {
+      fail(step, "/partition", has,
+           "a partition from 0 to " + std::to_string(it->second - 1) + " (or no \"partition\": every one the target holds)");
+    } else if (auto* offsets = std::get_if<steps::DeleteOffsets>(&step.action)) {
+      offsets->partitions = it->second;  // --topic T: every partition the topic has then
+    } else if (step.is<steps::DeleteTopic>()) {
       partitions.erase(it);
-    } else if (step.action == "add-partitions") {
-      if (step.partitions <= it->second) {
-        fail(step, "/partitions", "topic \"" + step.topic + "\" has " + std::to_string(it->second) + " partitions" + when,
-             "a larger total (Kafka can only add partitions)");
-      }
-      it->second = step.partitions;
+    } else if (auto* add = std::get_if<steps::AddPartitions>(&step.action)) {
+      if (add->partitions <= it->second) fail(step, "/partitions", has, "a larger total (Kafka can only add partitions)");
+      it->second = add->partitions;
     }
   }
 }
@@ -200,16 +184,14 @@ void check_added_members(const Scenario& s) {
   }
   if (starts.empty()) return;
   for (const auto& step : s.timeline) {
-    if (step.action == "add-member") continue;
-    for (std::size_t g = 0; g < step.targets.size(); ++g) {
-      for (const auto& name : step.action == "partition" ? step.group_names(g) : std::vector{step.targets[g]}) {
-        auto it = starts.find(name);
-        if (it == starts.end() || it->second <= step.at) continue;
-        throw ScenarioError(s.file, step.pointer + (step.action == "partition" ? "/groups" : "/target"),
-                            "\"" + name + "\" is added at " + std::to_string(to_millis(it->second)) + "ms, after this step (at " +
-                                std::to_string(to_millis(step.at)) + "ms)",
-                            "a time at or after its add-member step");
-      }
+    if (step.is<steps::AddMember>()) continue;
+    for (const auto& name : step.nodes()) {
+      auto it = starts.find(name);
+      if (it == starts.end() || it->second <= step.at) continue;
+      throw ScenarioError(s.file, step.pointer + (step.is<steps::Partition>() ? "/groups" : "/target"),
+                          "\"" + name + "\" is added at " + std::to_string(to_millis(it->second)) + "ms, after this step (at " +
+                              std::to_string(to_millis(step.at)) + "ms)",
+                          "a time at or after its add-member step");
     }
   }
 }
@@ -223,49 +205,25 @@ std::string check_group(const JsonReader& r, const Scenario& s) {
   r.fail("unknown group \"" + name + "\"", guess ? "did you mean \"" + *guess + "\"?" : "a group defined under /groups");
 }
 
-// reset-offsets: kafka-consumer-groups --reset-offsets --group G --topic T <mode> [--execute].
-engine::ResetOffsetsRequest read_reset(const JsonReader& step, TimelineStep& t, const Scenario& s) {
-  engine::ResetOffsetsRequest req;
-  req.group_id = t.group;
-  if (auto v = step.get("topic")) {
-    t.topic = v->string();  // checked against the topics existing then, with the other admin steps
-    req.topics.push_back({t.topic, {}});
-  }
-  req.execute = true;
-  if (auto v = step.get("execute")) req.execute = v->boolean();
-  const JsonReader to = step.at("to");
+// A reset's or a seek's "to": the mode and its value, as in ResetOffsetsRequest.
+std::pair<engine::ResetMode, std::int64_t> read_reset_to(const JsonReader& to) {
   const std::string expected =
       "\"earliest\", \"latest\", \"current\", or one of {\"offset\": N}, {\"shift_by\": N}, {\"datetime\": \"10s\"} "
       "(a simulated instant), {\"by_duration\": \"5s\"}";
   if (to.json().is_string()) {
     const std::string m = to.string();
-    if (m == "earliest") req.mode = engine::ResetMode::kToEarliest;
-    else if (m == "latest") req.mode = engine::ResetMode::kToLatest;
-    else if (m == "current") req.mode = engine::ResetMode::kToCurrent;
-    else {
-      auto guess = did_you_mean(m, {"earliest", "latest", "current"});
-      to.fail("unknown reset \"" + m + "\"", guess ? "did you mean \"" + *guess + "\"?" : expected);
-    }
-  } else if (to.json().is_object() && to.json().size() == 1) {
-    to.expect_object({"offset", "shift_by", "datetime", "by_duration"});
-    if (auto v = to.get("offset")) {
-      req.mode = engine::ResetMode::kToOffset;
-      req.value = v->integer(0, INT64_MAX);
-    } else if (auto v2 = to.get("shift_by")) {
-      req.mode = engine::ResetMode::kShiftBy;
-      req.value = v2->integer(INT64_MIN / 2, INT64_MAX / 2);
-    } else if (auto v3 = to.get("datetime")) {
-      req.mode = engine::ResetMode::kToDatetime;
-      req.value = to_millis(v3->duration());
-    } else if (auto v4 = to.get("by_duration")) {
-      req.mode = engine::ResetMode::kByDuration;
-      req.value = to_millis(v4->duration());
-    }
-  } else {
-    to.fail("found " + std::string(to.json().type_name()), expected);
+    if (m == "earliest") return {engine::ResetMode::kToEarliest, 0};
+    if (m == "latest") return {engine::ResetMode::kToLatest, 0};
+    if (m == "current") return {engine::ResetMode::kToCurrent, 0};
+    auto guess = did_you_mean(m, {"earliest", "latest", "current"});
+    to.fail("unknown reset \"" + m + "\"", guess ? "did you mean \"" + *guess + "\"?" : expected);
   }
-  (void)s;
-  return req;
+  if (!to.json().is_object() || to.json().size() != 1) to.fail("found " + std::string(to.json().type_name()), expected);
+  to.expect_object({"offset", "shift_by", "datetime", "by_duration"});
+  if (auto v = to.get("offset")) return {engine::ResetMode::kToOffset, v->integer(0, INT64_MAX)};
+  if (auto v = to.get("shift_by")) return {engine::ResetMode::kShiftBy, v->integer(INT64_MIN / 2, INT64_MAX / 2)};
+  if (auto v = to.get("datetime")) return {engine::ResetMode::kToDatetime, to_millis(v->duration())};
+  return {engine::ResetMode::kByDuration, to_millis(to.at("by_duration").duration())};
 }
 
 // A duration that may be negative: "-2s" (a clock behind), "500ms".
@@ -280,25 +238,240 @@ Nanos signed_duration(const JsonReader& r) {
   return r.duration();
 }
 
+// What a step's reader checks names against: the scenario's nodes of each kind.
+struct StepContext {
+  const Scenario& s;
+  std::vector<std::string> names;      // every node
+  std::map<std::string, std::vector<std::string>> reads;  // consuming node -> the topics it reads
+  std::vector<std::string> producers;
+  std::vector<std::string> members;    // group members, added ones too
+  std::vector<std::string> consuming;  // group members and consumers
+  std::string added_name;              // add-member: the name the new member takes
+};
+
+template <class T>
+struct Tag {};
+
+// Each action: the keys it takes besides "at" and "action", and how it is read. Node faults
+// take a target.
+template <class T>
+concept NodeFault = std::same_as<T, steps::Crash> || std::same_as<T, steps::PowerLoss> || std::same_as<T, steps::Stop> ||
+                    std::same_as<T, steps::Restart> || std::same_as<T, steps::Pause> || std::same_as<T, steps::Resume> ||
+                    std::same_as<T, steps::Isolate>;
+using Keys = std::vector<std::string>;
+
+template <NodeFault T>
+Keys keys(Tag<T>) { return {"target"}; }
+template <NodeFault T>
+T read(Tag<T>, const JsonReader& step, const StepContext& c) { return T{check_node(step.at("target"), c.names)}; }
+
+Keys keys(Tag<steps::Partition>) { return {"groups", "one_way"}; }
+steps::Partition read(Tag<steps::Partition>, const JsonReader& step, const StepContext& c) {
+  steps::Partition p;
+  std::map<std::string, std::string> seen;  // node -> where it was named first
+  for (const auto& g : step.at("groups").items()) {
+    std::vector<std::string> group;
+    for (const auto& n : g.items()) {
+      const std::string name = check_node(n, c.names);
+      if (auto [it, fresh] = seen.emplace(name, n.pointer()); !fresh) {
+        n.fail("\"" + name + "\" is already named at " + it->second, "each node in at most one group");
+      }
+      group.push_back(name);
+    }
+    if (group.empty()) g.fail("found an empty group", "one or more node names");
+    p.groups.push_back(std::move(group));
+  }
+  if (p.groups.size() < 2) step.at("groups").fail("found fewer than two groups", "two or more groups of node names");
+  if (auto v = step.get("one_way")) p.one_way = v->boolean();
+  return p;
+}
+
+Keys keys(Tag<steps::Heal>) { return {}; }
+steps::Heal read(Tag<steps::Heal>, const JsonReader&, const StepContext&) { return {}; }
+
+Keys keys(Tag<steps::Clog>) { return {"target", "for"}; }
+steps::Clog read(Tag<steps::Clog>, const JsonReader& step, const StepContext& c) {
+  steps::Clog clog{check_node(step.at("target"), c.names), step.at("for").duration()};
+  if (clog.length <= 0) step.at("for").fail("found a clog of no length", "a duration above zero, e.g. \"2s\"");
+  return clog;
+}
+
+Keys keys(Tag<steps::SetNetwork>) { return {"target", "network"}; }
+steps::SetNetwork read(Tag<steps::SetNetwork>, const JsonReader& step, const StepContext& c) {
+  // Without a target: every link's default; with one: the links to and from that node.
+  steps::SetNetwork set;
+  if (step.has("target")) set.target = check_node(step.at("target"), c.names);
+  set.network = read_network(step.at("network"), c.s.cluster.network);
+  return set;
+}
+
+Keys keys(Tag<steps::ClockSkew>) { return {"target", "offset", "drift_ppm"}; }
+steps::ClockSkew read(Tag<steps::ClockSkew>, const JsonReader& step, const StepContext& c) {
+  steps::ClockSkew skew{check_node(step.at("target"), c.names), signed_duration(step.at("offset")), 0};
+  if (auto d = step.get("drift_ppm")) skew.drift_ppm = d->number(-100'000, 100'000);
+  return skew;
+}
+
+Keys keys(Tag<steps::CreateTopic>) { return {"topic"}; }
+steps::CreateTopic read(Tag<steps::CreateTopic>, const JsonReader& step, const StepContext& c) {
+  return {read_topic(step.at("topic"), c.s)};
+}
+
+Keys keys(Tag<steps::DeleteTopic>) { return {"topic"}; }
+steps::DeleteTopic read(Tag<steps::DeleteTopic>, const JsonReader& step, const StepContext&) {
+  return {step.at("topic").string()};  // checked against the topics existing then (check_admin_steps)
+}
+
+Keys keys(Tag<steps::AddPartitions>) { return {"topic", "partitions"}; }
+steps::AddPartitions read(Tag<steps::AddPartitions>, const JsonReader& step, const StepContext&) {
+  const std::string topic = step.at("topic").string();
+  return {topic, static_cast<std::int32_t>(step.at("partitions").integer(1, 10'000))};
+}
+
+Keys keys(Tag<steps::AlterConfig>) { return {"topic", "config"}; }
+steps::AlterConfig read(Tag<steps::AlterConfig>, const JsonReader& step, const StepContext& c) {
+  const std::string topic = step.at("topic").string();
+  return {topic, read_alter_configs(step.at("config"), c.s, c.s.file)};
+}
+
+// reset-offsets: kafka-consumer-groups --reset-offsets --group G [--topic T] <mode> [--execute].
+Keys keys(Tag<steps::ResetOffsets>) { return {"group", "topic", "to", "execute"}; }
+steps::ResetOffsets read(Tag<steps::ResetOffsets>, const JsonReader& step, const StepContext& c) {
+  steps::ResetOffsets reset;
+  reset.group = check_group(step.at("group"), c.s);
+  reset.request.group_id = reset.group;
+  if (auto v = step.get("topic")) reset.request.topics.push_back({v->string(), {}});  // checked with the admin steps
+  reset.request.execute = true;
+  if (auto v = step.get("execute")) reset.request.execute = v->boolean();
+  std::tie(reset.request.mode, reset.request.value) = read_reset_to(step.at("to"));
+  return reset;
+}
+
+Keys keys(Tag<steps::DeleteOffsets>) { return {"group", "topic"}; }
+steps::DeleteOffsets read(Tag<steps::DeleteOffsets>, const JsonReader& step, const StepContext& c) {
+  steps::DeleteOffsets del;
+  del.group = check_group(step.at("group"), c.s);
+  del.topic = step.at("topic").string();
+  return del;
+}
+
+Keys keys(Tag<steps::DeleteGroup>) { return {"group"}; }
+steps::DeleteGroup read(Tag<steps::DeleteGroup>, const JsonReader& step, const StepContext& c) {
+  return {check_group(step.at("group"), c.s)};
+}
+
+Keys keys(Tag<steps::DescribeGroup>) { return {"group"}; }
+steps::DescribeGroup read(Tag<steps::DescribeGroup>, const JsonReader& step, const StepContext& c) {
+  return {check_group(step.at("group"), c.s)};
+}
+
+Keys keys(Tag<steps::Produce>) { return {"target", "count", "rate"}; }
+steps::Produce read(Tag<steps::Produce>, const JsonReader& step, const StepContext& c) {
+  steps::Produce p;
+  p.target = check_node_of(step.at("target"), c.names, c.producers, "produce", "producer");
+  p.count = step.at("count").integer(1, 1'000'000'000);
+  if (auto v = step.get("rate")) {
+    p.rate_per_sec = v->number(0, 1e9);
+    if (p.rate_per_sec <= 0) v->fail("found a rate of 0", "records per second above zero (or no \"rate\": all at once)");
+  } else if (p.count > 1'000'000) {
+    // All at once, every record is in the client's memory together (Kafka's producer would
+    // block on buffer.memory long before).
+    step.at("count").fail("found a burst of " + std::to_string(p.count) + " records all at once",
+                          "at most 1000000 at once, or a \"rate\" to send them at");
+  }
+  return p;
+}
+
+Keys keys(Tag<steps::Seek>) { return {"target", "topic", "partition", "to"}; }
+steps::Seek read(Tag<steps::Seek>, const JsonReader& step, const StepContext& c) {
+  steps::Seek seek;
+  seek.target = check_node_of(step.at("target"), c.names, c.consuming, "seek", "group member or consumer");
+  const JsonReader topic = step.at("topic");
+  seek.topic = topic.string();
+  const auto& topics = c.reads.at(seek.target);
+  if (std::find(topics.begin(), topics.end(), seek.topic) == topics.end()) {
+    std::string expected = "a topic it reads:";
+    for (const auto& n : topics) expected += " " + n;
+    topic.fail(seek.target + " does not read topic \"" + seek.topic + "\"", expected);
+  }
+  if (auto v = step.get("partition")) seek.partition = static_cast<std::int32_t>(v->integer(0, 9'999));
+  std::tie(seek.mode, seek.value) = read_reset_to(step.at("to"));
+  return seek;
+}
+
+Keys keys(Tag<steps::AddMember>) { return {"group"}; }
+steps::AddMember read(Tag<steps::AddMember>, const JsonReader& step, const StepContext& c) {
+  return {check_group(step.at("group"), c.s), c.added_name};
+}
+
+Keys keys(Tag<steps::RemoveMember>) { return {"target"}; }
+steps::RemoveMember read(Tag<steps::RemoveMember>, const JsonReader& step, const StepContext& c) {
+  return {check_node_of(step.at("target"), c.names, c.members, "remove-member", "group member")};
+}
+
+// The table of actions, one entry per alternative of Action (in its order): a new action
+// without its keys() and read() does not compile.
+struct ActionSpec {
+  std::string_view name;
+  Keys keys;
+  Action (*read)(const JsonReader& step, const StepContext& c);
+};
+
+template <class... Ts>
+std::vector<ActionSpec> action_table(Tag<std::variant<Ts...>>) {
+  return {ActionSpec{Ts::kName, keys(Tag<Ts>{}),
+                     [](const JsonReader& step, const StepContext& c) -> Action { return read(Tag<Ts>{}, step, c); }}...};
+}
+
+const std::vector<ActionSpec>& actions() {
+  static const std::vector<ActionSpec> table = action_table(Tag<Action>{});
+  return table;
+}
+
+const ActionSpec& read_action(const JsonReader& action) {
+  const std::string name = action.string();
+  for (const ActionSpec& a : actions()) {
+    if (a.name == name) return a;
+  }
+  auto guess = did_you_mean(name, action_names());
+  std::string expected = guess ? "did you mean \"" + *guess + "\"?" : "one of:";
+  if (!guess) for (const auto& a : action_names()) expected += " " + a;
+  action.fail("unknown action \"" + name + "\"", expected);
+}
+
+// The keys some action takes, in the order a step's keys are checked.
+const Keys kStepKeys = {"target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for", "network",
+                        "offset", "drift_ppm", "count", "rate", "partition", "one_way"};
+
+// A key this action does not take.
+void check_keys(const JsonReader& step, const ActionSpec& action) {
+  for (const std::string& key : kStepKeys) {
+    if (!step.has(key) || std::find(action.keys.begin(), action.keys.end(), key) != action.keys.end()) continue;
+    std::string expected = "only";
+    for (const auto& k : action.keys) expected += " \"" + k + "\"";
+    expected = action.keys.empty() ? "no keys but \"at\" and \"action\" (heal ends every network fault)"
+                                   : expected + " besides \"at\" and \"action\"";
+    step.at(key).fail(std::string(action.name) + " takes no \"" + key + "\"", expected);
+  }
+}
+
 }  // namespace
 
 void read_timeline(const JsonReader& r, Scenario& s) {
   const std::vector<std::string> added_names = name_added_members(r, s);
-  const auto names = node_names(s);
-  const auto reads = readers(s);
-  std::vector<std::string> producers;
-  for (const auto& p : s.producers) producers.push_back(p.name);
-  std::vector<std::string> members;
+  StepContext c{s, node_names(s), readers(s), {}, {}, {}, {}};
+  for (const auto& p : s.producers) c.producers.push_back(p.name);
   for (const auto& g : s.groups) {
-    for (std::int32_t i = 1; i <= g.member_count(); ++i) members.push_back(g.member_name(i));
+    for (std::int32_t i = 1; i <= g.member_count(); ++i) c.members.push_back(g.member_name(i));
   }
-  std::vector<std::string> consuming = members;
-  for (const auto& c : s.consumers) consuming.push_back(c.name);
+  c.consuming = c.members;
+  for (const auto& consumer : s.consumers) c.consuming.push_back(consumer.name);
+  Keys all = {"at", "action"};
+  all.insert(all.end(), kStepKeys.begin(), kStepKeys.end());
   const auto items = r.items();
   for (std::size_t index = 0; index < items.size(); ++index) {
     const JsonReader& step = items[index];
-    step.expect_object({"at", "action", "target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for",
-                        "network", "offset", "drift_ppm", "count", "rate", "partition", "one_way"});
+    step.expect_object(all);
     TimelineStep t;
     t.pointer = step.pointer();
     t.at = step.at("at").duration();
@@ -306,96 +479,10 @@ void read_timeline(const JsonReader& r, Scenario& s) {
       step.at("at").fail("the step is after the end of the run (duration " + std::to_string(to_millis(s.duration)) + "ms)",
                          "a time no later than the scenario's duration");
     }
-    const auto action = step.at("action");
-    t.action = action.string();
-    if (std::find(kTimelineActions.begin(), kTimelineActions.end(), t.action) == kTimelineActions.end()) {
-      auto guess = did_you_mean(t.action, kTimelineActions);
-      std::string expected = guess ? "did you mean \"" + *guess + "\"?" : "one of:";
-      if (!guess) for (const auto& a : kTimelineActions) expected += " " + a;
-      action.fail("unknown action \"" + t.action + "\"", expected);
-    }
-    const std::vector<std::string> keys = step_keys(t.action);
-    for (const std::string key : {"target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for", "network",
-                                  "offset", "drift_ppm", "count", "rate", "partition", "one_way"}) {
-      if (!step.has(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
-      std::string expected = "only";
-      for (const auto& k : keys) expected += " \"" + k + "\"";
-      expected = keys.empty() ? "no keys but \"at\" and \"action\" (heal ends every network fault)"
-                              : expected + " besides \"at\" and \"action\"";
-      step.at(key).fail(t.action + " takes no \"" + key + "\"", expected);
-    }
-    if (t.action == "partition") {
-      std::map<std::string, std::string> seen;  // node -> where it was named first
-      for (const auto& g : step.at("groups").items()) {
-        std::string group;
-        for (const auto& n : g.items()) {
-          const std::string name = check_node(n, names);
-          if (auto [it, fresh] = seen.emplace(name, n.pointer()); !fresh) {
-            n.fail("\"" + name + "\" is already named at " + it->second, "each node in at most one group");
-          }
-          group += (group.empty() ? "" : ",") + name;
-        }
-        if (group.empty()) g.fail("found an empty group", "one or more node names");
-        t.targets.push_back(group);
-      }
-      if (t.targets.size() < 2) step.at("groups").fail("found fewer than two groups", "two or more groups of node names");
-      if (auto v = step.get("one_way")) t.one_way = v->boolean();
-    } else if (t.action == "produce") {
-      t.targets.push_back(check_node_of(step.at("target"), names, producers, t.action, "producer"));
-      t.count = step.at("count").integer(1, 1'000'000'000);
-      if (auto v = step.get("rate")) {
-        t.rate_per_sec = v->number(0, 1e9);
-        if (t.rate_per_sec <= 0) v->fail("found a rate of 0", "records per second above zero (or no \"rate\": all at once)");
-      } else if (t.count > 1'000'000) {
-        // All at once, every record is in the client's memory together (Kafka's producer would
-        // block on buffer.memory long before).
-        step.at("count").fail("found a burst of " + std::to_string(t.count) + " records all at once",
-                              "at most 1000000 at once, or a \"rate\" to send them at");
-      }
-    } else if (t.action == "seek") {
-      t.targets.push_back(check_node_of(step.at("target"), names, consuming, t.action, "group member or consumer"));
-      const JsonReader topic = step.at("topic");
-      t.topic = topic.string();
-      const auto& topics = reads.at(t.targets.front());
-      if (std::find(topics.begin(), topics.end(), t.topic) == topics.end()) {
-        std::string expected = "a topic it reads:";
-        for (const auto& n : topics) expected += " " + n;
-        topic.fail(t.targets.front() + " does not read topic \"" + t.topic + "\"", expected);
-      }
-      if (auto v = step.get("partition")) t.partition = static_cast<std::int32_t>(v->integer(0, 9'999));
-      t.reset = read_reset(step, t, s);
-      t.reset->group_id.clear();
-      t.reset->topics.clear();
-    } else if (t.action == "add-member") {
-      t.group = check_group(step.at("group"), s);
-      t.targets.push_back(added_names[index]);
-    } else if (t.action == "remove-member") {
-      t.targets.push_back(check_node_of(step.at("target"), names, members, t.action, "group member"));
-    } else if (t.action == "create-topic") {
-      t.create = read_topic(step.at("topic"), s);
-      t.topic = t.create->name;
-    } else if (t.is_group_admin()) {
-      t.group = check_group(step.at("group"), s);
-      if (t.action == "reset-offsets") t.reset = read_reset(step, t, s);
-      if (t.action == "delete-offsets") t.topic = step.at("topic").string();
-    } else if (t.is_admin()) {
-      t.topic = step.at("topic").string();
-      if (t.action == "add-partitions") t.partitions = static_cast<std::int32_t>(step.at("partitions").integer(1, 10'000));
-      if (t.action == "alter-config") t.configs = read_alter_configs(step.at("config"), s, s.file);
-    } else if (t.action == "set-network") {
-      // Without a target: every link's default; with one: the links to and from that node.
-      if (step.has("target")) t.targets.push_back(check_node(step.at("target"), names));
-      t.network = read_network(step.at("network"), s.cluster.network);
-    } else if (std::find(keys.begin(), keys.end(), "target") != keys.end()) {
-      t.targets.push_back(check_node(step.at("target"), names));
-      if (t.action == "clog") {
-        t.for_duration = step.at("for").duration();
-        if (t.for_duration <= 0) step.at("for").fail("found a clog of no length", "a duration above zero, e.g. \"2s\"");
-      } else if (t.action == "clock-skew") {
-        t.clock_offset = signed_duration(step.at("offset"));
-        if (auto d = step.get("drift_ppm")) t.drift_ppm = d->number(-100'000, 100'000);
-      }
-    }
+    const ActionSpec& action = read_action(step.at("action"));
+    check_keys(step, action);
+    c.added_name = added_names[index];
+    t.action = action.read(step, c);
     s.timeline.push_back(std::move(t));
   }
   std::stable_sort(s.timeline.begin(), s.timeline.end(), [](const auto& a, const auto& b) { return a.at < b.at; });

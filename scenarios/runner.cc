@@ -21,70 +21,88 @@
 namespace logsim::scenarios {
 namespace {
 
-// Applies one timeline step to the world, and notes it in the history for context.
+// Applies one timeline step to the world, and notes it in the history for context (the
+// step's name, its targets, and what it did).
 void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
   auto id = [&](const std::string& name) { return *world.find(name); };
-  const std::string& a = step.action;
-  if (a == "heal") {
-    world.network_fault("heal", [](sim::Network& n) { n.heal(); });
-  } else if (a == "partition") {
-    std::vector<std::vector<NodeId>> groups;
-    for (std::size_t g = 0; g < step.targets.size(); ++g) {
-      groups.emplace_back();
-      for (const auto& n : step.group_names(g)) groups.back().push_back(id(n));
-    }
-    if (step.one_way) {
-      world.network_fault("partition one-way", [&](sim::Network& n) {
-        for (const NodeId from : groups.front()) {
-          for (std::size_t g = 1; g < groups.size(); ++g) {
-            for (const NodeId to : groups[g]) n.cut_one_way(from, to);
-          }
-        }
-      });
-    } else {
-      world.network_fault("partition", [&](sim::Network& n) { n.partition(groups); });
-    }
-  } else if (a == "set-network") {
-    const sim::LinkOptions opts = *step.network;
-    if (step.targets.empty()) {
-      world.network_fault("set-network", [&](sim::Network& n) { n.set_default(opts); });
-    } else {
-      const NodeId target = id(step.targets.front());
-      world.network_fault("set-network " + step.targets.front(), [&](sim::Network& n) {
-        for (std::size_t i = 0; i < world.node_count(); ++i) {
-          const NodeId other(static_cast<std::int32_t>(i));
-          if (other == target) continue;
-          n.set_link(target, other, opts);
-          n.set_link(other, target, opts);
-        }
-      });
-    }
-  } else {
-    const NodeId n = id(step.targets.at(0));
-    if (a == "crash") world.crash(n);
-    else if (a == "clog") {
-      const Nanos until = world.now() + step.for_duration;
-      world.network_fault("clog " + step.targets.at(0), [&](sim::Network& net) { net.clog_node(n, until); });
-    } else if (a == "clock-skew") world.set_clock(n, step.clock_offset, step.drift_ppm);
-    else if (a == "power-loss") world.power_loss(n);
-    else if (a == "stop" || a == "remove-member") world.stop(n);  // remove-member: close(), LeaveGroup
-    else if (a == "add-member") world.start(n);
-    else if (a == "restart") world.restart(n);
-    else if (a == "pause") world.pause(n);
-    else if (a == "resume") world.resume(n);
-    else if (a == "isolate") world.network_fault("isolate " + step.targets.at(0), [&](sim::Network& net) { net.isolate(n); });
-  }
-  auto e = ctx.event(properties::OpKind::kFault, step.targets.empty() ? "" : step.targets.front());
-  e.note = a;
-  for (std::size_t i = 0; i < step.targets.size(); ++i) e.note += (i ? " | " : " ") + step.targets[i];
-  if (a == "clog") e.note += " for " + std::to_string(to_millis(step.for_duration)) + "ms";
-  if (step.one_way) e.note += " (one-way: only from the first group)";
-  if (a == "clock-skew") e.note += " offset " + std::to_string(to_millis(step.clock_offset)) + "ms drift " + std::to_string(step.drift_ppm) + "ppm";
-  if (a == "set-network") {
-    e.note += " latency_min " + std::to_string(to_millis(step.network->latency_min_ns)) + "ms loss " +
-              std::to_string(step.network->loss_probability);
-  }
+  std::string detail;
+  std::visit(overloaded{
+                 [&](const steps::Heal&) { world.network_fault("heal", [](sim::Network& n) { n.heal(); }); },
+                 [&](const steps::Partition& p) {
+                   std::vector<std::vector<NodeId>> groups;
+                   for (const auto& g : p.groups) {
+                     groups.emplace_back();
+                     for (const auto& n : g) groups.back().push_back(id(n));
+                   }
+                   if (!p.one_way) {
+                     world.network_fault("partition", [&](sim::Network& n) { n.partition(groups); });
+                     return;
+                   }
+                   detail = " (one-way: only from the first group)";
+                   world.network_fault("partition one-way", [&](sim::Network& n) {
+                     for (const NodeId from : groups.front()) {
+                       for (std::size_t g = 1; g < groups.size(); ++g) {
+                         for (const NodeId to : groups[g]) n.cut_one_way(from, to);
+                       }
+                     }
+                   });
+                 },
+                 [&](const steps::SetNetwork& s) {
+                   detail = " latency_min " + std::to_string(to_millis(s.network.latency_min_ns)) + "ms loss " +
+                            std::to_string(s.network.loss_probability);
+                   if (!s.target) {
+                     world.network_fault("set-network", [&](sim::Network& n) { n.set_default(s.network); });
+                     return;
+                   }
+                   const NodeId target = id(*s.target);
+                   world.network_fault("set-network " + *s.target, [&](sim::Network& n) {
+                     for (std::size_t i = 0; i < world.node_count(); ++i) {
+                       const NodeId other(static_cast<std::int32_t>(i));
+                       if (other == target) continue;
+                       n.set_link(target, other, s.network);
+                       n.set_link(other, target, s.network);
+                     }
+                   });
+                 },
+                 [&](const steps::Clog& s) {
+                   const NodeId n = id(s.target);
+                   const Nanos until = world.now() + s.length;
+                   world.network_fault("clog " + s.target, [&](sim::Network& net) { net.clog_node(n, until); });
+                   detail = " for " + std::to_string(to_millis(s.length)) + "ms";
+                 },
+                 [&](const steps::ClockSkew& s) {
+                   world.set_clock(id(s.target), s.offset, s.drift_ppm);
+                   detail = " offset " + std::to_string(to_millis(s.offset)) + "ms drift " + std::to_string(s.drift_ppm) + "ppm";
+                 },
+                 [&](const steps::Isolate& s) {
+                   const NodeId n = id(s.target);
+                   world.network_fault("isolate " + s.target, [&](sim::Network& net) { net.isolate(n); });
+                 },
+                 [&](const steps::Crash& s) { world.crash(id(s.target)); },
+                 [&](const steps::PowerLoss& s) { world.power_loss(id(s.target)); },
+                 [&](const steps::Stop& s) { world.stop(id(s.target)); },
+                 [&](const steps::RemoveMember& s) { world.stop(id(s.target)); },  // close(): LeaveGroup
+                 [&](const steps::AddMember& s) { world.start(id(s.target)); },
+                 [&](const steps::Restart& s) { world.restart(id(s.target)); },
+                 [&](const steps::Pause& s) { world.pause(id(s.target)); },
+                 [&](const steps::Resume& s) { world.resume(id(s.target)); },
+                 [&](const auto&) {
+                   LOGSIM_ASSERT(false, "step " + std::string(step.name()) + " is not the runner's to apply");
+                 },
+             },
+             step.action);
+  const std::vector<std::string> targets = step.targets();
+  auto e = ctx.event(properties::OpKind::kFault, targets.empty() ? "" : targets.front());
+  e.note = step.name();
+  for (std::size_t i = 0; i < targets.size(); ++i) e.note += (i ? " | " : " ") + targets[i];
+  e.note += detail;
   ctx.history.append(std::move(e));
+}
+
+// The label of a step's event in the trace: its name and first target.
+std::string step_label(const TimelineStep& step) {
+  const std::vector<std::string> targets = step.targets();
+  return std::string(step.name()) + " " + (targets.empty() ? "" : targets.front());
 }
 
 // The quiet period after the fault phase: faults heal (cuts, and set-network's link options;
@@ -94,7 +112,7 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
 void begin_quiet_period(sim::World& world, RunContext& ctx, const Scenario& scenario, const std::vector<NodeId>& brokers) {
   // set-network steps are undone too: every link back to the scenario's network options.
   const bool network_changed = std::any_of(scenario.timeline.begin(), scenario.timeline.end(),
-                                           [](const TimelineStep& s) { return s.action == "set-network"; });
+                                           [](const TimelineStep& s) { return s.is<steps::SetNetwork>(); });
   world.network_fault("heal", [&](sim::Network& n) {
     n.heal();
     if (!network_changed) return;
@@ -344,7 +362,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   for (const auto& step : scenario.timeline) {
     if (!step.is_admin()) continue;
     admin_steps.push_back(&step);
-    if (step.create) topics.push_back(*step.create);
+    if (const auto* create = step.as<steps::CreateTopic>()) topics.push_back(create->topic);
   }
   for (const auto& c : scenario.consumers) {
     world.add_node(c.name, [&c, &topics, &ctx, &app_steps, bootstrap](Env& env) {
@@ -380,13 +398,11 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
   for (const auto& step : scenario.timeline) {
     if (step.is_admin() || step.is_app_step()) continue;  // the admin node, or the target application, carries these out
-    world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),
-                   [&world, &ctx, &step] { apply_step(world, ctx, step); });
+    world.schedule(step.at, step_label(step), [&world, &ctx, &step] { apply_step(world, ctx, step); });
   }
   for (const auto& step : drawn) {
     if (step.is_app_step()) continue;
-    world.schedule(step.at, step.action + " " + (step.targets.empty() ? "" : step.targets.front()),
-                   [&world, &ctx, &step] { apply_step(world, ctx, step); });
+    world.schedule(step.at, step_label(step), [&world, &ctx, &step] { apply_step(world, ctx, step); });
   }
   if (scenario.quiesce > 0) {
     world.schedule(scenario.duration, "quiesce", [&world, &ctx, &scenario, &bootstrap] { begin_quiet_period(world, ctx, scenario, bootstrap); });
@@ -431,7 +447,8 @@ properties::CheckerOptions checker_options(const Scenario& scenario) {
     if (t.log.compacts()) options.compacted_topics->insert(t.name);
   }
   for (const auto& step : scenario.timeline) {
-    if (step.create && step.create->log.compacts()) options.compacted_topics->insert(step.create->name);
+    const auto* create = step.as<steps::CreateTopic>();
+    if (create && create->topic.log.compacts()) options.compacted_topics->insert(create->topic.name);
   }
   options.ignored = scenario.ignored;
   return options;

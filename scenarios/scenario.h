@@ -17,19 +17,12 @@
 #include "engine/plants.h"
 #include "engine/base/types.h"
 #include "scenarios/faults.h"
+#include "scenarios/timeline.h"
+#include "scenarios/topic_spec.h"
 #include "sim/disk.h"
 #include "sim/network.h"
 
 namespace logsim::scenarios {
-
-struct TopicSpec {
-  std::string name;
-  std::int32_t partitions = 1;
-  std::int32_t replication_factor = -1;          // -1: the cluster's default.replication.factor
-  std::int32_t min_insync_replicas = -1;         // min.insync.replicas; -1: the broker default
-  std::optional<bool> unclean_leader_election;   // unclean.leader.election.enable; none: default
-  LogConfig log;                                  // retention.ms, segment.bytes, cleanup.policy, ...
-};
 
 // Broker and controller configuration, with Kafka's keys and defaults.
 struct BrokerSettings {
@@ -133,62 +126,6 @@ struct GroupSpec {
   std::string member_name(std::int32_t i) const { return name + "-" + std::to_string(i); }  // from 1
   // Every member the run has: the first `members`, then those add-member steps start.
   std::int32_t member_count() const { return members + static_cast<std::int32_t>(added_at.size()); }
-};
-
-// One timeline step: at `at`, do `action` to `targets`.
-struct TimelineStep {
-  Nanos at = 0;
-  std::string action;                 // crash, power-loss, stop, restart, pause, resume,
-                                      // isolate, partition, heal, clog, set-network,
-                                      // clock-skew; the topic admin actions
-                                      // create-topic, delete-topic, add-partitions, alter-config;
-                                      // the group admin actions reset-offsets, delete-offsets,
-                                      // delete-group, describe-group; the application actions
-                                      // produce, seek; add-member, remove-member
-  std::vector<std::string> targets;   // node names (partition: one group per entry, comma-separated;
-                                      // add-member: the new member's name)
-  std::string pointer;                // JSON pointer of the step in its file, for errors
-  // Topic admin steps, carried out by the "admin" node through the admin client.
-  std::string topic;                  // the topic acted on
-  std::optional<TopicSpec> create;    // create-topic: the new topic
-  std::int32_t partitions = 0;        // add-partitions: the new total; delete-offsets: the topic's count then
-  std::vector<AlterableConfig> configs;  // alter-config: Kafka keys and values (DELETE for null)
-  // Group admin steps (kafka-consumer-groups), carried out by the "admin" node too.
-  std::string group;                  // reset-offsets, delete-offsets, delete-group, describe-group, add-member
-  std::optional<engine::ResetOffsetsRequest> reset;  // reset-offsets; seek: its mode and value
-  // Steps the target application carries out (application steps).
-  std::int64_t count = 0;             // produce: how many records
-  double rate_per_sec = 0;            // produce: how fast (0: all at once)
-  std::int32_t partition = -1;        // seek: the partition of `topic` (-1: every one the target holds)
-  // Network and clock steps.
-  bool one_way = false;               // partition: only messages from the first group to the others are cut
-  Nanos for_duration = 0;             // clog: how long messages to and from the target wait
-  std::optional<sim::LinkOptions> network;  // set-network: the links' new options
-  Nanos clock_offset = 0;             // clock-skew: the target's clock runs this far ahead (or behind)
-  double drift_ppm = 0;               // clock-skew: and drifts this many parts per million
-
-  // partition: the node names of group `i` (targets[i], comma-separated).
-  std::vector<std::string> group_names(std::size_t i) const {
-    std::vector<std::string> out;
-    const std::string& joined = targets.at(i);
-    std::size_t from = 0;
-    while (from <= joined.size()) {
-      const std::size_t comma = std::min(joined.find(',', from), joined.size());
-      out.push_back(joined.substr(from, comma - from));
-      from = comma + 1;
-    }
-    return out;
-  }
-
-  bool is_group_admin() const {
-    return action == "reset-offsets" || action == "delete-offsets" || action == "delete-group" ||
-           action == "describe-group";
-  }
-  bool is_app_step() const { return action == "produce" || action == "seek"; }
-  bool is_admin() const {
-    return action == "create-topic" || action == "delete-topic" || action == "add-partitions" ||
-           action == "alter-config" || is_group_admin();
-  }
 };
 
 struct Expectation {

@@ -34,9 +34,16 @@ class AdminApp final : public Node {
 
  private:
   void run(const TimelineStep& step);
-  void run_group(const TimelineStep& step);
-  void record(const TimelineStep& step, const engine::AdminResult& result);
-  void record_group(const TimelineStep& step, ErrorCode error, const std::string& outcome);
+  void run(const steps::CreateTopic& step);
+  void run(const steps::DescribeGroup& step);
+  void run(const steps::DeleteOffsets& step);
+  void run(const steps::ResetOffsets& step);
+  // The outcome of a topic admin step in the history: `what` is the step as a user would
+  // say it ("add-partitions orders to 6 partitions").
+  void record(const std::string& topic, const std::string& what, const engine::AdminResult& result);
+  // And of a group admin step.
+  void record_group(const std::string& group, const std::string& topic, const std::string& what, ErrorCode error,
+                    const std::string& outcome);
 
   Env& env_;
   std::vector<const TimelineStep*> steps_;

@@ -3,38 +3,7 @@
 
 #include <algorithm>
 
-#include "engine/base/assert.h"
-
 namespace logsim::scenarios {
-
-AppSteps::AppSteps(const std::vector<TimelineStep>& timeline, const std::string& action, const std::string& target) {
-  for (std::size_t i = 0; i < timeline.size(); ++i) {
-    const TimelineStep& s = timeline[i];
-    if (s.action == action && !s.targets.empty() && s.targets.front() == target) steps_.emplace_back(i, &s);
-  }
-}
-
-void AppSteps::arm(Env& env, const RunContext& ctx) const {
-  for (const auto& [index, step] : steps_) {
-    if (ctx.step_begun.at(index)) continue;
-    env.set_timer(std::max<Nanos>(0, step->at - ctx.world.now()), kTagBase + index);
-  }
-}
-
-std::optional<AppSteps::Step> AppSteps::fired(std::uint64_t tag, RunContext& ctx) const {
-  if (tag < kTagBase) return std::nullopt;
-  const std::size_t index = tag - kTagBase;
-  auto it = std::find_if(steps_.begin(), steps_.end(), [&](const Step& s) { return s.first == index; });
-  if (it == steps_.end() || ctx.step_begun.at(index)) return std::nullopt;
-  ctx.step_begun[index] = 1;
-  return *it;
-}
-
-const TimelineStep& AppSteps::step(std::size_t index) const {
-  auto it = std::find_if(steps_.begin(), steps_.end(), [&](const Step& s) { return s.first == index; });
-  LOGSIM_ASSERT(it != steps_.end(), "no application step at timeline index " + std::to_string(index));
-  return *it->second;
-}
 
 namespace {
 
@@ -49,7 +18,7 @@ std::string seek_to_name(std::int64_t timestamp_ms) {
 
 }  // namespace
 
-void seek_step(engine::Consumer& consumer, const TimelineStep& step, Nanos local_now, const EventMaker& event,
+void seek_step(engine::Consumer& consumer, const steps::Seek& step, Nanos local_now, const EventMaker& event,
                properties::History& history) {
   std::vector<TopicPartition> held;
   for (const auto& tp : consumer.assignment()) {
@@ -62,7 +31,7 @@ void seek_step(engine::Consumer& consumer, const TimelineStep& step, Nanos local
     history.append(std::move(e));
     return;
   }
-  const engine::ResetOffsetsRequest& to = *step.reset;
+  const steps::Seek& to = step;
   for (const auto& tp : held) {
     std::optional<Offset> target;
     std::string note;

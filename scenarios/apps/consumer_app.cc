@@ -12,7 +12,7 @@ ConsumerApp::ConsumerApp(Env& env, const ConsumerSpec& spec, const std::vector<T
         engine::ConsumerConfig c = spec.config;
         c.bootstrap_servers = std::move(bootstrap);
         return c;
-      }()), steps_(timeline, "seek", spec.name) {}
+      }()), steps_(timeline, spec.name) {}
 
 void ConsumerApp::on_start() {
   std::vector<TopicPartition> assignment;
@@ -38,7 +38,7 @@ void ConsumerApp::on_timer(TimerId id, std::uint64_t tag) {
   if (timers_.on_timer(id, tag)) return;
   const EventMaker event = [this](properties::OpKind kind) { return ctx_.event(kind, spec_.name); };
   if (const auto fired = steps_.fired(tag, ctx_)) {
-    seek_step(consumer_, *fired->second, env_.now(), event, ctx_.history);
+    seek_step(consumer_, *fired->step, env_.now(), event, ctx_.history);
     return;
   }
   if (tag != kPollTag) return;

@@ -28,7 +28,7 @@ class ConsumerApp final : public Node {
   RunContext& ctx_;
   engine::TimerMux timers_;  // the node's, for its client
   engine::Consumer consumer_;
-  AppSteps steps_;  // the seek steps aimed at this consumer
+  AppSteps<steps::Seek> steps_;  // the seek steps aimed at this consumer
 };
 
 }  // namespace logsim::scenarios

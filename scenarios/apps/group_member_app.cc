@@ -22,7 +22,7 @@ GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name
         c.enable_auto_commit = spec.commit == CommitStrategy::kAuto;
         if (spec.static_membership) c.group_instance_id = name_;
         return c;
-      }()), steps_(timeline, "seek", name_) {
+      }()), steps_(timeline, name_) {
   if (spec.failures.enabled() && spec.failures.on_failure == FailureSpec::Policy::kDeadLetter) {
     engine::ProducerConfig pc;
     pc.bootstrap_servers = std::move(bootstrap);
@@ -69,7 +69,7 @@ void GroupMemberApp::on_disconnect(NodeId peer) {
 void GroupMemberApp::on_timer(TimerId id, std::uint64_t tag) {
   if (timers_.on_timer(id, tag)) return;
   if (const auto fired = steps_.fired(tag, ctx_)) {
-    seeks_.push_back(fired->second);
+    seeks_.push_back(fired->step);
   } else if (tag == kPollTag) {
     poll();
   } else if (tag == kProcessedTag) {
@@ -80,7 +80,7 @@ void GroupMemberApp::on_timer(TimerId id, std::uint64_t tag) {
 void GroupMemberApp::poll() {
   if (fatal_) return;
   const EventMaker maker = [this](properties::OpKind kind) { return event(kind); };
-  for (const TimelineStep* step : std::exchange(seeks_, {})) seek_step(consumer_, *step, env_.now(), maker, ctx_.history);
+  for (const steps::Seek* step : std::exchange(seeks_, {})) seek_step(consumer_, *step, env_.now(), maker, ctx_.history);
   auto records = consumer_.poll();
   record_moves(consumer_, maker, ctx_.history);
   if (records.empty()) {

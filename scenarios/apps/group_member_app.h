@@ -75,8 +75,8 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   std::deque<engine::ConsumerRecord> batch_;  // polled, not yet processed
   std::map<TopicPartition, Offset> batch_end_;  // the batch's positions (offset + 1)
   bool fatal_ = false;
-  AppSteps steps_;                            // the seek steps aimed at this member
-  std::vector<const TimelineStep*> seeks_;    // due, to do at the next poll
+  AppSteps<steps::Seek> steps_;                            // the seek steps aimed at this member
+  std::vector<const steps::Seek*> seeks_;     // due, to do at the next poll
 };
 
 }  // namespace logsim::scenarios

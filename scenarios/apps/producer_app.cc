@@ -39,7 +39,7 @@ ProducerApp::ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx, st
         engine::ProducerConfig c = spec.config;
         c.bootstrap_servers = std::move(bootstrap);
         return c;
-      }()), steps_(timeline, "produce", spec.name), zipf_(zipf_for(spec.keys)) {}
+      }()), steps_(timeline, spec.name), zipf_(zipf_for(spec.keys)) {}
 
 std::optional<ZipfDistribution> ProducerApp::zipf_for(const KeySpec& keys) {
   if (keys.kind != KeySpec::Kind::kZipf) return std::nullopt;
@@ -61,7 +61,7 @@ void ProducerApp::on_message(NodeId from, const Message& msg) { producer_.on_mes
 void ProducerApp::on_timer(TimerId id, std::uint64_t tag) {
   if (timers_.on_timer(id, tag)) return;
   if (const auto fired = steps_.fired(tag, ctx_)) {
-    const auto& [index, step] = *fired;
+    const auto [index, step] = *fired;
     ctx_.producers.at(spec_.name).burst_left[index] = step->count;
     auto e = ctx_.event(properties::OpKind::kFault, spec_.name);
     e.note = "produce " + spec_.name + ": a burst of " + std::to_string(step->count) + " records" +

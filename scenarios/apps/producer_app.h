@@ -36,7 +36,7 @@ class ProducerApp final : public Node {
   RunContext& ctx_;
   engine::TimerMux timers_;  // the node's, for its client
   engine::Producer producer_;
-  AppSteps steps_;  // the produce steps aimed at this producer
+  AppSteps<steps::Produce> steps_;  // the produce steps aimed at this producer
   std::optional<ZipfDistribution> zipf_;  // zipf keys' cumulative table
   TimerId tick_ = 0;
 };

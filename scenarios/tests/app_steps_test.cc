@@ -223,8 +223,8 @@ TEST(AppSteps, AddedMembersAreNamedInTimeOrderAndCanBeAimedAtLater) {
   ASSERT_EQ(s.groups[0].added_at, (std::vector<Nanos>{seconds(8), seconds(12)}));
   EXPECT_EQ(s.groups[0].member_count(), 4);
   ASSERT_EQ(s.timeline.size(), 3u);
-  EXPECT_EQ(s.timeline[0].targets, (std::vector<std::string>{"billing-3"}));
-  EXPECT_EQ(s.timeline[1].targets, (std::vector<std::string>{"billing-4"}));
+  EXPECT_EQ(s.timeline[0].targets(), (std::vector<std::string>{"billing-3"}));
+  EXPECT_EQ(s.timeline[1].targets(), (std::vector<std::string>{"billing-4"}));
 }
 
 // ---- loader errors

@@ -32,8 +32,8 @@ std::vector<TimelineStep> draw(const Scenario& s, std::uint64_t seed) {
 std::string text(const std::vector<TimelineStep>& steps) {
   std::string out;
   for (const auto& s : steps) {
-    out += std::to_string(to_millis(s.at)) + " " + s.action;
-    for (const auto& t : s.targets) out += " " + t;
+    out += std::to_string(to_millis(s.at)) + " " + std::string(s.name());
+    for (const auto& t : s.targets()) out += " " + t;
     out += "\n";
   }
   return out;
@@ -58,29 +58,30 @@ void check_schedule(const std::vector<TimelineStep>& steps, const FaultSchedule&
     last = s.at;
     EXPECT_GE(s.at, f.from);
     EXPECT_LE(s.at, until);
-    actions.insert(s.action);
-    const std::string target = s.targets.empty() ? "" : s.targets.front();
-    if (s.action == "restart" || s.action == "resume") {
-      ASSERT_TRUE(busy.contains(target)) << s.action << " of " << target << " with no fault on it";
+    actions.emplace(s.name());
+    const std::string target = s.targets().empty() ? "" : s.targets().front();
+    if (s.name() == "restart" || s.name() == "resume") {
+      ASSERT_TRUE(busy.contains(target)) << s.name() << " of " << target << " with no fault on it";
       busy.erase(target);
       --at_once;
-    } else if (s.action == "heal") {
+    } else if (s.name() == "heal") {
       ASSERT_TRUE(network);
       network = false;
       --at_once;
-    } else if (s.action == "clog" || s.action == "seek") {  // one step each, no repair
-      EXPECT_LE(s.at + s.for_duration, until);
+    } else if (s.name() == "clog" || s.name() == "seek") {  // one step each, no repair
+      if (const auto* clog = s.as<steps::Clog>()) {
+        EXPECT_LE(s.at + clog->length, until);
+      }
       EXPECT_LE(at_once + 1, f.concurrency);
-      if (s.action == "seek") {
-        EXPECT_FALSE(s.topic.empty());
-        ASSERT_TRUE(s.reset.has_value());
-        const auto m = s.reset->mode;
+      if (const auto* seek = s.as<steps::Seek>()) {
+        EXPECT_FALSE(seek->topic.empty());
+        const auto m = seek->mode;
         EXPECT_TRUE(m == engine::ResetMode::kToEarliest || m == engine::ResetMode::kToLatest ||
-                    (m == engine::ResetMode::kShiftBy && s.reset->value >= -100 && s.reset->value <= -1));
+                    (m == engine::ResetMode::kShiftBy && seek->value >= -100 && seek->value <= -1));
       }
     } else {
       EXPECT_FALSE(busy.contains(target)) << "two faults on " << target << " at " << to_millis(s.at) << " ms";
-      if (s.action == "isolate" || s.action == "partition") {
+      if (s.name() == "isolate" || s.name() == "partition") {
         EXPECT_FALSE(network) << "two network faults at once";
         network = true;
       } else {
@@ -112,8 +113,8 @@ TEST(Faults, OnlyTheNamedKindsAndByDefaultOnlyTheSafeOnes) {
   std::set<std::string> actions;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     for (const auto& st : draw(crash_only, seed)) {
-      actions.insert(st.action);
-      EXPECT_EQ(st.targets.front().rfind("broker-", 0), 0u) << st.targets.front();
+      actions.emplace(st.name());
+      EXPECT_EQ(st.targets().front().rfind("broker-", 0), 0u) << st.targets().front();
     }
   }
   EXPECT_EQ(actions, (std::set<std::string>{"crash", "restart"}));
@@ -121,7 +122,7 @@ TEST(Faults, OnlyTheNamedKindsAndByDefaultOnlyTheSafeOnes) {
   const Scenario defaults = parse_scenario(doc(R"({"every": "1s"})"), "f.json");
   actions.clear();
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    for (const auto& st : draw(defaults, seed)) actions.insert(st.action);
+    for (const auto& st : draw(defaults, seed)) actions.emplace(st.name());
   }
   EXPECT_FALSE(actions.contains("power-loss")) << "power loss is unsafe under Kafka's rules (KIP-966): only when named";
   EXPECT_TRUE(actions.contains("stop")) << "member faults are drawn when the scenario has members";
@@ -131,8 +132,8 @@ TEST(Faults, OnlyTheNamedKindsAndByDefaultOnlyTheSafeOnes) {
   const Scenario no_members = parse_scenario(doc(R"({"every": "1s"})", ""), "f.json");
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     for (const auto& st : draw(no_members, seed)) {
-      EXPECT_NE(st.action, "stop") << "no members to stop";
-      EXPECT_NE(st.action, "seek") << "no members to seek";
+      EXPECT_NE(st.name(), "stop") << "no members to stop";
+      EXPECT_NE(st.name(), "seek") << "no members to seek";
     }
   }
 }
@@ -168,7 +169,7 @@ TEST(Faults, ARunAppliesTheDrawnFaultsAndMovesNothingElse) {
   const auto drawn = draw(with, 5);
   ASSERT_EQ(applied.size(), drawn.size());
   for (std::size_t i = 0; i < drawn.size(); ++i) {
-    EXPECT_EQ(applied[i], std::to_string(to_millis(drawn[i].at)) + " " + drawn[i].action + " " + drawn[i].targets.front());
+    EXPECT_EQ(applied[i], std::to_string(to_millis(drawn[i].at)) + " " + std::string(drawn[i].name()) + " " + drawn[i].targets().front());
   }
   EXPECT_EQ(a.result.verdict.outcome, properties::Outcome::kPass) << "acks=all, min.insync.replicas=2 under crashes";
 

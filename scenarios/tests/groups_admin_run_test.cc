@@ -69,7 +69,7 @@ TEST(GroupsAdminRun, ResetIsRefusedWhileActiveThenReplaysFromTheNewOffsets) {
 TEST(GroupsAdminRun, AResetOfOneGroupLeavesAnotherGroupUntouched) {
   Scenario with = load_scenario_file(scenarios_dir() + "replay-after-a-bug-fix.json");
   Scenario without = with;
-  std::erase_if(without.timeline, [](const TimelineStep& t) { return t.action == "reset-offsets"; });
+  std::erase_if(without.timeline, [](const TimelineStep& t) { return t.is<steps::ResetOffsets>(); });
   const RunOutput a = run_scenario(with, RunOptions{with.seed, false});
   const RunOutput b = run_scenario(without, RunOptions{with.seed, false});
   // The audit group processed exactly the same records (each once) with and without the reset.

@@ -68,7 +68,7 @@ TEST(GroupsLoader, MembersAreTimelineTargets) {
           "groups": [{"name": "billing", "topics": ["orders"], "members": 2}],
           "timeline": [{"at": "1s", "action": "crash", "target": "billing-2"}]})",
       "mem.json");
-  EXPECT_EQ(s.timeline[0].targets, std::vector<std::string>{"billing-2"});
+  EXPECT_EQ(s.timeline[0].targets(), std::vector<std::string>{"billing-2"});
   const ScenarioError e = error_of(
       R"({"name": "s", "cluster": {"brokers": 3}, "topics": [{"name": "orders"}],
           "groups": [{"name": "billing", "topics": ["orders"], "members": 2}],

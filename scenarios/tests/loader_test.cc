@@ -65,11 +65,11 @@ TEST(Loader, QuickstartLoads) {
   EXPECT_EQ(s.consumers[1].config.max_poll_records, 100);
   ASSERT_EQ(s.timeline.size(), 4u);
   EXPECT_EQ(s.timeline[0].at, seconds(4));
-  EXPECT_EQ(s.timeline[0].action, "crash");
-  EXPECT_EQ(s.timeline[0].targets, std::vector<std::string>{"broker-1"});
+  EXPECT_EQ(s.timeline[0].name(), "crash");
+  EXPECT_EQ(s.timeline[0].targets(), std::vector<std::string>{"broker-1"});
   EXPECT_EQ(s.timeline[0].pointer, "/timeline/0");
   EXPECT_EQ(s.timeline[3].at, millis(9500));
-  EXPECT_EQ(s.timeline[3].action, "resume");
+  EXPECT_EQ(s.timeline[3].name(), "resume");
   EXPECT_EQ(s.expect.verdict, "pass");
 }
 
@@ -155,13 +155,13 @@ TEST(Loader, TimelineIsSortedByTimeKeepingFilePositions) {
       {"at": "3s", "action": "heal"}])"),
                                     "mem.json");
   ASSERT_EQ(s.timeline.size(), 4u);
-  EXPECT_EQ(s.timeline[0].action, "crash");
+  EXPECT_EQ(s.timeline[0].name(), "crash");
   EXPECT_EQ(s.timeline[0].pointer, "/timeline/1");
-  EXPECT_EQ(s.timeline[1].action, "partition");
-  EXPECT_EQ(s.timeline[1].targets, (std::vector<std::string>{"broker-1", "p,c"}));
-  EXPECT_EQ(s.timeline[2].action, "heal");
-  EXPECT_TRUE(s.timeline[2].targets.empty());
-  EXPECT_EQ(s.timeline[3].action, "restart");
+  EXPECT_EQ(s.timeline[1].name(), "partition");
+  EXPECT_EQ(s.timeline[1].targets(), (std::vector<std::string>{"broker-1", "p,c"}));
+  EXPECT_EQ(s.timeline[2].name(), "heal");
+  EXPECT_TRUE(s.timeline[2].targets().empty());
+  EXPECT_EQ(s.timeline[3].name(), "restart");
   EXPECT_EQ(s.timeline[3].pointer, "/timeline/0");
 }
 
@@ -764,19 +764,23 @@ TEST(LoaderTopicAdmin, StepsLoadWithKafkaValues) {
                                     "mem.json");
   ASSERT_EQ(s.timeline.size(), 4u);
   EXPECT_TRUE(s.timeline[0].is_admin());
-  ASSERT_TRUE(s.timeline[0].create.has_value());
-  EXPECT_EQ(s.timeline[0].topic, "audit");
-  EXPECT_EQ(s.timeline[0].create->partitions, 2);
-  EXPECT_EQ(s.timeline[0].create->log.segment_bytes, 1 << 20);
-  EXPECT_EQ(s.timeline[1].partitions, 6);
-  ASSERT_EQ(s.timeline[2].configs.size(), 2u);
+  const auto* create = s.timeline[0].as<steps::CreateTopic>();
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->topic.name, "audit");
+  EXPECT_EQ(create->topic.partitions, 2);
+  EXPECT_EQ(create->topic.log.segment_bytes, 1 << 20);
+  ASSERT_TRUE(s.timeline[1].is<steps::AddPartitions>());
+  EXPECT_EQ(s.timeline[1].as<steps::AddPartitions>()->partitions, 6);
+  const auto* alter = s.timeline[2].as<steps::AlterConfig>();
+  ASSERT_NE(alter, nullptr);
+  ASSERT_EQ(alter->configs.size(), 2u);
   // nlohmann orders object keys: cleanup.policy, then retention.ms.
-  EXPECT_EQ(s.timeline[2].configs[0].name, "cleanup.policy");
-  EXPECT_EQ(s.timeline[2].configs[0].op, AlterConfigOp::kSet);
-  EXPECT_EQ(s.timeline[2].configs[0].value, "compact");
-  EXPECT_EQ(s.timeline[2].configs[1].name, "retention.ms");
-  EXPECT_EQ(s.timeline[2].configs[1].op, AlterConfigOp::kDelete);
-  EXPECT_EQ(s.timeline[3].action, "delete-topic");
+  EXPECT_EQ(alter->configs[0].name, "cleanup.policy");
+  EXPECT_EQ(alter->configs[0].op, AlterConfigOp::kSet);
+  EXPECT_EQ(alter->configs[0].value, "compact");
+  EXPECT_EQ(alter->configs[1].name, "retention.ms");
+  EXPECT_EQ(alter->configs[1].op, AlterConfigOp::kDelete);
+  EXPECT_EQ(s.timeline[3].name(), "delete-topic");
   EXPECT_EQ(s.created_topics, std::vector<std::string>{"audit"});
 }
 
@@ -791,8 +795,9 @@ TEST(LoaderTopicAdmin, ProducersMayUseATopicTheTimelineCreates) {
 TEST(LoaderTopicAdmin, SizesAndDurationsBecomeKafkaStrings) {
   const Scenario s = parse_scenario(
       with(R"("timeline": [{"at": "1s", "action": "alter-config", "topic": "orders", "config": {"segment.bytes": "16KiB"}}])"), "mem.json");
-  ASSERT_EQ(s.timeline[0].configs.size(), 1u);
-  EXPECT_EQ(s.timeline[0].configs[0].value, "16384");
+  ASSERT_TRUE(s.timeline[0].is<steps::AlterConfig>());
+  ASSERT_EQ(s.timeline[0].as<steps::AlterConfig>()->configs.size(), 1u);
+  EXPECT_EQ(s.timeline[0].as<steps::AlterConfig>()->configs[0].value, "16384");
 }
 
 TEST(LoaderTopicAdmin, UnknownTopicIsNamedWithItsTime) {

@@ -373,16 +373,10 @@ TEST(ReplicationProperty, PowerLossOfTheLastInSyncReplicaLosesAcknowledgedRecord
   const Schedule none{};
   const std::string json = scenario_json(none, kSafe, 1);
   Scenario scenario = parse_scenario(json, "replication-property.json");
-  auto step = [](std::int64_t at_ms, std::string action, std::string target) {
-    TimelineStep t;
-    t.at = millis(at_ms);
-    t.action = std::move(action);
-    if (!target.empty()) t.targets = {std::move(target)};
-    return t;
-  };
-  std::vector<TimelineStep> faults = {step(1'000, "isolate", "broker-2"), step(1'000, "isolate", "broker-3"),
-                                      step(9'000, "power-loss", "broker-1"), step(10'000, "heal", ""),
-                                      step(10'000, "restart", "broker-1")};
+  auto step = [](std::int64_t at_ms, Action action) { return TimelineStep{millis(at_ms), std::move(action), "/test"}; };
+  std::vector<TimelineStep> faults = {step(1'000, steps::Isolate{"broker-2"}), step(1'000, steps::Isolate{"broker-3"}),
+                                      step(9'000, steps::PowerLoss{"broker-1"}), step(10'000, steps::Heal{}),
+                                      step(10'000, steps::Restart{"broker-1"})};
   scenario.timeline.insert(scenario.timeline.begin() + 1, faults.begin(), faults.end());
   const RunOutput out = run_scenario(scenario, {1, false});
   const Audit a = audit(out.history);

@@ -263,7 +263,7 @@ namespace {
 TEST(Runner, AOneWayPartitionCutsOnlyTheFirstGroupsMessages) {
   const Scenario s = small(R"([{"at": "1s", "action": "partition", "groups": [["broker-1"], ["p"]], "one_way": true},
                                {"at": "2500ms", "action": "heal"}])");
-  ASSERT_TRUE(s.timeline[0].one_way);
+  ASSERT_TRUE(s.timeline[0].as<steps::Partition>()->one_way);
   const RunOutput out = run_scenario(s, {1, false});
   std::set<std::uint64_t> sent_in_cut;
   std::int64_t acked_in_cut = 0;

@@ -1,0 +1,113 @@
+// Tests of the typed timeline: every action a scenario file may name loads into its own step
+// type with its keys, in the order of the file's times; the names, targets and kinds the runner
+// and the apps go by.
+#include "scenarios/timeline.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "scenarios/loader.h"
+
+namespace logsim::scenarios {
+namespace {
+
+// One step of every action, at 1s, 2s, ... in the order of action_names().
+constexpr const char* kEveryAction = R"({"name": "every-action", "duration": "60s",
+  "cluster": {"brokers": 3},
+  "topics": [{"name": "orders", "partitions": 3}],
+  "producers": [{"name": "p", "topic": "orders"}],
+  "consumers": [{"name": "c", "topics": ["orders"]}],
+  "groups": [{"name": "g", "topics": ["orders"], "members": 2}],
+  "timeline": [
+    {"at": "1s", "action": "crash", "target": "broker-1"},
+    {"at": "2s", "action": "power-loss", "target": "broker-2"},
+    {"at": "3s", "action": "stop", "target": "g-1"},
+    {"at": "4s", "action": "restart", "target": "broker-1"},
+    {"at": "5s", "action": "pause", "target": "c"},
+    {"at": "6s", "action": "resume", "target": "c"},
+    {"at": "7s", "action": "isolate", "target": "broker-2"},
+    {"at": "8s", "action": "partition", "groups": [["broker-1", "p"], ["broker-2"]], "one_way": true},
+    {"at": "9s", "action": "heal"},
+    {"at": "10s", "action": "clog", "target": "p", "for": "2s"},
+    {"at": "11s", "action": "set-network", "network": {"latency_min": "5ms"}},
+    {"at": "12s", "action": "clock-skew", "target": "g-2", "offset": "-2s", "drift_ppm": 50},
+    {"at": "13s", "action": "create-topic", "topic": {"name": "audit", "partitions": 2}},
+    {"at": "14s", "action": "delete-topic", "topic": "audit"},
+    {"at": "15s", "action": "add-partitions", "topic": "orders", "partitions": 5},
+    {"at": "16s", "action": "alter-config", "topic": "orders", "config": {"retention.ms": 5000}},
+    {"at": "17s", "action": "reset-offsets", "group": "g", "topic": "orders", "to": {"shift_by": -3}},
+    {"at": "18s", "action": "delete-offsets", "group": "g", "topic": "orders"},
+    {"at": "19s", "action": "delete-group", "group": "g"},
+    {"at": "20s", "action": "describe-group", "group": "g"},
+    {"at": "21s", "action": "produce", "target": "p", "count": 10, "rate": 5},
+    {"at": "22s", "action": "seek", "target": "c", "topic": "orders", "partition": 4, "to": "latest"},
+    {"at": "23s", "action": "add-member", "group": "g"},
+    {"at": "24s", "action": "remove-member", "target": "g-3"}]})";
+
+TEST(Timeline, EveryActionLoadsIntoItsOwnType) {
+  const Scenario s = parse_scenario(kEveryAction, "every-action.json");
+  const auto& names = action_names();
+  ASSERT_EQ(s.timeline.size(), names.size()) << "one step per action";
+  std::set<std::size_t> kinds;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(s.timeline[i].name(), names[i]);
+    EXPECT_EQ(s.timeline[i].at, seconds(static_cast<std::int64_t>(i) + 1));
+    EXPECT_EQ(s.timeline[i].pointer, "/timeline/" + std::to_string(i));
+    kinds.insert(s.timeline[i].action.index());
+  }
+  EXPECT_EQ(kinds.size(), std::variant_size_v<Action>) << "each action its own alternative";
+}
+
+TEST(Timeline, StepsCarryTheirKeys) {
+  const Scenario s = parse_scenario(kEveryAction, "every-action.json");
+  const auto* partition = s.timeline[7].as<steps::Partition>();
+  ASSERT_NE(partition, nullptr);
+  EXPECT_TRUE(partition->one_way);
+  EXPECT_EQ(partition->groups, (std::vector<std::vector<std::string>>{{"broker-1", "p"}, {"broker-2"}}));
+  EXPECT_EQ(s.timeline[7].targets(), (std::vector<std::string>{"broker-1,p", "broker-2"}));
+  EXPECT_EQ(s.timeline[7].nodes(), (std::vector<std::string>{"broker-1", "p", "broker-2"}));
+
+  EXPECT_EQ(s.timeline[9].as<steps::Clog>()->length, seconds(2));
+  EXPECT_FALSE(s.timeline[10].as<steps::SetNetwork>()->target.has_value());
+  EXPECT_TRUE(s.timeline[10].targets().empty()) << "set-network of every link names no node";
+  EXPECT_EQ(s.timeline[11].as<steps::ClockSkew>()->offset, -seconds(2));
+  EXPECT_EQ(s.timeline[11].as<steps::ClockSkew>()->drift_ppm, 50);
+
+  const auto* reset = s.timeline[16].as<steps::ResetOffsets>();
+  ASSERT_NE(reset, nullptr);
+  EXPECT_EQ(reset->request.group_id, "g");
+  EXPECT_EQ(reset->topic(), "orders");
+  EXPECT_EQ(reset->request.mode, engine::ResetMode::kShiftBy);
+  EXPECT_EQ(reset->request.value, -3);
+  EXPECT_TRUE(reset->request.execute) << "a timeline's reset executes unless it says \"execute\": false";
+  // delete-offsets takes every partition the topic has at its time: 5 after add-partitions.
+  EXPECT_EQ(s.timeline[17].as<steps::DeleteOffsets>()->partitions, 5);
+
+  const auto* produce = s.timeline[20].as<steps::Produce>();
+  EXPECT_EQ(produce->count, 10);
+  EXPECT_EQ(produce->rate_per_sec, 5);
+  const auto* seek = s.timeline[21].as<steps::Seek>();
+  EXPECT_EQ(seek->partition, 4) << "a partition add-partitions made";
+  EXPECT_EQ(seek->mode, engine::ResetMode::kToLatest);
+  EXPECT_EQ(s.timeline[22].as<steps::AddMember>()->target, "g-3") << "the group's next member";
+  EXPECT_EQ(s.timeline[23].targets(), std::vector<std::string>{"g-3"});
+}
+
+TEST(Timeline, KindsSayWhoCarriesAStepOut) {
+  const Scenario s = parse_scenario(kEveryAction, "every-action.json");
+  std::vector<std::string> admin, group_admin, app;
+  for (const auto& step : s.timeline) {
+    if (step.is_admin()) admin.emplace_back(step.name());
+    if (step.is_group_admin()) group_admin.emplace_back(step.name());
+    if (step.is_app_step()) app.emplace_back(step.name());
+  }
+  EXPECT_EQ(admin, (std::vector<std::string>{"create-topic", "delete-topic", "add-partitions", "alter-config", "reset-offsets",
+                                             "delete-offsets", "delete-group", "describe-group"}));
+  EXPECT_EQ(group_admin, (std::vector<std::string>{"reset-offsets", "delete-offsets", "delete-group", "describe-group"}));
+  EXPECT_EQ(app, (std::vector<std::string>{"produce", "seek"}));
+}
+
+}  // namespace
+}  // namespace logsim::scenarios
