@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -322,6 +323,122 @@ bool meets_expectation(const Expectation& expect, const properties::Verdict& ver
   return true;
 }
 
+namespace {
+
+// The steps of one run, by who carries them out. The applications keep pointers into these,
+// so they live as long as the world.
+struct RunSteps {
+  std::vector<TimelineStep> drawn;         // the random fault schedule's, for this seed
+  std::vector<TimelineStep> app;           // produce and seek: the timeline's, then the drawn ones
+  std::vector<const TimelineStep*> admin;  // the admin node's (topic and group admin steps)
+  std::vector<TopicSpec> topics;           // under /topics, and those create-topic steps make
+};
+
+RunSteps sort_steps(const Scenario& scenario, sim::World& world) {
+  RunSteps steps;
+  // The random fault schedule, drawn from its own stream of the seed.
+  if (scenario.faults) {
+    Rng rng = world.stream("faults");
+    steps.drawn = draw_faults(*scenario.faults, scenario, rng);
+  }
+  const auto is_app_step = [](const TimelineStep& step) { return step.is_app_step(); };
+  std::copy_if(scenario.timeline.begin(), scenario.timeline.end(), std::back_inserter(steps.app), is_app_step);
+  std::copy_if(steps.drawn.begin(), steps.drawn.end(), std::back_inserter(steps.app), is_app_step);
+  steps.topics = scenario.topics;
+  for (const auto& step : scenario.timeline) {
+    if (!step.is_admin()) continue;
+    steps.admin.push_back(&step);
+    if (const auto* create = step.as<steps::CreateTopic>()) steps.topics.push_back(create->topic);
+  }
+  return steps;
+}
+
+// The applications: producers, consumers (they assign every partition of their topics, those
+// create-topic steps make too, with the partition count they are created with), group
+// members (added ones too), and the admin node if there are admin steps.
+void add_applications(sim::World& world, const Scenario& scenario, RunContext& ctx, const RunSteps& steps,
+                      const std::vector<NodeId>& bootstrap) {
+  for (const auto& p : scenario.producers) {
+    ctx.producers.emplace(p.name, ProducerProgress{0, world.stream("workload/" + p.name)});
+    world.add_node(p.name, [&p, &ctx, &steps, bootstrap](Env& env) {
+      return std::make_unique<ProducerApp>(env, p, ctx, bootstrap, steps.app);
+    });
+  }
+  for (const auto& c : scenario.consumers) {
+    world.add_node(c.name, [&c, &ctx, &steps, bootstrap](Env& env) {
+      return std::make_unique<ConsumerApp>(env, c, steps.topics, ctx, bootstrap, steps.app);
+    });
+  }
+  for (const auto& g : scenario.groups) {
+    for (std::int32_t i = 1; i <= g.member_count(); ++i) {
+      world.add_node(g.member_name(i), [&g, i, &ctx, &steps, bootstrap](Env& env) {
+        return std::make_unique<GroupMemberApp>(env, g, g.member_name(i), ctx, bootstrap, steps.app);
+      });
+    }
+  }
+  if (!steps.admin.empty()) {
+    const NodeId controller = *world.find("controller");
+    world.add_node("admin", [&steps, &scenario, &ctx, controller, bootstrap](Env& env) {
+      return std::make_unique<AdminApp>(env, steps.admin, scenario.cluster.config, ctx, controller, bootstrap);
+    });
+  }
+}
+
+// Every node starts now, but a group's members with a "start" (then), and those add-member
+// steps start (by their steps).
+void start_nodes(sim::World& world, const Scenario& scenario) {
+  std::map<NodeId, Nanos> delayed;  // node -> when it starts; -1: by its add-member step
+  for (const auto& g : scenario.groups) {
+    for (std::int32_t i = 1; i <= g.member_count(); ++i) {
+      const NodeId id = *world.find(g.member_name(i));
+      if (i > g.members) delayed[id] = -1;
+      else if (g.start > 0) delayed[id] = g.start;
+    }
+  }
+  for (std::size_t i = 0; i < world.node_count(); ++i) {
+    const NodeId id(static_cast<std::int32_t>(i));
+    auto it = delayed.find(id);
+    if (it == delayed.end()) world.start(id);
+    else if (it->second >= 0) world.schedule(it->second, "start " + world.name(id), [&world, id] { world.start(id); });
+  }
+}
+
+// The runner's own steps (faults, membership) from the timeline and the drawn schedule, and the
+// quiet period.
+void schedule_steps(sim::World& world, RunContext& ctx, const Scenario& scenario, const RunSteps& steps,
+                    const std::vector<NodeId>& bootstrap) {
+  for (const auto& step : scenario.timeline) {
+    if (step.is_admin() || step.is_app_step()) continue;  // the admin node, or the target application, carries these out
+    world.schedule(step.at, step_label(step), [&world, &ctx, &step] { apply_step(world, ctx, step); });
+  }
+  for (const auto& step : steps.drawn) {
+    if (step.is_app_step()) continue;
+    world.schedule(step.at, step_label(step), [&world, &ctx, &step] { apply_step(world, ctx, step); });
+  }
+  if (scenario.quiesce > 0) {
+    world.schedule(scenario.duration, "quiesce", [&world, &ctx, &scenario, &bootstrap] { begin_quiet_period(world, ctx, scenario, bootstrap); });
+  }
+}
+
+// The run, in chunks: between them the cluster is sampled for the report and progress is told.
+// Running to t1 then to t2 runs exactly the events one run to t2 would, in the same order.
+void run_in_chunks(sim::World& world, const Scenario& scenario, const RunOptions& options, const std::vector<NodeId>& brokers,
+                   Samples& samples) {
+  const Nanos end = scenario.duration + scenario.quiesce;
+  samples.interval = sample_interval(end);
+  for (std::size_t i = 0; i < world.node_count(); ++i) samples.nodes.push_back(world.name(NodeId(static_cast<std::int32_t>(i))));
+  samples.node_roles = node_roles(world, scenario);
+  take_sample(world, brokers, samples);
+  while (world.now() < end) {
+    const Nanos next = std::min(end, world.now() + samples.interval);
+    if (world.run_until(next) == sim::RunEnd::kEventLimit) break;
+    take_sample(world, brokers, samples);
+    if (options.progress) options.progress(world.now(), end);
+  }
+}
+
+}  // namespace
+
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   RunOutput out;
   sim::WorldOptions wopts;
@@ -331,95 +448,18 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   RunContext ctx{out.history, world, {}};
   ctx.poison_salt = world.stream("failures").next_u64();
   ctx.plants = scenario.plants;
-  // The random fault schedule, drawn from its own stream of the seed; with the timeline, the
-  // steps the applications carry out themselves (produce, seek) come from both.
-  std::vector<TimelineStep> drawn;
-  if (scenario.faults) {
-    Rng rng = world.stream("faults");
-    drawn = draw_faults(*scenario.faults, scenario, rng);
-  }
-  std::vector<TimelineStep> app_steps;
-  const auto is_app_step = [](const TimelineStep& step) { return step.is_app_step(); };
-  std::copy_if(scenario.timeline.begin(), scenario.timeline.end(), std::back_inserter(app_steps), is_app_step);
-  std::copy_if(drawn.begin(), drawn.end(), std::back_inserter(app_steps), is_app_step);
-  ctx.step_begun.assign(app_steps.size(), 0);
+  const RunSteps steps = sort_steps(scenario, world);
+  ctx.step_begun.assign(steps.app.size(), 0);
   properties::CheckerSet checkers;
   checkers.ignore(scenario.ignored);
   for (auto& c : scenario_checkers(scenario)) checkers.add(std::move(c));
   checkers.attach(out.history);
 
   const std::vector<NodeId> bootstrap = add_cluster(world, scenario);
-  for (const auto& p : scenario.producers) {
-    ctx.producers.emplace(p.name, ProducerProgress{0, world.stream("workload/" + p.name)});
-    world.add_node(p.name, [&p, &ctx, &app_steps, bootstrap](Env& env) {
-      return std::make_unique<ProducerApp>(env, p, ctx, bootstrap, app_steps);
-    });
-  }
-  // Consumers assign every partition of their topics: those under /topics and, once created,
-  // those create-topic steps make (with the partition count they are created with).
-  std::vector<TopicSpec> topics = scenario.topics;
-  std::vector<const TimelineStep*> admin_steps;
-  for (const auto& step : scenario.timeline) {
-    if (!step.is_admin()) continue;
-    admin_steps.push_back(&step);
-    if (const auto* create = step.as<steps::CreateTopic>()) topics.push_back(create->topic);
-  }
-  for (const auto& c : scenario.consumers) {
-    world.add_node(c.name, [&c, &topics, &ctx, &app_steps, bootstrap](Env& env) {
-      return std::make_unique<ConsumerApp>(env, c, topics, ctx, bootstrap, app_steps);
-    });
-  }
-  std::vector<std::pair<NodeId, Nanos>> delayed_starts;
-  std::vector<NodeId> added_members;  // started by their add-member steps
-  for (const auto& g : scenario.groups) {
-    for (std::int32_t i = 1; i <= g.member_count(); ++i) {
-      const NodeId id = world.add_node(g.member_name(i), [&g, i, &ctx, &app_steps, bootstrap](Env& env) {
-        return std::make_unique<GroupMemberApp>(env, g, g.member_name(i), ctx, bootstrap, app_steps);
-      });
-      if (i > g.members) added_members.push_back(id);
-      else if (g.start > 0) delayed_starts.emplace_back(id, g.start);
-    }
-  }
-  if (!admin_steps.empty()) {
-    const NodeId controller = *world.find("controller");
-    world.add_node("admin", [&admin_steps, &scenario, &ctx, controller, bootstrap](Env& env) {
-      return std::make_unique<AdminApp>(env, admin_steps, scenario.cluster.config, ctx, controller, bootstrap);
-    });
-  }
-  for (std::size_t i = 0; i < world.node_count(); ++i) {
-    const NodeId id(static_cast<std::int32_t>(i));
-    if (std::find(added_members.begin(), added_members.end(), id) != added_members.end()) continue;
-    auto delayed = std::find_if(delayed_starts.begin(), delayed_starts.end(), [&](const auto& d) { return d.first == id; });
-    if (delayed == delayed_starts.end()) {
-      world.start(id);
-    } else {
-      world.schedule(delayed->second, "start " + world.name(id), [&world, id] { world.start(id); });
-    }
-  }
-  for (const auto& step : scenario.timeline) {
-    if (step.is_admin() || step.is_app_step()) continue;  // the admin node, or the target application, carries these out
-    world.schedule(step.at, step_label(step), [&world, &ctx, &step] { apply_step(world, ctx, step); });
-  }
-  for (const auto& step : drawn) {
-    if (step.is_app_step()) continue;
-    world.schedule(step.at, step_label(step), [&world, &ctx, &step] { apply_step(world, ctx, step); });
-  }
-  if (scenario.quiesce > 0) {
-    world.schedule(scenario.duration, "quiesce", [&world, &ctx, &scenario, &bootstrap] { begin_quiet_period(world, ctx, scenario, bootstrap); });
-  }
-  // The run, in chunks: between them the cluster is sampled for the report and progress is told.
-  // Running to t1 then to t2 runs exactly the events one run to t2 would, in the same order.
-  const Nanos end = scenario.duration + scenario.quiesce;
-  out.samples.interval = sample_interval(end);
-  for (std::size_t i = 0; i < world.node_count(); ++i) out.samples.nodes.push_back(world.name(NodeId(static_cast<std::int32_t>(i))));
-  out.samples.node_roles = node_roles(world, scenario);
-  take_sample(world, bootstrap, out.samples);
-  while (world.now() < end) {
-    const Nanos next = std::min(end, world.now() + out.samples.interval);
-    if (world.run_until(next) == sim::RunEnd::kEventLimit) break;
-    take_sample(world, bootstrap, out.samples);
-    if (options.progress) options.progress(world.now(), end);
-  }
+  add_applications(world, scenario, ctx, steps, bootstrap);
+  start_nodes(world, scenario);
+  schedule_steps(world, ctx, scenario, steps, bootstrap);
+  run_in_chunks(world, scenario, options, bootstrap, out.samples);
 
   RunResult& r = out.result;
   r.scenario = scenario.name;
