@@ -82,12 +82,6 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-int exit_for_anomaly(const std::string& anomaly) {
-  if (anomaly == "internal-error") return kExitInternal;
-  if (anomaly == "liveness") return kExitLiveness;
-  return kExitViolated;
-}
-
 }  // namespace
 
 int fuzz_command(const FuzzArgs& args) {
@@ -233,7 +227,8 @@ int fuzz_command(const FuzzArgs& args) {
     }
   }
   if (!r.nondeterminism.empty()) return kExitNondeterminism;
-  if (r.failure) return exit_for_anomaly(r.failure->anomaly);
+  // The saved scenario's verdict, as logsim run and logsim replay of it exit.
+  if (r.failure) return r.failure->error.empty() ? exit_code(r.failure->shrunk_run.result.verdict.outcome) : kExitInternal;
   return kExitPass;
 }
 
@@ -248,8 +243,10 @@ int replay_command(const std::string& file) {
   std::string verdict, hash, error;
   std::vector<std::string> anomalies;
   scenarios::RunOutput out;
+  int code = kExitInternal;  // what the run now shows, whether or not it is what was saved
   try {
     out = scenarios::run_scenario(s, {s.seed, false});
+    code = exit_code(out.result.verdict.outcome);
     verdict = std::string(properties::outcome_name(out.result.verdict.outcome));
     hash = reports::trace_hash_hex(out.result.trace_hash);
     for (const auto& v : out.result.verdict.violations) {
@@ -273,7 +270,7 @@ int replay_command(const std::string& file) {
   const bool same_verdict = verdict == saved.verdict && anomalies == saved.anomalies;
   if (same_verdict && hash == saved.trace_hash) {
     std::cout << "  REPRODUCED bit-for-bit: the same verdict and the same trace hash\n";
-    return verdict == "internal-error" ? kExitInternal : verdict == "liveness" ? kExitLiveness : kExitViolated;
+    return code;
   }
   if (same_verdict) {
     std::cout << "  SAME VERDICT, DIFFERENT TRACE: a different build of logsim ran it, or the run is not deterministic "
@@ -281,8 +278,7 @@ int replay_command(const std::string& file) {
     return kExitNondeterminism;
   }
   std::cout << "  NOT REPRODUCED: the run now ends differently (fixed, or a different build)\n";
-  if (verdict == "pass") return kExitPass;
-  return verdict == "internal-error" ? kExitInternal : verdict == "liveness" ? kExitLiveness : kExitViolated;
+  return code;
 }
 
 }  // namespace logsim::cli

@@ -54,11 +54,7 @@ int check_command(const CheckArgs& args) {
                                x.first_event, x.explanation);
     }
   }
-  switch (v.outcome) {
-    case properties::Outcome::kPass: return kExitPass;
-    case properties::Outcome::kLiveness: return kExitLiveness;
-    default: return kExitViolated;
-  }
+  return exit_code(v.outcome);
 }
 
 }  // namespace

@@ -46,12 +46,12 @@ std::string trace_jsonl(const sim::Trace& trace) {
   return out;
 }
 
+// A run meets its scenario's "expect" (exit 0), or exits with its verdict's code; a verdict of
+// pass that was not expected means the expected violation was not found (exit 1).
 int exit_code_for(const scenarios::RunResult& r) {
   if (r.expectation_met) return kExitPass;
-  switch (r.verdict.outcome) {
-    case properties::Outcome::kLiveness: return kExitLiveness;
-    default: return kExitViolated;  // an unexpected violation, or an expected one not found
-  }
+  if (r.verdict.outcome == properties::Outcome::kPass) return kExitViolated;
+  return exit_code(r.verdict.outcome);
 }
 
 // A progress bar on stderr while a run takes long, on a terminal only: simulated time done, wall
