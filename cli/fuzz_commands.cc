@@ -16,10 +16,7 @@
 #include "fuzz/fuzz.h"
 #include "fuzz/plant_campaigns.h"
 #include "reports/atomic_file.h"
-#include "reports/history_jsonl.h"
-#include "reports/html.h"
-#include "reports/junit.h"
-#include "reports/samples_json.h"
+#include "reports/run_dir.h"
 #include "reports/summary.h"
 #include "scenarios/loader.h"
 
@@ -157,15 +154,10 @@ int fuzz_command(const FuzzArgs& args) {
     if (err.empty()) err = reports::write_file_atomically(base + ".original.json", f.original.dump(2) + "\n");
     if (err.empty() && f.error.empty()) {
       scenarios::RunResult result = f.shrunk_run.result;
-      result.file = base + ".json";
-      err = reports::write_file_atomically(base + "/summary.json", reports::summary_json(result, 0).dump(2) + "\n");
-      if (err.empty()) err = reports::write_file_atomically(base + "/history.jsonl", reports::history_jsonl(f.shrunk_run.history));
-      if (err.empty()) err = reports::write_file_atomically(base + "/junit.xml", reports::junit_xml("logsim fuzz", {{result, 0}}));
-      if (err.empty()) err = reports::write_file_atomically(base + "/samples.json", reports::samples_json(f.shrunk_run.samples).dump() + "\n");
-      if (err.empty()) {
-        err = reports::write_file_atomically(base + "/report.html",
-                                             reports::report_html(reports::summary_json(result, 0), f.shrunk_run.history, f.shrunk_run.samples));
-      }
+      result.file = base + ".json";  // the reports name the saved scenario, which reproduces the run
+      reports::RunDirOptions files;
+      files.junit_suite = "logsim fuzz";
+      err = reports::write_run_dir(base, result, f.shrunk_run, files);
     }
     written = base + ".json";
   }

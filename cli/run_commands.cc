@@ -27,6 +27,7 @@
 #include "reports/history_jsonl.h"
 #include "reports/html.h"
 #include "reports/junit.h"
+#include "reports/run_dir.h"
 #include "reports/samples_json.h"
 #include "reports/summary.h"
 #include "scenarios/determinism.h"
@@ -35,16 +36,6 @@
 
 namespace logsim::cli {
 namespace {
-
-std::string trace_jsonl(const sim::Trace& trace) {
-  std::string out;
-  for (const auto& e : trace.entries()) {
-    nlohmann::json j{{"index", e.index}, {"at_ns", e.at}, {"kind", sim::trace_kind_name(e.kind)},
-                     {"node", e.node}, {"peer", e.peer}, {"detail", e.detail}, {"text", e.text}};
-    out += j.dump() + "\n";
-  }
-  return out;
-}
 
 // A run meets its scenario's "expect" (exit 0), or exits with its verdict's code; a verdict of
 // pass that was not expected means the expected violation was not found (exit 1).
@@ -174,14 +165,11 @@ int run_one(const RunArgs& args, const std::string& file) {
   const scenarios::RunResult& r = out.result;
   std::string err;
   if (!args.out.empty()) {
-    err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/history.jsonl", reports::history_jsonl(out.history));
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/junit.xml", reports::junit_xml("logsim run", {{r, wall_ms}}));
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/samples.json", reports::samples_json(out.samples).dump() + "\n");
-    if (err.empty()) {
-      err = reports::write_file_atomically(args.out + "/report.html", reports::report_html(reports::summary_json(r, wall_ms), out.history, out.samples));
-    }
-    if (err.empty() && args.trace) err = reports::write_file_atomically(args.out + "/trace.jsonl", trace_jsonl(out.trace));
+    reports::RunDirOptions files;
+    files.wall_ms = wall_ms;
+    files.junit_suite = "logsim run";
+    files.trace = args.trace;
+    err = reports::write_run_dir(args.out, r, out, files);
   }
   if (err.empty() && !args.history.empty()) err = reports::write_file_atomically(args.history, reports::history_jsonl(out.history));
   if (!err.empty()) {
@@ -309,11 +297,9 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
         // Reports for the runs a person must look at: those not as expected.
         if (!args.out.empty() && (!o.result.expectation_met || o.nondeterministic)) {
           const std::string dir = fmt::format("{}/{}/seed-{}", args.out, scenario.name, jobs[j].seed);
-          const nlohmann::json summary = reports::summary_json(o.result, o.wall_ms);
-          o.error = reports::write_file_atomically(dir + "/summary.json", summary.dump(2) + "\n");
-          if (o.error.empty()) o.error = reports::write_file_atomically(dir + "/history.jsonl", reports::history_jsonl(out.history));
-          if (o.error.empty()) o.error = reports::write_file_atomically(dir + "/samples.json", reports::samples_json(out.samples).dump() + "\n");
-          if (o.error.empty()) o.error = reports::write_file_atomically(dir + "/report.html", reports::report_html(summary, out.history, out.samples));
+          reports::RunDirOptions written;  // no junit.xml: the batch writes one for every run
+          written.wall_ms = o.wall_ms;
+          o.error = reports::write_run_dir(dir, o.result, out, written);
         }
       } catch (const InvariantError& e) {
         o.result.scenario = scenario.name;
