@@ -30,9 +30,11 @@ Scenario scenario_from_json(const nlohmann::json& scenario, const std::string& n
   return scenarios::parse_scenario(scenario.dump(), name);
 }
 
+std::uint64_t effective_seed(const Scenario& scenario, std::optional<std::uint64_t> seed) { return seed.value_or(scenario.seed); }
+
 RunOutput run(const Scenario& scenario, const RunOptions& options) {
   scenarios::RunOptions o;
-  o.seed = options.seed.value_or(scenario.seed);
+  o.seed = effective_seed(scenario, options.seed);
   o.record_trace = options.record_trace;
   return scenarios::run_scenario(scenario, o);
 }

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "api/logsim.h"
 #include "cli/exit_codes.h"
 #include "engine/base/assert.h"
 #include "engine/plants.h"
@@ -237,7 +238,7 @@ int replay_command(const std::string& file) {
   scenarios::RunOutput out;
   int code = kExitInternal;  // what the run now shows, whether or not it is what was saved
   try {
-    out = scenarios::run_scenario(s, {s.seed, false});
+    out = logsim::run(s);  // with the seed it was saved with
     code = exit_code(out.result.verdict.outcome);
     verdict = std::string(properties::outcome_name(out.result.verdict.outcome));
     hash = reports::trace_hash_hex(out.result.trace_hash);

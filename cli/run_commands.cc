@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/logsim.h"
 #include "cli/exit_codes.h"
 #include "engine/base/assert.h"
 #include "engine/plants.h"
@@ -142,7 +143,7 @@ namespace {
 int run_one(const RunArgs& args, const std::string& file) {
   scenarios::Scenario scenario = scenarios::load_scenario_file(file);
   for (const auto& name : args.plants) scenario.plants.add(*plant_by_name(name));
-  const std::uint64_t seed = args.seed_given ? args.seed : scenario.seed;
+  const std::uint64_t seed = logsim::effective_seed(scenario, args.seed);
   const auto start = std::chrono::steady_clock::now();
   ProgressBar bar(!args.quiet && !args.json);
   scenarios::RunOptions options{seed, args.check_determinism || args.trace};
@@ -257,7 +258,7 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
   }
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < loaded.size(); ++i) {
-    const std::uint64_t first = args.seed_given ? args.seed : loaded[i].seed;
+    const std::uint64_t first = logsim::effective_seed(loaded[i], args.seed);
     for (std::int64_t k = 0; k < seeds; ++k) jobs.push_back({i, first + static_cast<std::uint64_t>(k)});
   }
   std::vector<Outcome> outcomes(jobs.size());
@@ -289,7 +290,7 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
       Outcome o;
       const auto start = std::chrono::steady_clock::now();
       try {
-        scenarios::RunOutput out = scenarios::run_scenario(scenario, {jobs[j].seed, args.check_determinism});
+        scenarios::RunOutput out = logsim::run(scenario, {.seed = jobs[j].seed, .record_trace = args.check_determinism});
         o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, jobs[j].seed, out).has_value();
         out.result.cli_plants = args.plants;
@@ -397,12 +398,11 @@ int run_command(const RunArgs& args) {
     if (dots == std::string::npos) {
       seeds = static_cast<std::int64_t>(hi);
     } else {
-      if (args.seed_given) {
+      if (args.seed) {
         std::fprintf(stderr, "logsim run: give --seed N with --seeds COUNT, or --seeds A..B alone\n");
         return kExitBadInput;
       }
       a.seed = lo;
-      a.seed_given = true;
       seeds = static_cast<std::int64_t>(hi - lo + 1);
     }
   }
