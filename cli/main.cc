@@ -17,6 +17,7 @@
 #include "engine/base/assert.h"
 #include "properties/checker.h"
 #include "reports/history_jsonl.h"
+#include "reports/summary.h"
 #include "scenarios/loader.h"
 
 namespace {
@@ -155,8 +156,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "logsim: %s\n", e.what());
     return kExitBadInput;
   } catch (const InvariantError& e) {
-    std::fprintf(stderr, "logsim: INTERNAL ERROR (an engine invariant broke; this is a finding): %s\n  reproduce: logsim run %s --seed %llu\n",
-                 e.what(), run.files.empty() ? "SCENARIO" : run.files.front().c_str(), static_cast<unsigned long long>(run.seed.value_or(0)));
+    // logsim run reports its own with the seed it used; for the other commands (check, replay,
+    // fuzz) the command as given reproduces it.
+    std::string command = "logsim";
+    for (int i = 1; i < argc; ++i) command += " " + reports::shell_word(argv[i]);
+    std::fprintf(stderr, "logsim: INTERNAL ERROR (an engine invariant broke; this is a finding): %s\n  reproduce: %s\n", e.what(),
+                 command.c_str());
     return kExitInternal;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "logsim: internal error: %s\n", e.what());

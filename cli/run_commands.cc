@@ -140,10 +140,8 @@ int report_command(const std::string& dir) {
 
 namespace {
 
-int run_one(const RunArgs& args, const std::string& file) {
-  scenarios::Scenario scenario = scenarios::load_scenario_file(file);
-  for (const auto& name : args.plants) scenario.plants.add(*plant_by_name(name));
-  const std::uint64_t seed = logsim::effective_seed(scenario, args.seed);
+// One scenario with one seed: the full summary, and the report with --out.
+int run_seed(const RunArgs& args, const scenarios::Scenario& scenario, std::uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
   ProgressBar bar(!args.quiet && !args.json);
   scenarios::RunOptions options{seed, args.check_determinism || args.trace};
@@ -185,6 +183,25 @@ int run_one(const RunArgs& args, const std::string& file) {
     if (!args.out.empty()) std::cout << "  report     " << args.out << "/report.html (and summary.json, junit.xml, history.jsonl)\n";
   }
   return exit_code_for(r);
+}
+
+// An engine invariant that breaks is a finding: it is reported with the command that reproduces
+// it, which names the seed the run used (the scenario's own when no --seed was given).
+int run_one(const RunArgs& args, const std::string& file) {
+  scenarios::Scenario scenario = scenarios::load_scenario_file(file);
+  for (const auto& name : args.plants) scenario.plants.add(*plant_by_name(name));
+  const std::uint64_t seed = logsim::effective_seed(scenario, args.seed);
+  try {
+    return run_seed(args, scenario, seed);
+  } catch (const InvariantError& e) {
+    scenarios::RunResult where;
+    where.file = file;
+    where.seed = seed;
+    where.cli_plants = args.plants;
+    std::fprintf(stderr, "logsim: INTERNAL ERROR (an engine invariant broke; this is a finding): %s\n  reproduce: %s\n", e.what(),
+                 reports::replay_command(where).c_str());
+    return kExitInternal;
+  }
 }
 
 
@@ -306,6 +323,7 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
         o.result.scenario = scenario.name;
         o.result.file = scenario.file;
         o.result.seed = jobs[j].seed;
+        o.result.cli_plants = args.plants;  // runs.json's replay command reproduces it with the plants
         o.error = std::string("an engine invariant broke (a finding): ") + e.what();
       }
       std::lock_guard lock(mu);

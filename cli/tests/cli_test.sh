@@ -59,6 +59,20 @@ check "unknown subcommand exits 2" test $rc -eq 2
 "$logsim" run "$root/scenarios/quickstart.json" --seed notanumber >/dev/null 2>&1; rc=$?
 check "bad seed exits 2" test $rc -eq 2
 
+# An engine invariant that breaks (here a latency above the network's bound, which the loader lets
+# through): exit 70 and a reproduce line with the seed the run used, the scenario's own (7) when no
+# --seed was given, and the plants; that line, run as printed, breaks the same invariant.
+printf '{"name": "invariant", "seed": 7, "duration": "1s", "cluster": {"brokers": 1, "network": {"latency_mean": "2h"}}, "topics": [{"name": "t"}]}' > "$tmp/invariant.json"
+err=$("$logsim" run "$tmp/invariant.json" --plant accept-stale-commit 2>&1); rc=$?
+check "a broken invariant exits 70" test $rc -eq 70
+check "a broken invariant says so" grep -q "INTERNAL ERROR" <<<"$err"
+check "the reproduce line has the scenario's seed and the plant" grep -qxF "  reproduce: logsim run $tmp/invariant.json --seed 7 --plant accept-stale-commit" <<<"$err"
+again=$(grep -oE 'reproduce: logsim run .*' <<<"$err" | sed 's/^reproduce: logsim //')
+(eval "\"\$logsim\" $again" >/dev/null 2>&1); rc=$?
+check "the reproduce line breaks the invariant again" test $rc -eq 70
+err=$("$logsim" run "$tmp/invariant.json" --seed 12 2>&1)
+check "with --seed the reproduce line has that seed" grep -qxF "  reproduce: logsim run $tmp/invariant.json --seed 12" <<<"$err"
+
 # history.jsonl: written with --out, checked again by logsim check with the same verdict.
 "$logsim" run "$root/scenarios/acks-1-leader-failover.json" --out "$tmp/h" --quiet; rc=$?
 check "history.jsonl written" test -s "$tmp/h/history.jsonl"
