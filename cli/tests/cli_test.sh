@@ -127,6 +127,20 @@ check "fuzz names the fault kinds" grep -q "member-pause" <<<"$err"
 "$logsim" fuzz --show-case 3 > "$tmp/case3.json"
 "$logsim" run "$tmp/case3.json" --quiet; rc=$?
 check "a shown case is a scenario logsim run accepts" test $rc -ne 2
+# A broken invariant found by logsim fuzz: exit 70, and the commands it prints to reproduce the
+# failure do (the saved scenario loads; logsim run and logsim replay break the invariant again).
+out=$(cd "$tmp" && "$logsim" fuzz "$tmp/invariant.json" --seeds 1 --no-shrink --out fz-invariant 2>/dev/null); rc=$?
+check "fuzz of a broken invariant exits 70" test $rc -eq 70
+check "fuzz names the internal error" grep -q "FAILURE      seed 1: internal-error" <<<"$out"
+repro=$(grep -oE 'reproduce    logsim run [^ ]+' <<<"$out" | awk '{print $4}')
+check "fuzz prints a reproduce line for it" test -n "$repro"
+err=$(cd "$tmp" && "$logsim" run "$repro" 2>&1); rc=$?
+check "the printed logsim run reproduces the internal error" test $rc -eq 70
+check "and says so" grep -q "INTERNAL ERROR" <<<"$err"
+check "and reproduces it with the saved seed" grep -qxF "  reproduce: logsim run $repro --seed 1" <<<"$err"
+out=$(cd "$tmp" && "$logsim" replay "$repro" 2>&1); rc=$?
+check "logsim replay confirms the internal error" grep -q "REPRODUCED" <<<"$out"
+check "logsim replay of it exits 70" test $rc -eq 70
 plants=$("$logsim" run --list-plants | wc -l)
 check "there are planted bugs" test "$plants" -ge 7
 check "fuzz --list-plants lists every plant" test "$("$logsim" fuzz --list-plants | grep -vc "find it:")" -eq "$plants"
