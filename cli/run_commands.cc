@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -16,7 +15,6 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +22,7 @@
 #include "cli/exit_codes.h"
 #include "engine/base/assert.h"
 #include "engine/plants.h"
+#include "fuzz/seed_pool.h"
 #include "reports/atomic_file.h"
 #include "reports/history_jsonl.h"
 #include "reports/html.h"
@@ -262,7 +261,8 @@ int worst_exit(const std::vector<Outcome>& outcomes) {
 }
 
 // Many scenarios and seeds: loaded first (a bad file stops everything before any run, exit 2),
-// then run on --jobs threads, one simulation per thread; one line per run in a fixed order.
+// then run on --jobs threads (fuzz/seed_pool.h), one simulation per thread; one line per run in
+// a fixed order, each printed as soon as it and every run before it are done.
 int run_many(const RunArgs& args, const std::vector<std::string>& files, std::int64_t seeds) {
   if (!args.history.empty() || args.trace) {
     std::fprintf(stderr, "logsim run: --history and --trace are for one scenario and one seed; with several, use --out DIR\n");
@@ -280,7 +280,6 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
   }
   std::vector<Outcome> outcomes(jobs.size());
   std::vector<char> done(jobs.size(), 0);
-  std::atomic<std::size_t> next{0};
   std::mutex mu;
   std::size_t printed = 0;
   const auto print_ready = [&] {  // under mu: lines in job order, as soon as each is known
@@ -301,42 +300,42 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
       ++printed;
     }
   };
-  const auto worker = [&] {
-    for (std::size_t j = next++; j < jobs.size(); j = next++) {
-      const auto& scenario = loaded[jobs[j].scenario];
-      Outcome o;
-      const auto start = std::chrono::steady_clock::now();
-      try {
-        scenarios::RunOutput out = logsim::run(scenario, {.seed = jobs[j].seed, .record_trace = args.check_determinism});
-        o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, jobs[j].seed, out).has_value();
-        out.result.cli_plants = args.plants;
-        o.result = out.result;
-        // Reports for the runs a person must look at: those not as expected.
-        if (!args.out.empty() && (!o.result.expectation_met || o.nondeterministic)) {
-          const std::string dir = fmt::format("{}/{}/seed-{}", args.out, scenario.name, jobs[j].seed);
-          reports::RunDirOptions written;  // no junit.xml: the batch writes one for every run
-          written.wall_ms = o.wall_ms;
-          o.error = reports::write_run_dir(dir, o.result, out, written);
-        }
-      } catch (const InvariantError& e) {
-        o.result.scenario = scenario.name;
-        o.result.file = scenario.file;
-        o.result.seed = jobs[j].seed;
-        o.result.cli_plants = args.plants;  // runs.json's replay command reproduces it with the plants
-        o.error = std::string("an engine invariant broke (a finding): ") + e.what();
+  const auto work = [&](std::int64_t index) {
+    const auto j = static_cast<std::size_t>(index);
+    const auto& scenario = loaded[jobs[j].scenario];
+    Outcome o;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      scenarios::RunOutput out = logsim::run(scenario, {.seed = jobs[j].seed, .record_trace = args.check_determinism});
+      o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, jobs[j].seed, out).has_value();
+      out.result.cli_plants = args.plants;
+      o.result = out.result;
+      // Reports for the runs a person must look at: those not as expected.
+      if (!args.out.empty() && (!o.result.expectation_met || o.nondeterministic)) {
+        const std::string dir = fmt::format("{}/{}/seed-{}", args.out, scenario.name, jobs[j].seed);
+        reports::RunDirOptions written;  // no junit.xml: the batch writes one for every run
+        written.wall_ms = o.wall_ms;
+        o.error = reports::write_run_dir(dir, o.result, out, written);
       }
-      std::lock_guard lock(mu);
-      outcomes[j] = std::move(o);
-      done[j] = 1;
-      print_ready();
+    } catch (const InvariantError& e) {
+      o.result.scenario = scenario.name;
+      o.result.file = scenario.file;
+      o.result.seed = jobs[j].seed;
+      o.result.cli_plants = args.plants;  // runs.json's replay command reproduces it with the plants
+      o.error = std::string("an engine invariant broke (a finding): ") + e.what();
     }
+    std::lock_guard lock(mu);
+    outcomes[j] = std::move(o);
+    done[j] = 1;
+    print_ready();
+    return true;
   };
   const auto wall_start = std::chrono::steady_clock::now();
-  std::vector<std::thread> threads;
-  const int n = std::max(1, std::min<int>(args.jobs, static_cast<int>(jobs.size())));
-  for (int t = 0; t < n; ++t) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
+  fuzz::SeedPool pool;
+  pool.count = static_cast<std::int64_t>(jobs.size());
+  pool.jobs = args.jobs;
+  const int n = fuzz::run_seed_pool(pool, work);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   std::size_t failed = 0;
