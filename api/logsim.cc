@@ -6,11 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "reports/atomic_file.h"
-#include "reports/history_jsonl.h"
-#include "reports/html.h"
-#include "reports/junit.h"
-#include "reports/samples_json.h"
+#include "reports/run_dir.h"
 #include "reports/summary.h"
 
 namespace logsim {
@@ -34,9 +30,11 @@ Scenario scenario_from_json(const nlohmann::json& scenario, const std::string& n
   return scenarios::parse_scenario(scenario.dump(), name);
 }
 
+std::uint64_t effective_seed(const Scenario& scenario, std::optional<std::uint64_t> seed) { return seed.value_or(scenario.seed); }
+
 RunOutput run(const Scenario& scenario, const RunOptions& options) {
   scenarios::RunOptions o;
-  o.seed = options.seed.value_or(scenario.seed);
+  o.seed = effective_seed(scenario, options.seed);
   o.record_trace = options.record_trace;
   return scenarios::run_scenario(scenario, o);
 }
@@ -85,17 +83,11 @@ std::string describe(const RunOutput& out) {
 
 std::string write_report(const RunOutput& out, const std::string& dir) {
   const RunResult& r = out.result;
-  nlohmann::json summary = reports::summary_json(r, 0);
-  if (built_in_code(r)) summary["replay"] = in_code_replay(r);  // report.html shows it
-  const auto write = [&](const std::string& name, std::string_view contents) {
-    const std::string err = reports::write_file_atomically(dir + "/" + name, contents);
-    if (!err.empty()) throw std::runtime_error("logsim: " + err);
-  };
-  write("summary.json", summary.dump(2) + "\n");
-  write("history.jsonl", reports::history_jsonl(out.history));
-  write("junit.xml", reports::junit_xml("logsim", {{r, 0}}));
-  write("samples.json", reports::samples_json(out.samples).dump() + "\n");
-  write("report.html", reports::report_html(summary, out.history, out.samples));
+  reports::RunDirOptions options;
+  options.junit_suite = "logsim";
+  if (built_in_code(r)) options.replay = in_code_replay(r);  // report.html shows it
+  const std::string err = reports::write_run_dir(dir, r, out, options);
+  if (!err.empty()) throw std::runtime_error("logsim: " + err);
   return dir + "/report.html";
 }
 

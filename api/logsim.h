@@ -61,6 +61,9 @@ struct RunOptions {
   bool record_trace = false;            // keep every trace entry in RunOutput::trace (memory grows with the run)
 };
 
+// The seed a run uses: the one given (RunOptions::seed, `logsim run --seed`), else the scenario's own.
+std::uint64_t effective_seed(const Scenario& scenario, std::optional<std::uint64_t> seed);
+
 // Runs the scenario once: same scenario and seed, same run, bit for bit.
 RunOutput run(const Scenario& scenario, const RunOptions& options = {});
 

@@ -1,5 +1,7 @@
-// DESIGN.md's exit codes, one meaning each.
+// DESIGN.md's exit codes, one meaning each, and the one mapping from a verdict to its code.
 #pragma once
+
+#include "properties/verdict.h"
 
 namespace logsim::cli {
 
@@ -9,5 +11,15 @@ constexpr int kExitBadInput = 2;        // usage, scenario file
 constexpr int kExitNondeterminism = 3;  // the same seed gave two traces
 constexpr int kExitLiveness = 4;        // did not catch up after the faults healed
 constexpr int kExitInternal = 70;       // an internal error (an engine invariant broke)
+
+// The exit code of a verdict. An engine invariant that broke has no verdict: kExitInternal.
+constexpr int exit_code(properties::Outcome outcome) {
+  switch (outcome) {
+    case properties::Outcome::kPass: return kExitPass;
+    case properties::Outcome::kViolated: return kExitViolated;
+    case properties::Outcome::kLiveness: return kExitLiveness;
+  }
+  return kExitInternal;  // not a value of the enum
+}
 
 }  // namespace logsim::cli

@@ -10,16 +10,14 @@
 #include <iostream>
 #include <sstream>
 
+#include "api/logsim.h"
 #include "cli/exit_codes.h"
 #include "engine/base/assert.h"
 #include "engine/plants.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/plant_campaigns.h"
 #include "reports/atomic_file.h"
-#include "reports/history_jsonl.h"
-#include "reports/html.h"
-#include "reports/junit.h"
-#include "reports/samples_json.h"
+#include "reports/run_dir.h"
 #include "reports/summary.h"
 #include "scenarios/loader.h"
 
@@ -80,12 +78,6 @@ std::string read_text(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-int exit_for_anomaly(const std::string& anomaly) {
-  if (anomaly == "internal-error") return kExitInternal;
-  if (anomaly == "liveness") return kExitLiveness;
-  return kExitViolated;
 }
 
 }  // namespace
@@ -163,15 +155,10 @@ int fuzz_command(const FuzzArgs& args) {
     if (err.empty()) err = reports::write_file_atomically(base + ".original.json", f.original.dump(2) + "\n");
     if (err.empty() && f.error.empty()) {
       scenarios::RunResult result = f.shrunk_run.result;
-      result.file = base + ".json";
-      err = reports::write_file_atomically(base + "/summary.json", reports::summary_json(result, 0).dump(2) + "\n");
-      if (err.empty()) err = reports::write_file_atomically(base + "/history.jsonl", reports::history_jsonl(f.shrunk_run.history));
-      if (err.empty()) err = reports::write_file_atomically(base + "/junit.xml", reports::junit_xml("logsim fuzz", {{result, 0}}));
-      if (err.empty()) err = reports::write_file_atomically(base + "/samples.json", reports::samples_json(f.shrunk_run.samples).dump() + "\n");
-      if (err.empty()) {
-        err = reports::write_file_atomically(base + "/report.html",
-                                             reports::report_html(reports::summary_json(result, 0), f.shrunk_run.history, f.shrunk_run.samples));
-      }
+      result.file = base + ".json";  // the reports name the saved scenario, which reproduces the run
+      reports::RunDirOptions files;
+      files.junit_suite = "logsim fuzz";
+      err = reports::write_run_dir(base, result, f.shrunk_run, files);
     }
     written = base + ".json";
   }
@@ -233,7 +220,8 @@ int fuzz_command(const FuzzArgs& args) {
     }
   }
   if (!r.nondeterminism.empty()) return kExitNondeterminism;
-  if (r.failure) return exit_for_anomaly(r.failure->anomaly);
+  // The saved scenario's verdict, as logsim run and logsim replay of it exit.
+  if (r.failure) return r.failure->error.empty() ? exit_code(r.failure->shrunk_run.result.verdict.outcome) : kExitInternal;
   return kExitPass;
 }
 
@@ -248,16 +236,17 @@ int replay_command(const std::string& file) {
   std::string verdict, hash, error;
   std::vector<std::string> anomalies;
   scenarios::RunOutput out;
+  int code = kExitInternal;  // what the run now shows, whether or not it is what was saved
   try {
-    out = scenarios::run_scenario(s, {s.seed, false});
+    out = logsim::run(s);  // with the seed it was saved with
+    code = exit_code(out.result.verdict.outcome);
     verdict = std::string(properties::outcome_name(out.result.verdict.outcome));
     hash = reports::trace_hash_hex(out.result.trace_hash);
     for (const auto& v : out.result.verdict.violations) {
       if (std::find(anomalies.begin(), anomalies.end(), v.anomaly) == anomalies.end()) anomalies.push_back(v.anomaly);
     }
   } catch (const InvariantError& e) {
-    verdict = "internal-error";
-    anomalies = {"internal-error"};
+    verdict = "internal-error";  // no checker anomalies, as logsim fuzz saves it
     error = e.what();
   }
   auto list = [](const std::vector<std::string>& a) {
@@ -273,7 +262,7 @@ int replay_command(const std::string& file) {
   const bool same_verdict = verdict == saved.verdict && anomalies == saved.anomalies;
   if (same_verdict && hash == saved.trace_hash) {
     std::cout << "  REPRODUCED bit-for-bit: the same verdict and the same trace hash\n";
-    return verdict == "internal-error" ? kExitInternal : verdict == "liveness" ? kExitLiveness : kExitViolated;
+    return code;
   }
   if (same_verdict) {
     std::cout << "  SAME VERDICT, DIFFERENT TRACE: a different build of logsim ran it, or the run is not deterministic "
@@ -281,8 +270,7 @@ int replay_command(const std::string& file) {
     return kExitNondeterminism;
   }
   std::cout << "  NOT REPRODUCED: the run now ends differently (fixed, or a different build)\n";
-  if (verdict == "pass") return kExitPass;
-  return verdict == "internal-error" ? kExitInternal : verdict == "liveness" ? kExitLiveness : kExitViolated;
+  return code;
 }
 
 }  // namespace logsim::cli

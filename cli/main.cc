@@ -17,6 +17,7 @@
 #include "engine/base/assert.h"
 #include "properties/checker.h"
 #include "reports/history_jsonl.h"
+#include "reports/summary.h"
 #include "scenarios/loader.h"
 
 namespace {
@@ -54,11 +55,7 @@ int check_command(const CheckArgs& args) {
                                x.first_event, x.explanation);
     }
   }
-  switch (v.outcome) {
-    case properties::Outcome::kPass: return kExitPass;
-    case properties::Outcome::kLiveness: return kExitLiveness;
-    default: return kExitViolated;
-  }
+  return exit_code(v.outcome);
 }
 
 }  // namespace
@@ -74,7 +71,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--jobs,-j", run.jobs, "Runs in parallel when there are several (one simulation per thread)")->check(CLI::Range(1, 256));
   run_cmd->add_option("--plant", run.plants, "Switch the engine into a known-wrong behaviour (a planted bug); repeatable");
   run_cmd->add_flag("--list-plants", run.list_plants, "List the plants and exit");
-  auto* seed_opt = run_cmd->add_option("--seed", run.seed, "Master seed (default: the scenario's \"seed\")");
+  std::uint64_t seed = 0;
+  auto* seed_opt = run_cmd->add_option("--seed", seed, "Master seed (default: the scenario's \"seed\")");
   run_cmd->add_flag("--check-determinism", run.check_determinism, "Run twice and compare trace hashes (exit 3 if they differ)");
   run_cmd->add_option("--out", run.out, "Directory for report.html, summary.json, junit.xml, history.jsonl and samples.json");
   run_cmd->add_option("--history", run.history, "Also write the history (JSON lines, docs/history.md) to this file");
@@ -145,7 +143,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "logsim run: the scenario file is required (logsim run SCENARIO.json)\n");
       return kExitBadInput;
     }
-    run.seed_given = seed_opt->count() > 0;
+    if (seed_opt->count() > 0) run.seed = seed;
     if (run.trace && run.out.empty()) {
       std::fprintf(stderr, "logsim: --trace writes trace.jsonl into the --out directory; give --out DIR too\n");
       return kExitBadInput;
@@ -158,8 +156,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "logsim: %s\n", e.what());
     return kExitBadInput;
   } catch (const InvariantError& e) {
-    std::fprintf(stderr, "logsim: INTERNAL ERROR (an engine invariant broke; this is a finding): %s\n  reproduce: logsim run %s --seed %llu\n",
-                 e.what(), run.files.empty() ? "SCENARIO" : run.files.front().c_str(), static_cast<unsigned long long>(run.seed));
+    // logsim run reports its own with the seed it used; for the other commands (check, replay,
+    // fuzz) the command as given reproduces it.
+    std::string command = "logsim";
+    for (int i = 1; i < argc; ++i) command += " " + reports::shell_word(argv[i]);
+    std::fprintf(stderr, "logsim: INTERNAL ERROR (an engine invariant broke; this is a finding): %s\n  reproduce: %s\n", e.what(),
+                 command.c_str());
     return kExitInternal;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "logsim: internal error: %s\n", e.what());

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -16,17 +15,19 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "api/logsim.h"
 #include "cli/exit_codes.h"
 #include "engine/base/assert.h"
 #include "engine/plants.h"
+#include "fuzz/seed_pool.h"
 #include "reports/atomic_file.h"
 #include "reports/history_jsonl.h"
 #include "reports/html.h"
 #include "reports/junit.h"
+#include "reports/run_dir.h"
 #include "reports/samples_json.h"
 #include "reports/summary.h"
 #include "scenarios/determinism.h"
@@ -36,22 +37,12 @@
 namespace logsim::cli {
 namespace {
 
-std::string trace_jsonl(const sim::Trace& trace) {
-  std::string out;
-  for (const auto& e : trace.entries()) {
-    nlohmann::json j{{"index", e.index}, {"at_ns", e.at}, {"kind", sim::trace_kind_name(e.kind)},
-                     {"node", e.node}, {"peer", e.peer}, {"detail", e.detail}, {"text", e.text}};
-    out += j.dump() + "\n";
-  }
-  return out;
-}
-
+// A run meets its scenario's "expect" (exit 0), or exits with its verdict's code; a verdict of
+// pass that was not expected means the expected violation was not found (exit 1).
 int exit_code_for(const scenarios::RunResult& r) {
   if (r.expectation_met) return kExitPass;
-  switch (r.verdict.outcome) {
-    case properties::Outcome::kLiveness: return kExitLiveness;
-    default: return kExitViolated;  // an unexpected violation, or an expected one not found
-  }
+  if (r.verdict.outcome == properties::Outcome::kPass) return kExitViolated;
+  return exit_code(r.verdict.outcome);
 }
 
 // A progress bar on stderr while a run takes long, on a terminal only: simulated time done, wall
@@ -148,10 +139,8 @@ int report_command(const std::string& dir) {
 
 namespace {
 
-int run_one(const RunArgs& args, const std::string& file) {
-  scenarios::Scenario scenario = scenarios::load_scenario_file(file);
-  for (const auto& name : args.plants) scenario.plants.add(*plant_by_name(name));
-  const std::uint64_t seed = args.seed_given ? args.seed : scenario.seed;
+// One scenario with one seed: the full summary, and the report with --out.
+int run_seed(const RunArgs& args, const scenarios::Scenario& scenario, std::uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
   ProgressBar bar(!args.quiet && !args.json);
   scenarios::RunOptions options{seed, args.check_determinism || args.trace};
@@ -174,14 +163,11 @@ int run_one(const RunArgs& args, const std::string& file) {
   const scenarios::RunResult& r = out.result;
   std::string err;
   if (!args.out.empty()) {
-    err = reports::write_file_atomically(args.out + "/summary.json", reports::summary_json(r, wall_ms).dump(2) + "\n");
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/history.jsonl", reports::history_jsonl(out.history));
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/junit.xml", reports::junit_xml("logsim run", {{r, wall_ms}}));
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/samples.json", reports::samples_json(out.samples).dump() + "\n");
-    if (err.empty()) {
-      err = reports::write_file_atomically(args.out + "/report.html", reports::report_html(reports::summary_json(r, wall_ms), out.history, out.samples));
-    }
-    if (err.empty() && args.trace) err = reports::write_file_atomically(args.out + "/trace.jsonl", trace_jsonl(out.trace));
+    reports::RunDirOptions files;
+    files.wall_ms = wall_ms;
+    files.junit_suite = "logsim run";
+    files.trace = args.trace;
+    err = reports::write_run_dir(args.out, r, out, files);
   }
   if (err.empty() && !args.history.empty()) err = reports::write_file_atomically(args.history, reports::history_jsonl(out.history));
   if (!err.empty()) {
@@ -196,6 +182,25 @@ int run_one(const RunArgs& args, const std::string& file) {
     if (!args.out.empty()) std::cout << "  report     " << args.out << "/report.html (and summary.json, junit.xml, history.jsonl)\n";
   }
   return exit_code_for(r);
+}
+
+// An engine invariant that breaks is a finding: it is reported with the command that reproduces
+// it, which names the seed the run used (the scenario's own when no --seed was given).
+int run_one(const RunArgs& args, const std::string& file) {
+  scenarios::Scenario scenario = scenarios::load_scenario_file(file);
+  for (const auto& name : args.plants) scenario.plants.add(*plant_by_name(name));
+  const std::uint64_t seed = logsim::effective_seed(scenario, args.seed);
+  try {
+    return run_seed(args, scenario, seed);
+  } catch (const InvariantError& e) {
+    scenarios::RunResult where;
+    where.file = file;
+    where.seed = seed;
+    where.cli_plants = args.plants;
+    std::fprintf(stderr, "logsim: INTERNAL ERROR (an engine invariant broke; this is a finding): %s\n  reproduce: %s\n", e.what(),
+                 reports::replay_command(where).c_str());
+    return kExitInternal;
+  }
 }
 
 
@@ -256,7 +261,8 @@ int worst_exit(const std::vector<Outcome>& outcomes) {
 }
 
 // Many scenarios and seeds: loaded first (a bad file stops everything before any run, exit 2),
-// then run on --jobs threads, one simulation per thread; one line per run in a fixed order.
+// then run on --jobs threads (fuzz/seed_pool.h), one simulation per thread; one line per run in
+// a fixed order, each printed as soon as it and every run before it are done.
 int run_many(const RunArgs& args, const std::vector<std::string>& files, std::int64_t seeds) {
   if (!args.history.empty() || args.trace) {
     std::fprintf(stderr, "logsim run: --history and --trace are for one scenario and one seed; with several, use --out DIR\n");
@@ -269,12 +275,11 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
   }
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < loaded.size(); ++i) {
-    const std::uint64_t first = args.seed_given ? args.seed : loaded[i].seed;
+    const std::uint64_t first = logsim::effective_seed(loaded[i], args.seed);
     for (std::int64_t k = 0; k < seeds; ++k) jobs.push_back({i, first + static_cast<std::uint64_t>(k)});
   }
   std::vector<Outcome> outcomes(jobs.size());
   std::vector<char> done(jobs.size(), 0);
-  std::atomic<std::size_t> next{0};
   std::mutex mu;
   std::size_t printed = 0;
   const auto print_ready = [&] {  // under mu: lines in job order, as soon as each is known
@@ -295,43 +300,42 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
       ++printed;
     }
   };
-  const auto worker = [&] {
-    for (std::size_t j = next++; j < jobs.size(); j = next++) {
-      const auto& scenario = loaded[jobs[j].scenario];
-      Outcome o;
-      const auto start = std::chrono::steady_clock::now();
-      try {
-        scenarios::RunOutput out = scenarios::run_scenario(scenario, {jobs[j].seed, args.check_determinism});
-        o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, jobs[j].seed, out).has_value();
-        out.result.cli_plants = args.plants;
-        o.result = out.result;
-        // Reports for the runs a person must look at: those not as expected.
-        if (!args.out.empty() && (!o.result.expectation_met || o.nondeterministic)) {
-          const std::string dir = fmt::format("{}/{}/seed-{}", args.out, scenario.name, jobs[j].seed);
-          const nlohmann::json summary = reports::summary_json(o.result, o.wall_ms);
-          o.error = reports::write_file_atomically(dir + "/summary.json", summary.dump(2) + "\n");
-          if (o.error.empty()) o.error = reports::write_file_atomically(dir + "/history.jsonl", reports::history_jsonl(out.history));
-          if (o.error.empty()) o.error = reports::write_file_atomically(dir + "/samples.json", reports::samples_json(out.samples).dump() + "\n");
-          if (o.error.empty()) o.error = reports::write_file_atomically(dir + "/report.html", reports::report_html(summary, out.history, out.samples));
-        }
-      } catch (const InvariantError& e) {
-        o.result.scenario = scenario.name;
-        o.result.file = scenario.file;
-        o.result.seed = jobs[j].seed;
-        o.error = std::string("an engine invariant broke (a finding): ") + e.what();
+  const auto work = [&](std::int64_t index) {
+    const auto j = static_cast<std::size_t>(index);
+    const auto& scenario = loaded[jobs[j].scenario];
+    Outcome o;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      scenarios::RunOutput out = logsim::run(scenario, {.seed = jobs[j].seed, .record_trace = args.check_determinism});
+      o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, jobs[j].seed, out).has_value();
+      out.result.cli_plants = args.plants;
+      o.result = out.result;
+      // Reports for the runs a person must look at: those not as expected.
+      if (!args.out.empty() && (!o.result.expectation_met || o.nondeterministic)) {
+        const std::string dir = fmt::format("{}/{}/seed-{}", args.out, scenario.name, jobs[j].seed);
+        reports::RunDirOptions written;  // no junit.xml: the batch writes one for every run
+        written.wall_ms = o.wall_ms;
+        o.error = reports::write_run_dir(dir, o.result, out, written);
       }
-      std::lock_guard lock(mu);
-      outcomes[j] = std::move(o);
-      done[j] = 1;
-      print_ready();
+    } catch (const InvariantError& e) {
+      o.result.scenario = scenario.name;
+      o.result.file = scenario.file;
+      o.result.seed = jobs[j].seed;
+      o.result.cli_plants = args.plants;  // runs.json's replay command reproduces it with the plants
+      o.error = std::string("an engine invariant broke (a finding): ") + e.what();
     }
+    std::lock_guard lock(mu);
+    outcomes[j] = std::move(o);
+    done[j] = 1;
+    print_ready();
+    return true;
   };
   const auto wall_start = std::chrono::steady_clock::now();
-  std::vector<std::thread> threads;
-  const int n = std::max(1, std::min<int>(args.jobs, static_cast<int>(jobs.size())));
-  for (int t = 0; t < n; ++t) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
+  fuzz::SeedPool pool;
+  pool.count = static_cast<std::int64_t>(jobs.size());
+  pool.jobs = args.jobs;
+  const int n = fuzz::run_seed_pool(pool, work);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   std::size_t failed = 0;
@@ -411,12 +415,11 @@ int run_command(const RunArgs& args) {
     if (dots == std::string::npos) {
       seeds = static_cast<std::int64_t>(hi);
     } else {
-      if (args.seed_given) {
+      if (args.seed) {
         std::fprintf(stderr, "logsim run: give --seed N with --seeds COUNT, or --seeds A..B alone\n");
         return kExitBadInput;
       }
       a.seed = lo;
-      a.seed_given = true;
       seeds = static_cast<std::int64_t>(hi - lo + 1);
     }
   }

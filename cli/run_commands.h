@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,8 +10,7 @@ namespace logsim::cli {
 
 struct RunArgs {
   std::vector<std::string> files;   // scenario files, or directories of them
-  std::uint64_t seed = 0;
-  bool seed_given = false;
+  std::optional<std::uint64_t> seed;  // --seed (none: each scenario's own "seed")
   std::string seeds;                // "N" (seeds per scenario: seed, seed+1, ...) or "A..B"
   int jobs = 1;                     // runs in parallel (many runs only)
   bool check_determinism = false;

@@ -9,9 +9,9 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include "engine/base/assert.h"
+#include "fuzz/seed_pool.h"
 #include "scenarios/loader.h"
 
 namespace logsim::fuzz {
@@ -411,64 +411,46 @@ RunOutput run_doc(const json& doc, const std::string& file, bool record_trace) {
 FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzProgress&)>& progress) {
   FuzzReport report;
   const auto start = std::chrono::steady_clock::now();
-  std::atomic<std::int64_t> next{0}, done{0}, failures{0};
-  std::atomic<bool> stop{false};
+  std::atomic<std::int64_t> done{0}, failures{0};
   std::mutex mu;
   std::map<std::uint64_t, Attempt> failed;  // seed -> what it showed
-  std::exception_ptr error;
 
   auto out_of_budget = [&] {
     if (options.interrupted != nullptr && options.interrupted->load()) return true;
     return options.time_budget_s > 0 && seconds_since(start) >= options.time_budget_s;
   };
-  auto worker = [&] {
-    while (!stop.load()) {
-      const std::int64_t i = next.fetch_add(1);
-      if ((options.seeds > 0 && i >= options.seeds) || out_of_budget()) break;
-      const std::uint64_t seed = options.first_seed + static_cast<std::uint64_t>(i);
-      try {
-        const json doc = fuzz_case_doc(options, seed);
-        const std::string file = "<fuzz seed " + std::to_string(seed) + ">";
-        const Attempt a = attempt(doc, file);
-        const bool confirm = !a.error.size() && (i == 0 || (options.confirm_every > 0 && i % options.confirm_every == 0));
-        if (confirm) {
-          const Attempt again = attempt(doc, file);
-          std::lock_guard lock(mu);
-          if (again.trace_hash != a.trace_hash) report.nondeterminism.push_back({seed, a.trace_hash, again.trace_hash});
-          else ++report.confirmed;
-        }
-        if (a.failed) {
-          std::lock_guard lock(mu);
-          failed.emplace(seed, a);
-          ++failures;
-          if (!options.keep_going) stop = true;
-        }
-      } catch (...) {
-        std::lock_guard lock(mu);
-        if (!error) error = std::current_exception();
-        stop = true;
-      }
-      ++done;
+  auto work = [&](std::int64_t i) {
+    if (out_of_budget()) return false;
+    const std::uint64_t seed = options.first_seed + static_cast<std::uint64_t>(i);
+    const json doc = fuzz_case_doc(options, seed);
+    const std::string file = "<fuzz seed " + std::to_string(seed) + ">";
+    const Attempt a = attempt(doc, file);
+    const bool confirm = !a.error.size() && (i == 0 || (options.confirm_every > 0 && i % options.confirm_every == 0));
+    if (confirm) {
+      const Attempt again = attempt(doc, file);
+      std::lock_guard lock(mu);
+      if (again.trace_hash != a.trace_hash) report.nondeterminism.push_back({seed, a.trace_hash, again.trace_hash});
+      else ++report.confirmed;
     }
+    bool more = true;
+    if (a.failed) {
+      std::lock_guard lock(mu);
+      failed.emplace(seed, a);
+      ++failures;
+      more = options.keep_going;
+    }
+    ++done;
+    return more;
   };
-  std::atomic<int> finished{0};
-  const int jobs = std::max(1, options.jobs);
-  {
-    std::vector<std::thread> threads;
-    for (int j = 0; j < jobs; ++j) {
-      threads.emplace_back([&] {
-        worker();
-        ++finished;
-      });
-    }
-    while (finished.load() < jobs) {
-      if (progress) progress(FuzzProgress{done.load(), options.seeds, failures.load(), seconds_since(start), options.time_budget_s});
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    for (auto& t : threads) t.join();
+  SeedPool pool;
+  if (options.seeds > 0) pool.count = options.seeds;
+  pool.jobs = options.jobs;
+  const auto show = [&] {
     if (progress) progress(FuzzProgress{done.load(), options.seeds, failures.load(), seconds_since(start), options.time_budget_s});
-  }
-  if (error) std::rethrow_exception(error);
+  };
+  if (progress) pool.poll = show;
+  run_seed_pool(pool, work);
+  show();
   report.seeds_run = done.load();
   report.search_s = seconds_since(start);
   report.interrupted = options.interrupted != nullptr && options.interrupted->load();
@@ -571,9 +553,7 @@ FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzP
         found["anomalies"].push_back(v.anomaly);
       }
     }
-  } else {
-    found["anomalies"].push_back("internal-error");
-  }
+  }  // an invariant that broke is the verdict "internal-error": no checker anomaly, so none listed
   best["found"] = found;
   f.shrunk = best;
   report.shrink_s = seconds_since(shrink_start);

@@ -11,9 +11,7 @@ namespace logsim::reports {
 
 std::string trace_hash_hex(std::uint64_t hash) { return fmt::format("{:016x}", hash); }
 
-namespace {
-// The path as one shell word: unchanged when safe, else single-quoted.
-std::string shell_quote(const std::string& s) {
+std::string shell_word(const std::string& s) {
   const bool safe = !s.empty() && s.find_first_not_of(
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+-") == std::string::npos;
   if (safe) return s;
@@ -21,10 +19,9 @@ std::string shell_quote(const std::string& s) {
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
-}  // namespace
 
 std::string replay_command(const scenarios::RunResult& r) {
-  std::string cmd = fmt::format("logsim run {} --seed {}", shell_quote(r.file), r.seed);
+  std::string cmd = fmt::format("logsim run {} --seed {}", shell_word(r.file), r.seed);
   for (const auto& p : r.cli_plants) cmd += " --plant " + p;
   return cmd;
 }

@@ -20,6 +20,8 @@ constexpr int kSummaryVersion = 1;
 std::string trace_hash_hex(std::uint64_t hash);
 // The command that reproduces a run.
 std::string replay_command(const scenarios::RunResult& r);
+// A path or argument as one shell word: unchanged when safe, else single-quoted.
+std::string shell_word(const std::string& s);
 
 nlohmann::json summary_json(const scenarios::RunResult& r, double wall_ms);
 // The short human summary printed after a run.

@@ -59,6 +59,20 @@ check "unknown subcommand exits 2" test $rc -eq 2
 "$logsim" run "$root/scenarios/quickstart.json" --seed notanumber >/dev/null 2>&1; rc=$?
 check "bad seed exits 2" test $rc -eq 2
 
+# An engine invariant that breaks (here a latency above the network's bound, which the loader lets
+# through): exit 70 and a reproduce line with the seed the run used, the scenario's own (7) when no
+# --seed was given, and the plants; that line, run as printed, breaks the same invariant.
+printf '{"name": "invariant", "seed": 7, "duration": "1s", "cluster": {"brokers": 1, "network": {"latency_mean": "2h"}}, "topics": [{"name": "t"}]}' > "$tmp/invariant.json"
+err=$("$logsim" run "$tmp/invariant.json" --plant accept-stale-commit 2>&1); rc=$?
+check "a broken invariant exits 70" test $rc -eq 70
+check "a broken invariant says so" grep -q "INTERNAL ERROR" <<<"$err"
+check "the reproduce line has the scenario's seed and the plant" grep -qxF "  reproduce: logsim run $tmp/invariant.json --seed 7 --plant accept-stale-commit" <<<"$err"
+again=$(grep -oE 'reproduce: logsim run .*' <<<"$err" | sed 's/^reproduce: logsim //')
+(eval "\"\$logsim\" $again" >/dev/null 2>&1); rc=$?
+check "the reproduce line breaks the invariant again" test $rc -eq 70
+err=$("$logsim" run "$tmp/invariant.json" --seed 12 2>&1)
+check "with --seed the reproduce line has that seed" grep -qxF "  reproduce: logsim run $tmp/invariant.json --seed 12" <<<"$err"
+
 # history.jsonl: written with --out, checked again by logsim check with the same verdict.
 "$logsim" run "$root/scenarios/acks-1-leader-failover.json" --out "$tmp/h" --quiet; rc=$?
 check "history.jsonl written" test -s "$tmp/h/history.jsonl"
@@ -113,6 +127,20 @@ check "fuzz names the fault kinds" grep -q "member-pause" <<<"$err"
 "$logsim" fuzz --show-case 3 > "$tmp/case3.json"
 "$logsim" run "$tmp/case3.json" --quiet; rc=$?
 check "a shown case is a scenario logsim run accepts" test $rc -ne 2
+# A broken invariant found by logsim fuzz: exit 70, and the commands it prints to reproduce the
+# failure do (the saved scenario loads; logsim run and logsim replay break the invariant again).
+out=$(cd "$tmp" && "$logsim" fuzz "$tmp/invariant.json" --seeds 1 --no-shrink --out fz-invariant 2>/dev/null); rc=$?
+check "fuzz of a broken invariant exits 70" test $rc -eq 70
+check "fuzz names the internal error" grep -q "FAILURE      seed 1: internal-error" <<<"$out"
+repro=$(grep -oE 'reproduce    logsim run [^ ]+' <<<"$out" | awk '{print $4}')
+check "fuzz prints a reproduce line for it" test -n "$repro"
+err=$(cd "$tmp" && "$logsim" run "$repro" 2>&1); rc=$?
+check "the printed logsim run reproduces the internal error" test $rc -eq 70
+check "and says so" grep -q "INTERNAL ERROR" <<<"$err"
+check "and reproduces it with the saved seed" grep -qxF "  reproduce: logsim run $repro --seed 1" <<<"$err"
+out=$(cd "$tmp" && "$logsim" replay "$repro" 2>&1); rc=$?
+check "logsim replay confirms the internal error" grep -q "REPRODUCED" <<<"$out"
+check "logsim replay of it exits 70" test $rc -eq 70
 plants=$("$logsim" run --list-plants | wc -l)
 check "there are planted bugs" test "$plants" -ge 7
 check "fuzz --list-plants lists every plant" test "$("$logsim" fuzz --list-plants | grep -vc "find it:")" -eq "$plants"
