@@ -1,7 +1,9 @@
-// What the scenario loader's two files share (loader.cc reads the sections, loader_timeline.cc
-// the timeline and the faults section). Internal to the loader.
+// What the scenario loader's files share (loader.cc reads the sections, loader_clients.cc the
+// producers, consumers and groups, loader_timeline.cc the timeline and the faults section).
+// Internal to the loader.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,16 @@ sim::LinkOptions read_network(const JsonReader& r, const sim::LinkOptions& base 
 void read_topic_config(const JsonReader& c, TopicSpec& spec);
 // A topic object as under /topics (or a create-topic step's "topic").
 TopicSpec read_topic(const JsonReader& t, const Scenario& s);
+
+// A Kafka config value: an int32 from lo up, or a boolean (true, false, "true", "false").
+std::int32_t config_int(const JsonReader& r, std::int64_t lo);
+bool config_bool(const JsonReader& r);
+
+// The client sections (loader_clients.cc): "producers", "consumers", and "groups" (read from
+// the root, which its cross-checks need).
+void read_producers(const JsonReader& r, Scenario& s);
+void read_consumers(const JsonReader& r, Scenario& s);
+void read_groups(const JsonReader& root, Scenario& s);
 
 // The "timeline" section, sorted by time, with the admin steps checked in order.
 void read_timeline(const JsonReader& r, Scenario& s);
