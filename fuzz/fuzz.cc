@@ -269,15 +269,13 @@ std::vector<json> edits(const json& doc) {
     const json& tl = doc["timeline"];
     for (std::size_t i = tl.size(); i-- > 0;) {
       const std::string action = tl[i].value("action", "");
-      if (action == "restart" || action == "resume" || action == "heal") continue;
+      if (scenarios::is_repair(action)) continue;
       const std::string target = tl[i].value("target", "");
-      std::string repair;
-      if (action == "crash" || action == "power-loss" || action == "stop") repair = "restart";
-      else if (action == "pause") repair = "resume";
-      else if (action == "isolate" || action == "partition") repair = "heal";
+      const std::optional<std::string_view> repair = scenarios::repair_of(action);
       std::optional<std::size_t> paired;
-      for (std::size_t j = i + 1; j < tl.size() && !repair.empty() && !paired; ++j) {
-        if (tl[j].value("action", "") == repair && (repair == "heal" || tl[j].value("target", "") == target)) paired = j;
+      for (std::size_t j = i + 1; j < tl.size() && repair && !paired; ++j) {
+        // The first repair after it, aimed at the same node (heal has no target: any heal).
+        if (tl[j].value("action", "") == *repair && (!tl[j].contains("target") || tl[j]["target"] == target)) paired = j;
       }
       json d = doc;
       if (paired) d["timeline"].erase(*paired);

@@ -1,6 +1,8 @@
 // Timeline steps: their names, the nodes they name, and their kinds (see timeline.h).
 #include "scenarios/timeline.h"
 
+#include <utility>
+
 namespace logsim::scenarios {
 namespace {
 
@@ -15,6 +17,27 @@ template <class... Ts>
 struct NamesOf<std::variant<Ts...>> {
   static std::vector<std::string> get() { return {std::string(Ts::kName)...}; }
 };
+
+// (action, its repair) for every action that has one.
+template <class V>
+struct RepairsOf;
+template <class... Ts>
+struct RepairsOf<std::variant<Ts...>> {
+  template <class T>
+  static void add(std::vector<std::pair<std::string_view, std::string_view>>& out) {
+    if constexpr (requires { typename T::Repair; }) out.emplace_back(T::kName, T::Repair::kName);
+  }
+  static std::vector<std::pair<std::string_view, std::string_view>> get() {
+    std::vector<std::pair<std::string_view, std::string_view>> out;
+    (add<Ts>(out), ...);
+    return out;
+  }
+};
+
+const std::vector<std::pair<std::string_view, std::string_view>>& repairs() {
+  static const auto table = RepairsOf<Action>::get();
+  return table;
+}
 
 }  // namespace
 
@@ -66,6 +89,20 @@ bool TimelineStep::is_app_step() const { return holds_any<steps::Produce, steps:
 const std::vector<std::string>& action_names() {
   static const std::vector<std::string> names = NamesOf<Action>::get();
   return names;
+}
+
+std::optional<std::string_view> repair_of(std::string_view action) {
+  for (const auto& [fault, repair] : repairs()) {
+    if (fault == action) return repair;
+  }
+  return std::nullopt;
+}
+
+bool is_repair(std::string_view action) {
+  for (const auto& [fault, repair] : repairs()) {
+    if (repair == action) return true;
+  }
+  return false;
 }
 
 }  // namespace logsim::scenarios

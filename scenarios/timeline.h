@@ -23,18 +23,23 @@ namespace logsim::scenarios {
 // Each action's struct names itself as scenario files do (kName) and holds its keys.
 namespace steps {
 
-// Node faults, each aimed at one node.
-struct Crash { static constexpr std::string_view kName = "crash"; std::string target; };
-struct PowerLoss { static constexpr std::string_view kName = "power-loss"; std::string target; };  // unflushed writes lost
-struct Stop { static constexpr std::string_view kName = "stop"; std::string target; };             // a clean shutdown
+struct Restart;
+struct Resume;
+struct Heal;
+
+// Node faults, each aimed at one node. A fault that a later step undoes names it as Repair.
+struct Crash { static constexpr std::string_view kName = "crash"; using Repair = Restart; std::string target; };
+struct PowerLoss { static constexpr std::string_view kName = "power-loss"; using Repair = Restart; std::string target; };  // unflushed writes lost
+struct Stop { static constexpr std::string_view kName = "stop"; using Repair = Restart; std::string target; };  // a clean shutdown
 struct Restart { static constexpr std::string_view kName = "restart"; std::string target; };
-struct Pause { static constexpr std::string_view kName = "pause"; std::string target; };
+struct Pause { static constexpr std::string_view kName = "pause"; using Repair = Resume; std::string target; };
 struct Resume { static constexpr std::string_view kName = "resume"; std::string target; };
 
 // Network and clock faults.
-struct Isolate { static constexpr std::string_view kName = "isolate"; std::string target; };
+struct Isolate { static constexpr std::string_view kName = "isolate"; using Repair = Heal; std::string target; };
 struct Partition {
   static constexpr std::string_view kName = "partition";
+  using Repair = Heal;
   std::vector<std::vector<std::string>> groups;  // two or more groups of node names, disjoint
   bool one_way = false;                          // only messages from the first group to the others are cut
 };
@@ -150,5 +155,11 @@ struct TimelineStep {
 
 // Every action's name, in the variant's order.
 const std::vector<std::string>& action_names();
+
+// By name, for tools that edit scenario files (the shrinker): the action that undoes this one
+// (crash, power-loss, stop: restart; pause: resume; isolate, partition: heal), if any; and
+// whether an action is such a repair.
+std::optional<std::string_view> repair_of(std::string_view action);
+bool is_repair(std::string_view action);
 
 }  // namespace logsim::scenarios

@@ -109,5 +109,19 @@ TEST(Timeline, KindsSayWhoCarriesAStepOut) {
   EXPECT_EQ(app, (std::vector<std::string>{"produce", "seek"}));
 }
 
+TEST(Timeline, FaultsNameTheirRepairs) {
+  EXPECT_EQ(repair_of("crash"), "restart");
+  EXPECT_EQ(repair_of("power-loss"), "restart");
+  EXPECT_EQ(repair_of("stop"), "restart");
+  EXPECT_EQ(repair_of("pause"), "resume");
+  EXPECT_EQ(repair_of("isolate"), "heal");
+  EXPECT_EQ(repair_of("partition"), "heal");
+  EXPECT_FALSE(repair_of("clog").has_value()) << "a clog carries its length";
+  EXPECT_FALSE(repair_of("restart").has_value());
+  for (const auto& name : action_names()) {
+    EXPECT_EQ(is_repair(name), name == "restart" || name == "resume" || name == "heal") << name;
+  }
+}
+
 }  // namespace
 }  // namespace logsim::scenarios
