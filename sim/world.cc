@@ -85,7 +85,7 @@ NodeId World::add_node(std::string name, NodeFactory factory, SimDiskOptions dis
   auto s = std::make_unique<Slot>(id, name, std::move(factory), Rng::for_stream(seed_, "node/" + name));
   Slot* raw = s.get();
   auto sink = [this, raw](Nanos delay, std::uint64_t token, std::function<void()> complete) {
-    queue_.push(now_ + delay, FsyncEvent{raw->id.value(), raw->incarnation, token, std::move(complete)});
+    queue_.push(now_ + delay, FsyncEvent{raw->id, raw->incarnation, token, std::move(complete)});
   };
   s->disk = std::make_unique<SimDisk>(disk, Rng::for_stream(seed_, "disk/" + name), std::move(sink));
   s->env = std::make_unique<SimEnv>(*this, *s);
@@ -159,7 +159,7 @@ void World::reset_connections_to(Slot& s) {
     if (told != nullptr && *told == s.incarnation) continue;
     other->reset_told[x] = s.incarnation;
     const Nanos hop = network_.options(s.id, other->id).latency_min_ns;
-    queue_.push(now_ + hop, DisconnectEvent{other->id.value(), other->incarnation, x, s.incarnation});
+    queue_.push(now_ + hop, DisconnectEvent{other->id, other->incarnation, s.id, s.incarnation});
   }
 }
 
@@ -258,15 +258,15 @@ void World::network_fault(std::string description, const std::function<void(Netw
 void World::reset_cut_connections() {
   for (auto it = cut_connections_.begin(); it != cut_connections_.end();) {
     const auto [a, b] = *it;
-    if (!network_.connected(NodeId(a), NodeId(b)) || !network_.connected(NodeId(b), NodeId(a))) {
+    if (!network_.connected(a, b) || !network_.connected(b, a)) {
       ++it;  // still cut: the connection cannot be re-established yet
       continue;
     }
     for (const auto& [node, peer] : {std::pair{a, b}, std::pair{b, a}}) {
-      const Slot& s = slot(NodeId(node));
+      const Slot& s = slot(node);
       if (s.state != NodeState::kUp && s.state != NodeState::kPaused) continue;
-      const Nanos hop = network_.options(NodeId(peer), NodeId(node)).latency_min_ns;
-      queue_.push(now_ + hop, DisconnectEvent{node, s.incarnation, peer, slot(NodeId(peer)).incarnation});
+      const Nanos hop = network_.options(peer, node).latency_min_ns;
+      queue_.push(now_ + hop, DisconnectEvent{node, s.incarnation, peer, slot(peer).incarnation});
     }
     it = cut_connections_.erase(it);
   }
@@ -294,7 +294,7 @@ TimerId World::arm_timer(Slot& s, Nanos local_delay, std::uint64_t tag) {
   LOGSIM_ASSERT(h.slot <= kSlotMask && h.seq < (std::uint64_t{1} << (64 - kSlotBits)),
                 "a timer id names at most 2^24 pending events and 2^40 pushed in a run");
   const TimerId id = (h.seq << kSlotBits) | h.slot;
-  queue_.push(now_ + true_delay, TimerEvent{s.id.value(), s.incarnation, id, tag});
+  queue_.push(now_ + true_delay, TimerEvent{s.id, s.incarnation, id, tag});
   return id;
 }
 
@@ -312,14 +312,14 @@ void World::send(Slot& from, NodeId to, Message msg) {
   LOGSIM_ASSERT(to.value() >= 0 && static_cast<std::size_t>(to.value()) < slots_.size(),
                 "send to an unknown node from " + from.name);
   const Delivery plan = network_.plan(from.id, to, now_);
-  if (plan.count == 0 && !network_.connected(from.id, to)) cut_connections_.emplace(from.id.value(), to.value());
+  if (plan.count == 0 && !network_.connected(from.id, to)) cut_connections_.emplace(from.id, to);
   const std::uint32_t to_incarnation = slot(to).incarnation;
   from.connected_to[to.value()] = to_incarnation;
   from.reset_told.erase(to.value());  // a new send is a new connection attempt
   for (int i = 0; i < plan.count; ++i) {
     Message copy = (i + 1 == plan.count) ? std::move(msg) : msg;
     queue_.push(plan.at[static_cast<std::size_t>(i)],
-                DeliverEvent{from.id.value(), to.value(), to_incarnation, std::move(copy)});
+                DeliverEvent{from.id, to, to_incarnation, std::move(copy)});
   }
 }
 
@@ -347,16 +347,16 @@ RunEnd World::run_until(Nanos until) {
 
 void World::dispatch(Nanos at, Payload& payload) {
   if (auto* t = std::get_if<TimerEvent>(&payload)) {
-    if (!hold_if_paused(slot(NodeId(t->node)), payload)) on_timer(*t);
+    if (!hold_if_paused(slot(t->node), payload)) on_timer(*t);
   } else if (auto* d = std::get_if<DeliverEvent>(&payload)) {
-    if (!hold_if_paused(slot(NodeId(d->to)), payload)) on_deliver(*d);
+    if (!hold_if_paused(slot(d->to), payload)) on_deliver(*d);
   } else if (auto* f = std::get_if<FsyncEvent>(&payload)) {
     // The device finishes the fsync on time whatever the process is doing; only telling the
     // process waits for a pause to end.
     if (f->complete) std::exchange(f->complete, nullptr)();
-    if (!hold_if_paused(slot(NodeId(f->node)), payload)) on_fsync(*f);
+    if (!hold_if_paused(slot(f->node), payload)) on_fsync(*f);
   } else if (auto* x = std::get_if<DisconnectEvent>(&payload)) {
-    if (!hold_if_paused(slot(NodeId(x->node)), payload)) on_disconnect(*x);
+    if (!hold_if_paused(slot(x->node), payload)) on_disconnect(*x);
   } else if (auto* a = std::get_if<ActionEvent>(&payload)) {
     trace_.append(at, TraceKind::kAction, -1, -1, Digest().add(a->description).value(),
                   [&] { return a->description; });
@@ -375,13 +375,13 @@ std::string World::where(std::uint64_t position, const Payload& payload) const {
                 trace_.size() > position ? "" : "before ", static_cast<unsigned long long>(position));
   std::string out = head;
   if (const auto* t = std::get_if<TimerEvent>(&payload)) {
-    out += "timer tag=" + std::to_string(t->tag) + " on node " + name(NodeId(t->node));
+    out += "timer tag=" + std::to_string(t->tag) + " on node " + name(t->node);
   } else if (const auto* d = std::get_if<DeliverEvent>(&payload)) {
-    out += std::string(message_name(d->msg)) + " to node " + name(NodeId(d->to)) + " from node " + name(NodeId(d->from));
+    out += std::string(message_name(d->msg)) + " to node " + name(d->to) + " from node " + name(d->from);
   } else if (const auto* f = std::get_if<FsyncEvent>(&payload)) {
-    out += "fsync token=" + std::to_string(f->token) + " on node " + name(NodeId(f->node));
+    out += "fsync token=" + std::to_string(f->token) + " on node " + name(f->node);
   } else if (const auto* x = std::get_if<DisconnectEvent>(&payload)) {
-    out += "connection reset on node " + name(NodeId(x->node)) + " by node " + name(NodeId(x->peer));
+    out += "connection reset on node " + name(x->node) + " by node " + name(x->peer);
   } else if (const auto* a = std::get_if<ActionEvent>(&payload)) {
     out += "action \"" + a->description + "\"";
   }
@@ -396,56 +396,56 @@ bool World::hold_if_paused(Slot& s, Payload& payload) {
 }
 
 void World::on_timer(TimerEvent& ev) {
-  Slot& s = slot(NodeId(ev.node));
+  Slot& s = slot(ev.node);
   if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
   if (!s.rehomed.empty()) s.rehomed.erase(ev.id);  // pushed again after a pause: fired now
-  trace_.append(now_, TraceKind::kTimer, ev.node, -1, ev.tag,
+  trace_.append(now_, TraceKind::kTimer, ev.node.value(), -1, ev.tag,
                 [&] { return "tag=" + std::to_string(ev.tag); });
   s.node->on_timer(ev.id, ev.tag);
 }
 
 void World::on_deliver(DeliverEvent& ev) {
-  Slot& s = slot(NodeId(ev.to));
+  Slot& s = slot(ev.to);
   const bool reset = ev.to_incarnation != s.incarnation && s.incarnation != 0 && ev.to_incarnation != 0;
   const bool alive = s.state == NodeState::kUp && !reset;
-  const bool linked = network_.connected(NodeId(ev.from), NodeId(ev.to));
+  const bool linked = network_.connected(ev.from, ev.to);
   const TraceKind kind = alive && linked ? TraceKind::kDeliver : TraceKind::kDrop;
-  trace_.append(now_, kind, ev.to, ev.from, message_digest(ev.msg),
+  trace_.append(now_, kind, ev.to.value(), ev.from.value(), message_digest(ev.msg),
                 [&] { return std::string(message_name(ev.msg)); });
   if (kind == TraceKind::kDeliver) {
-    s.node->on_message(NodeId(ev.from), ev.msg);
+    s.node->on_message(ev.from, ev.msg);
     return;
   }
   if (!linked) cut_connections_.emplace(ev.from, ev.to);  // reset when the cut heals
   // The destination's process is gone but its machine is up and reachable: its operating
   // system resets the connection, and the sender hears of it one network hop later.
-  Slot& sender = slot(NodeId(ev.from));
-  const std::uint32_t* conn = sender.connected_to.find(ev.to);
+  Slot& sender = slot(ev.from);
+  const std::uint32_t* conn = sender.connected_to.find(ev.to.value());
   const bool current = conn != nullptr && *conn == ev.to_incarnation;
-  const std::uint32_t* told = sender.reset_told.find(ev.to);
+  const std::uint32_t* told = sender.reset_told.find(ev.to.value());
   const bool already = told != nullptr && *told == ev.to_incarnation;
-  const bool way_back = network_.connected(NodeId(ev.to), NodeId(ev.from));
+  const bool way_back = network_.connected(ev.to, ev.from);
   if (linked && way_back && !alive && !s.powered_off && ev.from != ev.to && current && !already) {
-    sender.reset_told[ev.to] = ev.to_incarnation;
-    const Nanos hop = network_.options(NodeId(ev.to), NodeId(ev.from)).latency_min_ns;
+    sender.reset_told[ev.to.value()] = ev.to_incarnation;
+    const Nanos hop = network_.options(ev.to, ev.from).latency_min_ns;
     queue_.push(now_ + hop, DisconnectEvent{ev.from, sender.incarnation, ev.to, ev.to_incarnation});
   }
 }
 
 void World::on_disconnect(DisconnectEvent& ev) {
-  Slot& s = slot(NodeId(ev.node));
+  Slot& s = slot(ev.node);
   if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
-  const std::uint32_t* conn = s.connected_to.find(ev.peer);
+  const std::uint32_t* conn = s.connected_to.find(ev.peer.value());
   if (conn == nullptr || *conn != ev.peer_incarnation) return;  // reconnected since
-  trace_.append(now_, TraceKind::kDisconnect, ev.node, ev.peer, 0, [] { return std::string("connection reset"); });
-  s.node->on_disconnect(NodeId(ev.peer));
+  trace_.append(now_, TraceKind::kDisconnect, ev.node.value(), ev.peer.value(), 0, [] { return std::string("connection reset"); });
+  s.node->on_disconnect(ev.peer);
 }
 
 void World::on_fsync(FsyncEvent& ev) {
-  Slot& s = slot(NodeId(ev.node));
+  Slot& s = slot(ev.node);
   if (ev.complete) std::exchange(ev.complete, nullptr)();  // no-op after a crash or power loss
   if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
-  trace_.append(now_, TraceKind::kFsync, ev.node, -1, ev.token,
+  trace_.append(now_, TraceKind::kFsync, ev.node.value(), -1, ev.token,
                 [&] { return "token=" + std::to_string(ev.token); });
   s.node->on_fsync(ev.token);
 }

@@ -108,27 +108,27 @@ class World {
  private:
   class SimEnv;
   struct TimerEvent {
-    std::int32_t node;
+    NodeId node;
     std::uint32_t incarnation;
     TimerId id;
     std::uint64_t tag;
   };
   struct DeliverEvent {
-    std::int32_t from;
-    std::int32_t to;
+    NodeId from;
+    NodeId to;
     std::uint32_t to_incarnation;
     Message msg;
   };
   struct FsyncEvent {
-    std::int32_t node;
+    NodeId node;
     std::uint32_t incarnation;
     std::uint64_t token;
     std::function<void()> complete;
   };
   struct DisconnectEvent {
-    std::int32_t node;  // told
+    NodeId node;  // told
     std::uint32_t incarnation;
-    std::int32_t peer;  // whose process is gone
+    NodeId peer;  // whose process is gone
     std::uint32_t peer_incarnation;  // the connection that broke
   };
   struct ActionEvent {
@@ -165,7 +165,7 @@ class World {
   Network network_;
   // (from, to) links on which a cut dropped a message since they were last healed: ordered,
   // so the resets on heal happen in a deterministic order.
-  std::set<std::pair<std::int32_t, std::int32_t>> cut_connections_;
+  std::set<std::pair<NodeId, NodeId>> cut_connections_;
   Trace trace_;
   std::vector<std::unique_ptr<Slot>> slots_;
 };
