@@ -199,7 +199,7 @@ class Generator {
       e.group = kGroups[g];
       e.generation = group.generation;
       for (std::int32_t p = 0; p < kPartitions; ++p) {
-        if (member(g, p) == e.process) e.assignment.push_back({"orders", p});
+        if (member(g, p) == e.process) e.assignment.push_back({"orders", PartitionId(p)});
       }
       e.note = "assigned";
       out.push_back(std::move(e));

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base/topic_partition.h"
 #include "engine/base/types.h"
 #include "properties/interner.h"
 
@@ -40,12 +41,6 @@ enum class OpKind : std::uint8_t {
 std::string_view op_kind_name(OpKind kind);
 std::optional<OpKind> op_kind_from_name(std::string_view name);
 
-struct TopicPartitionRef {
-  std::string topic;
-  std::int32_t partition = -1;
-  auto operator<=>(const TopicPartitionRef&) const = default;
-};
-
 struct HistoryEvent {
   std::uint64_t index = 0;    // position in the history, from 0 (set by History::append)
   Nanos at = 0;               // simulated time
@@ -64,7 +59,7 @@ struct HistoryEvent {
   std::int64_t log_start_offset = -1;
   std::int64_t high_watermark = -1;
   bool idempotent = false;     // kSendInvoke: the producer had enable.idempotence on
-  std::vector<TopicPartitionRef> assignment;  // kAssign: the new assignment
+  std::vector<TopicPartition> assignment;  // kAssign: the new assignment
   std::string error;           // Kafka error name for failed or unknown sends
   std::string note;            // free text (fault description)
 };
@@ -171,7 +166,7 @@ class History {
     std::uint64_t commit_id = 0;
     std::int64_t log_start_offset = -1;
     std::int64_t high_watermark = -1;
-    std::vector<TopicPartitionRef> assignment;
+    std::vector<TopicPartition> assignment;
   };
   std::deque<Entry> entries_;  // a deque: growing never copies what is kept
   std::vector<Extra> extras_;

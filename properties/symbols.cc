@@ -52,7 +52,7 @@ EventIds Symbols::ids_of(const HistoryEvent& e, const History::Entry& entry) {
   ids.tp = tp(ids.topic, e.partition);
   if (!e.assignment.empty()) {
     assignment_.clear();
-    for (const TopicPartitionRef& r : e.assignment) assignment_.push_back(tp(topics_.intern(r.topic), r.partition));
+    for (const TopicPartition& r : e.assignment) assignment_.push_back(tp(topics_.intern(r.topic), r.partition.value()));
     ids.assignment = assignment_;
   }
   return ids;

@@ -46,7 +46,7 @@ nlohmann::ordered_json event_json(const HistoryEvent& e) {
   if (e.idempotent) j["idempotent"] = true;
   if (e.kind == OpKind::kAssign) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
-    for (const auto& tp : e.assignment) a.push_back({{"topic", tp.topic}, {"partition", tp.partition}});
+    for (const auto& tp : e.assignment) a.push_back({{"topic", tp.topic}, {"partition", tp.partition.value()}});
     j["assignment"] = std::move(a);
   }
   if (!e.error.empty()) j["error"] = e.error;
@@ -144,7 +144,7 @@ HistoryEvent read_event(const nlohmann::json& j, const std::string& file, std::s
           !tp["partition"].is_number_integer()) {
         r.fail("an assignment entry is " + tp.dump(), "{\"topic\": \"orders\", \"partition\": 0}");
       }
-      e.assignment.push_back({tp["topic"].get<std::string>(), tp["partition"].get<std::int32_t>()});
+      e.assignment.push_back({tp["topic"].get<std::string>(), PartitionId(tp["partition"].get<std::int32_t>())});
     }
   }
   e.error = r.string("error");

@@ -74,7 +74,7 @@ std::string event_line(const HistoryEvent& e) {
   if (e.value_id != 0) s += fmt::format(" value#{}", e.value_id);
   if (e.kind == OpKind::kAssign) {
     s += " [";
-    for (std::size_t i = 0; i < e.assignment.size(); ++i) s += fmt::format("{}{}/{}", i ? " " : "", e.assignment[i].topic, e.assignment[i].partition);
+    for (std::size_t i = 0; i < e.assignment.size(); ++i) s += fmt::format("{}{}/{}", i ? " " : "", e.assignment[i].topic, e.assignment[i].partition.value());
     s += "]";
   }
   if (!e.error.empty()) s += " " + e.error;
@@ -160,7 +160,7 @@ HistoryView read_history(const properties::History& history, double end_ms) {
       if (!g.assignments.contains(e.process)) g.members.push_back(e.process);
       Assignment a{at, e.generation, {}, e.index};
       for (const auto& tp : e.assignment) {
-        const std::string name = tp.topic + "/" + std::to_string(tp.partition);
+        const std::string name = tp.topic + "/" + std::to_string(tp.partition.value());
         a.parts += (a.parts.empty() ? "" : " ") + name;
         g.partitions.insert(name);
       }

@@ -55,7 +55,7 @@ std::vector<HistoryEvent> random_history(std::uint64_t seed) {
     }
     if (e.kind == OpKind::kAssign) {
       for (std::int32_t p = 0; p < 3; ++p) {
-        if (r(2) != 0) e.assignment.push_back({"t", p});
+        if (r(2) != 0) e.assignment.push_back({"t", PartitionId(p)});
       }
     }
     if (e.kind == OpKind::kAdmin) e.note = r(2) != 0 ? "alter-config t cleanup.policy=compact" : "delete-records t";

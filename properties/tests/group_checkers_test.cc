@@ -38,7 +38,7 @@ class Events {
     for (std::int64_t o = from; o < to; ++o) ack(partition, o);
   }
   std::uint64_t assign(const std::string& member, const std::string& group, std::int32_t generation,
-                       std::vector<TopicPartitionRef> tps) {
+                       std::vector<TopicPartition> tps) {
     HistoryEvent e = base(OpKind::kAssign, member);
     e.group = group;
     e.generation = generation;
@@ -118,7 +118,7 @@ bool mentions(const Violation& v, const std::string& text) { return v.explanatio
 TEST(DoubleOwnershipChecker, TwoMembersProcessingOnePartitionInOneGenerationAreFlaggedOnce) {
   DoubleOwnershipChecker c;
   Events h(c);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
   const std::uint64_t first = h.process("billing-1", "billing", 1, 0, 10);
   h.process("billing-1", "billing", 1, 0, 11);
   const std::uint64_t second = h.process("billing-2", "billing", 1, 0, 12);
@@ -179,8 +179,8 @@ TEST(DoubleOwnershipChecker, DefaultCheckersReportIt) {
 TEST(StaleCommitChecker, ACommitSentFromALeftGenerationAndAcceptedIsFlaggedOncePerCommit) {
   StaleCommitChecker c;
   Events h(c);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}, {"orders", 1}});
-  const std::uint64_t newer = h.assign("billing-2", "billing", 2, {{"orders", 0}, {"orders", 1}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}, {"orders", PartitionId(1)}});
+  const std::uint64_t newer = h.assign("billing-2", "billing", 2, {{"orders", PartitionId(0)}, {"orders", PartitionId(1)}});
   // billing-1 wakes up from a pause, still in generation 1, and commits both partitions.
   const std::uint64_t sent = h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 7, 0, 40);
   h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 7, 1, 41);
@@ -205,9 +205,9 @@ TEST(StaleCommitChecker, ACommitSentFromALeftGenerationAndAcceptedIsFlaggedOnceP
 TEST(StaleCommitChecker, ACommitCurrentWhenSentIsFineEvenIfItsAnswerComesAfterANewerAssignment) {
   StaleCommitChecker c;
   Events h(c);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
   h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 1, 0, 10);
-  h.assign("billing-2", "billing", 2, {{"orders", 0}});
+  h.assign("billing-2", "billing", 2, {{"orders", PartitionId(0)}});
   h.commit(OpKind::kCommitOk, "billing-1", "billing", 1, 1, 0, 10);
   // A commit sent without a generation (the admin's, or manual assignment) is never stale.
   h.commit(OpKind::kCommitInvoke, "tool", "billing", -1, 1, 0, 5);
@@ -216,7 +216,7 @@ TEST(StaleCommitChecker, ACommitCurrentWhenSentIsFineEvenIfItsAnswerComesAfterAN
   h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 2, 0, 11);
   h.commit(OpKind::kCommitFail, "billing-1", "billing", 1, 2, 0, 11);
   // Another group's generations do not fence this one.
-  h.assign("email-1", "email", 9, {{"orders", 0}});
+  h.assign("email-1", "email", 9, {{"orders", PartitionId(0)}});
   h.commit(OpKind::kCommitInvoke, "billing-2", "billing", 2, 1, 0, 12);
   h.commit(OpKind::kCommitOk, "billing-2", "billing", 2, 1, 0, 12);
   EXPECT_TRUE(finish(c).empty());
@@ -257,7 +257,7 @@ TEST(LostCommitChecker, ACommitBeyondUnprocessedRecordsIsFlaggedAtTheCommitThatP
   LostCommitChecker c;
   Events h(c);
   h.acks(0, 0, 10);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
   h.processes("billing-1", "billing", 1, 0, 0, 4);
   h.committed("billing-1", "billing", 1, 0, 2);
   h.committed("billing-1", "billing", 1, 0, 4);
@@ -284,7 +284,7 @@ TEST(LostCommitChecker, RecordsBelowTheFirstProcessedOffsetAreNotOwed) {
   LostCommitChecker c;
   Events h(c);
   h.acks(0, 0, 10);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
   h.processes("billing-1", "billing", 1, 0, 5, 10);  // auto.offset.reset=latest: started at 5
   h.committed("billing-1", "billing", 1, 0, 10);
   // Processed by another member in another generation counts too.
@@ -332,7 +332,7 @@ TEST(LostCommitChecker, SparseOffsetsFarAboveZeroAreJudgedLikeDenseOnes) {
   LostCommitChecker c;
   Events h(c);
   for (std::int64_t o : {kBase, kBase + 1, kBase + 5000, kBase + 5001, kBase + 9000}) h.ack(0, o);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
   for (std::int64_t o : {kBase, kBase + 1, kBase + 5001}) h.process("billing-1", "billing", 1, 0, o);
   h.committed("billing-1", "billing", 1, 0, kBase + 2);
   h.committed("billing-1", "billing", 1, 0, kBase + 1);  // backwards: passes nothing new
@@ -406,7 +406,7 @@ TEST(LostCommitChecker, DefaultCheckersReportIt) {
 TEST(UnseenChecker, ARecordTheGroupNeverProcessedIsFlaggedAtItsAcknowledgement) {
   UnseenChecker c(seconds(60));
   Events h(c);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
   h.acks(0, 0, 2);
   const std::uint64_t missed = h.ack(0, 2);
   h.acks(0, 3, 6);
@@ -432,7 +432,7 @@ TEST(UnseenChecker, RecordsAcknowledgedAfterTheCutoffOrBelowTheStartAreNotOwed) 
   UnseenChecker c(millis(8));  // events are 1 ms apart: acknowledgements from event #8 on are not owed
   Events h(c);
   h.acks(0, 0, 3);                                       // #0..#2: before the group started
-  h.assign("billing-1", "billing", 1, {{"orders", 0}});  // #3
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});  // #3
   h.acks(0, 3, 6);                                       // #4..#6
   h.processes("billing-1", "billing", 1, 0, 3, 6);       // started at 3 (latest)
   h.acks(0, 6, 9);                                       // at or after the cutoff
@@ -443,8 +443,8 @@ TEST(UnseenChecker, RecordsAcknowledgedAfterTheCutoffOrBelowTheStartAreNotOwed) 
 TEST(UnseenChecker, RecordsProcessedOnlyByAnotherGroupDoNotCount) {
   UnseenChecker c(seconds(60));
   Events h(c);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}});
-  h.assign("email-1", "email", 1, {{"orders", 0}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
+  h.assign("email-1", "email", 1, {{"orders", PartitionId(0)}});
   h.acks(0, 0, 5);
   h.processes("billing-1", "billing", 1, 0, 0, 5);
   h.processes("email-1", "email", 1, 0, 0, 3);
@@ -460,7 +460,7 @@ TEST(UnseenChecker, APartitionNeverProcessedOwesWhatWasAcknowledgedAfterItsFirst
   UnseenChecker c(seconds(60));
   Events h(c);
   h.acks(1, 0, 3);  // written before the group had the partition: not owed (latest)
-  h.assign("billing-1", "billing", 1, {{"orders", 0}, {"orders", 1}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}, {"orders", PartitionId(1)}});
   const std::uint64_t first = h.ack(1, 3);
   h.ack(1, 4);
   h.acks(0, 0, 2);
@@ -485,7 +485,7 @@ TEST(UnseenChecker, APartitionOfTheTopicNoMemberEverGotOwesWhatCameAfterTheGroup
   Events h(c);
   h.acks(0, 0, 2);
   h.acks(2, 0, 2);  // orders/2 exists before the group starts
-  h.assign("billing-1", "billing", 1, {{"orders", 0}, {"orders", 1}});  // ... but no member gets it
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}, {"orders", PartitionId(1)}});  // ... but no member gets it
   h.processes("billing-1", "billing", 1, 0, 0, 2);
   const std::uint64_t owed = h.ack(2, 2);
   h.ack(2, 3);
@@ -504,7 +504,7 @@ TEST(UnseenChecker, APartitionOfTheTopicNoMemberEverGotOwesWhatCameAfterTheGroup
 TEST(UnseenChecker, AResetForwardMovesTheStart) {
   UnseenChecker c(seconds(60));
   Events h(c);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
   h.acks(0, 0, 10);
   h.processes("billing-1", "billing", 1, 0, 0, 2);
   h.reset("billing", 0, 7);
@@ -517,7 +517,7 @@ TEST(UnseenChecker, SparseOffsetsFarAboveZeroAreJudgedLikeDenseOnes) {
   constexpr std::int64_t kBase = std::int64_t{1} << 40;
   UnseenChecker c(seconds(60));
   Events h(c);
-  h.assign("billing-1", "billing", 1, {{"orders", 0}, {"orders", 1}});
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}, {"orders", PartitionId(1)}});
   h.ack(0, kBase);
   const std::uint64_t missed = h.ack(0, kBase + 1);
   h.ack(0, kBase + 2048);
@@ -546,7 +546,7 @@ TEST(UnseenChecker, IsNotADefaultChecker) {
   assign.process = "billing-1";
   assign.group = "billing";
   assign.generation = 1;
-  assign.assignment = {{"orders", 0}};
+  assign.assignment = {{"orders", PartitionId(0)}};
   history.append(assign);
   HistoryEvent ack;
   ack.kind = OpKind::kSendOk;

@@ -20,7 +20,7 @@ class Events {
   explicit Events(Checker& checker) : checker_(checker) {
     history_.observe([this](const HistoryEvent& e) { checker_.observe(e); });
   }
-  std::uint64_t assign(const std::string& member, const std::string& group, std::vector<TopicPartitionRef> tps) {
+  std::uint64_t assign(const std::string& member, const std::string& group, std::vector<TopicPartition> tps) {
     HistoryEvent e = base(OpKind::kAssign, member, group);
     e.assignment = std::move(tps);
     return append(e);
@@ -77,8 +77,8 @@ class Events {
 // billing and audit both read t/0; billing's member b1 processes 0..9 and commits 10, audit's
 // a1 processes 0..24 and commits 25; then b1's partition moves to b2.
 void two_groups(Events& h) {
-  h.assign("b1", "billing", {{"t", 0}});
-  h.assign("a1", "audit", {{"t", 0}});
+  h.assign("b1", "billing", {{"t", PartitionId(0)}});
+  h.assign("a1", "audit", {{"t", PartitionId(0)}});
   for (std::int64_t o = 0; o < 10; ++o) h.process("b1", "billing", o);
   h.committed("b1", "billing", 10);
   for (std::int64_t o = 0; o < 25; ++o) h.process("a1", "audit", o);
@@ -90,7 +90,7 @@ TEST(GroupInterferenceChecker, AMemberStartsAtItsOwnGroupsCommittedOffset) {
   GroupInterferenceChecker c;
   Events h(c);
   two_groups(h);
-  h.assign("b2", "billing", {{"t", 0}});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
   h.process("b2", "billing", 10);
   h.process("b2", "billing", 11);
   EXPECT_TRUE(h.finish().empty());
@@ -100,7 +100,7 @@ TEST(GroupInterferenceChecker, AStartAtAnotherGroupsCommittedOffsetIsInterferenc
   GroupInterferenceChecker c;
   Events h(c);
   two_groups(h);
-  h.assign("b2", "billing", {{"t", 0}});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
   const std::uint64_t start = h.process("b2", "billing", 25);
   h.process("b2", "billing", 26);
   const auto v = h.finish();
@@ -119,11 +119,11 @@ TEST(GroupInterferenceChecker, ACommitWhoseAnswerCameLateOrFailedStillExplainsTh
   h.commit(OpKind::kCommitInvoke, "b1", "billing", 77, 25);  // sent, answered only later
   h.commit(OpKind::kCommitInvoke, "b1", "billing", 78, 30);
   h.commit(OpKind::kCommitFail, "b1", "billing", 78, 30);    // timed out: perhaps applied
-  h.assign("b2", "billing", {{"t", 0}});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
   h.process("b2", "billing", 25);
   h.commit(OpKind::kCommitOk, "b1", "billing", 77, 25);
   h.assign("b2", "billing", {});
-  h.assign("b2", "billing", {{"t", 0}});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
   h.process("b2", "billing", 30);
   EXPECT_TRUE(h.finish().empty());
 }
@@ -133,7 +133,7 @@ TEST(GroupInterferenceChecker, AResetAimedAtTheGroupExplainsTheStart) {
   Events h(c);
   two_groups(h);
   h.seek("admin", "billing", 25);  // reset-offsets --to-offset 25 for billing
-  h.assign("b2", "billing", {{"t", 0}});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
   h.process("b2", "billing", 25);
   EXPECT_TRUE(h.finish().empty());
 }
@@ -143,7 +143,7 @@ TEST(GroupInterferenceChecker, AResetAimedAtAnotherGroupThatMovesThisOneIsInterf
   Events h(c);
   two_groups(h);
   h.seek("admin", "audit", 3);  // reset-offsets for audit, but billing's offset moved
-  h.assign("b2", "billing", {{"t", 0}});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
   h.process("b2", "billing", 3);
   const auto v = h.finish();
   ASSERT_EQ(v.size(), 1u);
@@ -155,10 +155,10 @@ TEST(GroupInterferenceChecker, AStartChosenByAutoOffsetResetIsNotJudged) {
   // even if that equals audit's committed offset.
   GroupInterferenceChecker c;
   Events h(c);
-  h.assign("a1", "audit", {{"t", 0}});
+  h.assign("a1", "audit", {{"t", PartitionId(0)}});
   for (std::int64_t o = 0; o < 25; ++o) h.process("a1", "audit", o);
   h.committed("a1", "audit", 25);
-  h.assign("b2", "billing", {{"t", 0}});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
   h.process("b2", "billing", 25);
   EXPECT_TRUE(h.finish().empty());
 }
@@ -167,7 +167,7 @@ TEST(GroupInterferenceChecker, AStartAfterAResetOfThePositionIsNotJudged) {
   GroupInterferenceChecker c;
   Events h(c);
   two_groups(h);
-  h.assign("b2", "billing", {{"t", 0}});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
   h.seek("b2", "billing", 25);  // its committed offset was out of range: auto.offset.reset
   h.process("b2", "billing", 25);
   EXPECT_TRUE(h.finish().empty());
@@ -177,14 +177,14 @@ TEST(GroupInterferenceChecker, APartitionKeptAcrossARebalanceKeepsItsPosition) {
   // Cooperative rebalance: b1 keeps t/0 (its position 10 goes on, whatever was committed).
   GroupInterferenceChecker c;
   Events h(c);
-  h.assign("b1", "billing", {{"t", 0}, {"t", 1}});
-  h.assign("a1", "audit", {{"t", 0}});
+  h.assign("b1", "billing", {{"t", PartitionId(0)}, {"t", PartitionId(1)}});
+  h.assign("a1", "audit", {{"t", PartitionId(0)}});
   h.process("b1", "billing", 0);
   h.committed("b1", "billing", 1);
   for (std::int64_t o = 0; o < 5; ++o) h.process("a1", "audit", o);
   h.committed("a1", "audit", 5);
-  h.assign("b1", "billing", {{"t", 0}});            // revoked t/1
-  h.assign("b1", "billing", {{"t", 0}, {"t", 2}});  // assigned t/2
+  h.assign("b1", "billing", {{"t", PartitionId(0)}});            // revoked t/1
+  h.assign("b1", "billing", {{"t", PartitionId(0)}, {"t", PartitionId(2)}});  // assigned t/2
   h.process("b1", "billing", 5);
   EXPECT_TRUE(h.finish().empty());
 }
@@ -193,7 +193,7 @@ TEST(GroupInterferenceChecker, ManuallyAssignedConsumersAreNotGroups) {
   GroupInterferenceChecker c;
   Events h(c);
   two_groups(h);
-  h.assign("reader", "", {{"t", 0}});
+  h.assign("reader", "", {{"t", PartitionId(0)}});
   h.process("reader", "", 25);
   EXPECT_TRUE(h.finish().empty());
 }
@@ -203,14 +203,14 @@ TEST(GroupInterferenceChecker, OfSeveralOtherGroupsThatSetTheOffsetTheFirstByNam
   // order, not in order of appearance), so that the text does not depend on interning.
   GroupInterferenceChecker c;
   Events h(c);
-  h.assign("b1", "billing", {{"t", 0}});
+  h.assign("b1", "billing", {{"t", PartitionId(0)}});
   h.committed("b1", "billing", 10);
-  h.assign("z1", "zeta", {{"t", 0}});
+  h.assign("z1", "zeta", {{"t", PartitionId(0)}});
   h.committed("z1", "zeta", 25);
-  h.assign("a1", "alpha", {{"t", 0}});
+  h.assign("a1", "alpha", {{"t", PartitionId(0)}});
   h.committed("a1", "alpha", 25);
   h.assign("b1", "billing", {});
-  h.assign("b2", "billing", {{"t", 0}});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
   h.process("b2", "billing", 25);
   const auto v = h.finish();
   ASSERT_EQ(v.size(), 1u);
@@ -224,16 +224,16 @@ TEST(GroupInterferenceChecker, HighOffsetsAndManyMembersAreJudgedPerMember) {
   GroupInterferenceChecker c;
   Events h(c);
   const std::int64_t base = std::int64_t{1} << 40;
-  h.assign("a1", "audit", {{"t", 0}});
+  h.assign("a1", "audit", {{"t", PartitionId(0)}});
   h.committed("a1", "audit", base + 5000);
-  h.assign("b0", "billing", {{"t", 0}});
+  h.assign("b0", "billing", {{"t", PartitionId(0)}});
   h.committed("b0", "billing", base);
   std::string previous = "b0";
   std::uint64_t start = 0;
   for (int m = 1; m <= 100; ++m) {
     const std::string member = "b" + std::to_string(m);
     h.assign(previous, "billing", {});
-    h.assign(member, "billing", {{"t", 0}, {"t", 1}});
+    h.assign(member, "billing", {{"t", PartitionId(0)}, {"t", PartitionId(1)}});
     const std::int64_t offset = m == 50 ? base + 5000 : base + m - 1;
     const std::uint64_t at = h.process(member, "billing", offset);
     if (m == 50) start = at;

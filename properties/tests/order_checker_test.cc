@@ -26,7 +26,7 @@ HistoryEvent process(const std::string& proc, const std::string& topic, std::int
   return e;
 }
 
-HistoryEvent assign(const std::string& proc, std::vector<TopicPartitionRef> tps) {
+HistoryEvent assign(const std::string& proc, std::vector<TopicPartition> tps) {
   HistoryEvent e;
   e.kind = OpKind::kAssign;
   e.process = proc;
@@ -53,7 +53,7 @@ std::vector<Violation> check(std::vector<HistoryEvent> events) {
 }
 
 TEST(OrderChecker, IncreasingOffsetsPass) {
-  EXPECT_TRUE(check({assign("c1", {{"t", 0}}), process("c1", "t", 0, 0), process("c1", "t", 0, 1),
+  EXPECT_TRUE(check({assign("c1", {{"t", PartitionId(0)}}), process("c1", "t", 0, 0), process("c1", "t", 0, 1),
                      process("c1", "t", 0, 5), process("c1", "t", 0, 6)})
                   .empty());
 }
@@ -67,7 +67,7 @@ TEST(OrderChecker, RepeatedOffsetIsNonmonotonicPoll) {
   HistoryEvent repeat = process("c1", "orders", 2, 7);
   repeat.at = millis(1234);
   repeat.key = "customer-9";
-  const auto v = check({assign("c1", {{"orders", 2}}), process("c1", "orders", 2, 6),
+  const auto v = check({assign("c1", {{"orders", PartitionId(2)}}), process("c1", "orders", 2, 6),
                         process("c1", "orders", 2, 7), repeat});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].anomaly, "nonmonotonic-poll");
@@ -86,7 +86,7 @@ TEST(OrderChecker, RepeatedOffsetIsNonmonotonicPoll) {
 }
 
 TEST(OrderChecker, LowerOffsetIsNonmonotonicPoll) {
-  const auto v = check({assign("c1", {{"t", 0}}), process("c1", "t", 0, 10), process("c1", "t", 0, 11),
+  const auto v = check({assign("c1", {{"t", PartitionId(0)}}), process("c1", "t", 0, 10), process("c1", "t", 0, 11),
                         process("c1", "t", 0, 12), process("c1", "t", 0, 4), process("c1", "t", 0, 5)});
   // One violation only: 5 after 4 goes up again, so it is not a second anomaly.
   ASSERT_EQ(v.size(), 1u);
@@ -109,13 +109,13 @@ TEST(OrderChecker, EachBackwardStepIsReported) {
 }
 
 TEST(OrderChecker, NewAssignmentResetsEveryPartitionOfTheProcess) {
-  EXPECT_TRUE(check({assign("c1", {{"t", 0}, {"t", 1}}), process("c1", "t", 0, 10), process("c1", "t", 1, 20),
-                     assign("c1", {{"t", 0}, {"t", 1}}), process("c1", "t", 0, 3), process("c1", "t", 1, 4)})
+  EXPECT_TRUE(check({assign("c1", {{"t", PartitionId(0)}, {"t", PartitionId(1)}}), process("c1", "t", 0, 10), process("c1", "t", 1, 20),
+                     assign("c1", {{"t", PartitionId(0)}, {"t", PartitionId(1)}}), process("c1", "t", 0, 3), process("c1", "t", 1, 4)})
                   .empty());
 }
 
 TEST(OrderChecker, AssignmentOfAnotherProcessDoesNotReset) {
-  const auto v = check({process("c1", "t", 0, 10), assign("c2", {{"t", 0}}), process("c1", "t", 0, 3)});
+  const auto v = check({process("c1", "t", 0, 10), assign("c2", {{"t", PartitionId(0)}}), process("c1", "t", 0, 3)});
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].first_event, 2u);
   EXPECT_EQ(v[0].process, "c1");
@@ -131,7 +131,7 @@ TEST(OrderChecker, AssignmentResetDoesNotLeakIntoProcessWithPrefixName) {
 }
 
 TEST(OrderChecker, SeekResetsOnlyThatPartition) {
-  const auto v = check({assign("c1", {{"t", 0}, {"t", 1}}), process("c1", "t", 0, 10), process("c1", "t", 1, 10),
+  const auto v = check({assign("c1", {{"t", PartitionId(0)}, {"t", PartitionId(1)}}), process("c1", "t", 0, 10), process("c1", "t", 1, 10),
                         seek("c1", "t", 0, 2), process("c1", "t", 0, 2),  // fine: after a seek
                         process("c1", "t", 1, 9)});                       // not fine: no seek on t/1
   ASSERT_EQ(v.size(), 1u);
@@ -207,7 +207,7 @@ TEST(CheckerSet, DefaultCheckersPassOnAGoodHistory) {
   History h;
   auto set = default_checkers();
   set.attach(h);
-  h.append(assign("c1", {{"t", 0}}));
+  h.append(assign("c1", {{"t", PartitionId(0)}}));
   h.append(process("c1", "t", 0, 0));
   h.append(process("c1", "t", 0, 1));
   const Verdict v = set.finish();
@@ -323,7 +323,7 @@ TEST(History, EveryFieldComesBackAsAppended) {
   a.log_start_offset = 10;
   a.high_watermark = 50;
   a.idempotent = true;
-  a.assignment = {{"orders", 1}, {"audit", 0}};
+  a.assignment = {{"orders", PartitionId(1)}, {"audit", PartitionId(0)}};
   a.error = "OFFSET_OUT_OF_RANGE";
   a.note = "reset by auto.offset.reset";
   HistoryEvent b;  // every field at its default: no key, no group, no extras

@@ -52,7 +52,7 @@ class Events {
   void acks(std::int64_t from, std::int64_t to) {
     for (std::int64_t o = from; o < to; ++o) ack(o);
   }
-  std::uint64_t assign(const std::string& member, std::vector<TopicPartitionRef> tps, const std::string& group = "g") {
+  std::uint64_t assign(const std::string& member, std::vector<TopicPartition> tps, const std::string& group = "g") {
     HistoryEvent e = base(OpKind::kAssign, member);
     e.group = group;
     e.generation = 1;
@@ -114,7 +114,7 @@ TEST(PollSkipChecker, AContiguousRunPasses) {
   PollSkipChecker c;
   Events h(c);
   h.acks(0, 10);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 10);
   EXPECT_TRUE(h.finish().empty());
 }
@@ -123,7 +123,7 @@ TEST(PollSkipChecker, AHoleOverAnAcknowledgedRecordIsASkipNamedAtTheRecordAfterI
   PollSkipChecker c;
   Events h(c);
   h.acks(0, 10);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 4);
   const std::uint64_t after = h.process("m1", 6);  // 4 and 5 skipped
   h.processes("m1", 7, 10);
@@ -145,7 +145,7 @@ TEST(PollSkipChecker, AnAcknowledgementThatArrivesAfterTheSkipStillCounts) {
   h.acks(0, 3);
   h.invoke(103, "k3");
   h.ack(4);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.process("m1", 4);
   h.outcome(OpKind::kSendOk, 103, "k3", 0, 3);
@@ -165,7 +165,7 @@ TEST(PollSkipChecker, HolesOverOffsetsNoAcknowledgementWroteAreNotJudged) {
   h.invoke(104, std::nullopt);
   h.outcome(OpKind::kSendFail, 104, std::nullopt, 0, -1);
   h.acks(5, 7);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.processes("m1", 5, 7);
   EXPECT_TRUE(h.finish().empty());
@@ -176,10 +176,10 @@ TEST(PollSkipChecker, TheFirstRecordOfAnAssignmentIsAStartNotASkip) {
   PollSkipChecker c(not_compacted());
   Events h(c);
   h.acks(0, 20);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 7, 10);
   h.assign("m1", {});
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 15, 20);
   EXPECT_TRUE(h.finish().empty());
 }
@@ -189,9 +189,9 @@ TEST(PollSkipChecker, RecordsProcessedAgainAfterARebalanceStartANewRun) {
   PollSkipChecker c(not_compacted());
   Events h(c);
   h.acks(0, 12);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 8);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 5, 12);
   EXPECT_TRUE(h.finish().empty());
 }
@@ -202,7 +202,7 @@ TEST(PollSkipChecker, AResetAfterRetentionEndsTheRun) {
   PollSkipChecker c(not_compacted());
   Events h(c);
   h.acks(0, 14);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.seek("m1", 10);
   h.processes("m1", 10, 14);
@@ -213,7 +213,7 @@ TEST(PollSkipChecker, ASeekOfAnotherProcessDoesNotEndTheRun) {
   PollSkipChecker c(not_compacted());
   Events h(c);
   h.acks(0, 10);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.seek("m2", 8);
   h.process("m1", 8);
@@ -229,7 +229,7 @@ TEST(PollSkipChecker, RecordsLostToTruncationLeaveNoHole) {
   h.invoke(205, "k5");
   h.outcome(OpKind::kSendOk, 205, "k5", 0, 5);
   h.ack(6);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 7);
   EXPECT_TRUE(h.finish().empty());
 }
@@ -244,7 +244,7 @@ TEST(PollSkipChecker, ARecordALaterOneOfItsKeySupersededMayBeCompactedAway) {
   h.ack(4, "a");
   h.ack(5);
   h.ack(6, "a");
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.processes("m1", 5, 7);
   EXPECT_TRUE(h.finish().empty());
@@ -258,7 +258,7 @@ TEST(PollSkipChecker, OnATopicKnownNotToBeCompactedTheSameHoleIsASkip) {
   h.ack(4, "a");
   h.ack(5);
   h.ack(6, "a");
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.processes("m1", 5, 7);
   const auto v = h.finish();
@@ -273,7 +273,7 @@ TEST(PollSkipChecker, ATopicAlteredToCompactMayHaveGaps) {
   h.acks(0, 3);
   h.ack(3, "a");
   h.ack(4, "a");
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.process("m1", 4);
   EXPECT_TRUE(h.finish().empty());
@@ -287,7 +287,7 @@ TEST(PollSkipChecker, ASupersedingRecordSentOnlyAfterTheSkipExcusesNothing) {
   h.acks(0, 3);
   h.ack(3, "a");
   h.ack(4);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   const std::uint64_t after = h.process("m1", 4);
   h.ack(5, "a");
@@ -305,7 +305,7 @@ TEST(PollSkipChecker, ASendOfTheKeyWithAnUnknownOutcomeMaySupersedeIt) {
   h.invoke(900, "a");
   h.outcome(OpKind::kSendInfo, 900, "a", 0, -1);
   h.ack(4);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.process("m1", 4);
   EXPECT_TRUE(h.finish().empty());
@@ -318,7 +318,7 @@ TEST(PollSkipChecker, CompactionKeepsRecordsWithoutAKey) {
   h.invoke(103, std::nullopt);
   h.outcome(OpKind::kSendOk, 103, std::nullopt, 0, 3);
   h.ack(4);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.process("m1", 4);
   EXPECT_EQ(h.finish().size(), 1u);
@@ -330,8 +330,8 @@ TEST(PollSkipChecker, RunsArePerProcessAndPerPartition) {
   h.acks(0, 6);
   h.ack(0, std::nullopt, 1);
   h.ack(1, std::nullopt, 1);
-  h.assign("m1", {{"t", 0}, {"t", 1}});
-  h.assign("m2", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}, {"t", PartitionId(1)}});
+  h.assign("m2", {{"t", PartitionId(0)}});
   h.process("m1", 0);
   h.process("m2", 3);  // another member's start
   h.process("m1", 0, 1);
@@ -345,7 +345,7 @@ TEST(PollSkipChecker, ManuallyAssignedConsumersAreJudgedToo) {
   PollSkipChecker c(not_compacted());
   Events h(c);
   h.acks(0, 5);
-  h.assign("reader", {{"t", 0}}, "");
+  h.assign("reader", {{"t", PartitionId(0)}}, "");
   h.process("reader", 0, 0, "");
   h.process("reader", 2, 0, "");
   EXPECT_EQ(h.finish().size(), 1u);
@@ -355,7 +355,7 @@ TEST(PollSkipChecker, ANonmonotonicStepIsLeftToTheOrderChecker) {
   PollSkipChecker c(not_compacted());
   Events h(c);
   h.acks(0, 8);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 6);
   h.processes("m1", 3, 8);  // goes back (nonmonotonic-poll), then on without a hole
   EXPECT_TRUE(h.finish().empty());
@@ -367,7 +367,7 @@ TEST(PollSkipChecker, HolesAtHighSparseOffsetsAreFound) {
   Events h(c);
   const std::int64_t base = std::int64_t{1} << 40;
   for (const std::int64_t o : {base, base + 1, base + 3000, base + 100000, base + 100001}) h.ack(o);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.process("m1", base);
   const std::uint64_t after = h.process("m1", base + 100001);
   const auto v = h.finish();
@@ -387,7 +387,7 @@ TEST(PollSkipChecker, OnlyTheFirstAcknowledgementOfAnOffsetCounts) {
   h.invoke(600, "y", "other");
   h.outcome(OpKind::kSendOk, 600, "y", 0, 3, "other");
   h.ack(4);
-  h.assign("m1", {{"t", 0}});
+  h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 3);
   h.process("m1", 4);
   const auto v = h.finish();
@@ -404,7 +404,7 @@ TEST(PollSkipChecker, ManyProcessesKeepTheirOwnRunsAndViolationsComeInHistoryOrd
   for (std::int32_t p = 0; p < 30; ++p) {
     for (std::int64_t o = 0; o < 4; ++o) h.ack(o, std::nullopt, p);
   }
-  for (int m = 0; m < 300; ++m) h.assign("m" + std::to_string(m), {{"t", m % 30}});
+  for (int m = 0; m < 300; ++m) h.assign("m" + std::to_string(m), {{"t", PartitionId(m % 30)}});
   for (int m = 0; m < 300; ++m) h.process("m" + std::to_string(m), 0, m % 30);
   const std::uint64_t first = h.process("m123", 2, 123 % 30);
   for (int m = 0; m < 300; ++m) {
@@ -438,7 +438,7 @@ TEST(PollSkipChecker, TheDefaultCheckersReportIt) {
   HistoryEvent a;
   a.kind = OpKind::kAssign;
   a.process = "r";
-  a.assignment = {{"t", 0}};
+  a.assignment = {{"t", PartitionId(0)}};
   add(a);
   for (std::int64_t o : {0, 1, 3}) {
     HistoryEvent p;

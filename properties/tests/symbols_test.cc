@@ -77,7 +77,7 @@ TEST(Symbols, IdsFoundThroughAHistorysEntriesAreTheIdsOfItsStrings) {
       event(OpKind::kSendInvoke, "p2", "", "", "orders"),
   };
   HistoryEvent assign = event(OpKind::kAssign, "c1", "orders", "", std::nullopt);
-  assign.assignment = {{"t", 0}, {"orders", 2}, {"u", 1}};
+  assign.assignment = {{"t", PartitionId(0)}, {"orders", PartitionId(2)}, {"u", PartitionId(1)}};
   events.push_back(assign);
   events.push_back(event(OpKind::kSendOk, "p2", "", "u", "orders"));
 

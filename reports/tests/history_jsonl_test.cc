@@ -31,7 +31,7 @@ properties::History sample() {
   assign.process = "billing-1";
   assign.group = "billing";
   assign.generation = 3;
-  assign.assignment = {{"orders", 0}, {"orders", 2}};
+  assign.assignment = {{"orders", PartitionId(0)}, {"orders", PartitionId(2)}};
   assign.note = "assigned";
   h.append(assign);
   HistoryEvent empty_assign = assign;
@@ -70,7 +70,7 @@ std::string describe(const HistoryEvent& e) {
                   std::to_string(e.value_id) + " " + (e.idempotent ? "idem" : "") + " " + e.error + " " + e.note + " " +
                   std::to_string(e.commit_id) + " " + std::to_string(e.log_start_offset) + " " +
                   std::to_string(e.high_watermark) + " [";
-  for (const auto& tp : e.assignment) s += tp.topic + "/" + std::to_string(tp.partition) + " ";
+  for (const auto& tp : e.assignment) s += tp.topic + "/" + std::to_string(tp.partition.value()) + " ";
   return s + "]";
 }
 

@@ -52,7 +52,7 @@ properties::History history() {
   auto assign = ev(OpKind::kAssign, 1, "email-1");
   assign.group = "email";
   assign.generation = 1;
-  assign.assignment = {{"orders", 0}};
+  assign.assignment = {{"orders", PartitionId(0)}};
   h.append(assign);
   auto isolate = ev(OpKind::kFault, 2, "broker-2");
   isolate.note = "isolate broker-2";
@@ -72,7 +72,7 @@ properties::History history() {
   auto reassign = ev(OpKind::kAssign, 6, "email-2");
   reassign.group = "email";
   reassign.generation = 2;
-  reassign.assignment = {{"orders", 0}};
+  reassign.assignment = {{"orders", PartitionId(0)}};
   h.append(reassign);
   auto process = ev(OpKind::kProcess, 7, "email-2");
   process.group = "email";
@@ -164,7 +164,7 @@ TEST(ReportHtml, MergesAssignmentBandsTooNarrowToSee) {
     auto a = ev(OpKind::kAssign, 1 + i * 0.001, "email-1");
     a.group = "email";
     a.generation = i + 1;
-    a.assignment = {{"orders", 0}};
+    a.assignment = {{"orders", PartitionId(0)}};
     h.append(a);
   }
   const std::string html = report_html(summary(false), h, samples());

@@ -22,7 +22,7 @@ void ConsumerApp::on_start() {
       if (t.name != name) continue;
       for (std::int32_t p = 0; p < t.partitions; ++p) {
         assignment.push_back({t.name, PartitionId(p)});
-        e.assignment.push_back({t.name, p});
+        e.assignment.push_back({t.name, PartitionId(p)});
       }
     }
   }

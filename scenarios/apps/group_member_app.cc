@@ -221,7 +221,7 @@ properties::HistoryEvent GroupMemberApp::event(properties::OpKind kind) const {
 void GroupMemberApp::record_assignment(const char* why, const std::vector<TopicPartition>& gone) {
   auto e = event(properties::OpKind::kAssign);
   for (const auto& tp : consumer_.assignment()) {
-    if (std::find(gone.begin(), gone.end(), tp) == gone.end()) e.assignment.push_back({tp.topic, tp.partition.value()});
+    if (std::find(gone.begin(), gone.end(), tp) == gone.end()) e.assignment.push_back(tp);
   }
   e.note = why;
   ctx_.history.append(std::move(e));

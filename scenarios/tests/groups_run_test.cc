@@ -32,7 +32,7 @@ RunOutput run(const std::string& text, std::uint64_t seed = 11) {
       if (e.kind == OpKind::kSendInvoke || e.kind == OpKind::kSendOk) continue;
       if (e.kind == OpKind::kProcess && e.offset % 50 != 0) continue;
       std::string a;
-      for (const auto& tp : e.assignment) a += std::to_string(tp.partition) + ",";
+      for (const auto& tp : e.assignment) a += std::to_string(tp.partition.value()) + ",";
       std::printf("%lld %s %s g%d p%d o%lld %s %s [%s]\n", static_cast<long long>(e.at / 1000000), std::string(op_kind_name(e.kind)).c_str(),
                   e.process.c_str(), e.generation, e.partition, static_cast<long long>(e.offset), e.error.c_str(), e.note.c_str(), a.c_str());
     }
@@ -84,7 +84,7 @@ void expect_handover_resumes_at_the_commit(const properties::History& h, const s
     } else if (e.kind == OpKind::kAssign) {
       auto& f = fresh[e.process];
       f.clear();
-      for (const auto& tp : e.assignment) f.insert({tp.topic, tp.partition});
+      for (const auto& tp : e.assignment) f.insert({tp.topic, tp.partition.value()});
     } else if (e.kind == OpKind::kProcess) {
       if (fresh[e.process].erase(key) > 0 && committed.count(key) > 0) {
         ++checked;
@@ -466,8 +466,8 @@ std::string restart_scenario(bool static_membership) {
 }
 
 // The partitions each member was last assigned, and the generations the group went through.
-std::map<std::string, std::vector<properties::TopicPartitionRef>> final_assignments(const properties::History& h) {
-  std::map<std::string, std::vector<properties::TopicPartitionRef>> out;
+std::map<std::string, std::vector<TopicPartition>> final_assignments(const properties::History& h) {
+  std::map<std::string, std::vector<TopicPartition>> out;
   for (const auto& e : h.events()) {
     if (e.kind == OpKind::kAssign) out[e.process] = e.assignment;
   }
@@ -690,7 +690,7 @@ std::map<std::string, std::vector<std::int32_t>> assignments_in(const properties
     if (e.kind != OpKind::kAssign || e.generation != generation || e.assignment.empty()) continue;
     auto& parts = out[e.process];
     parts.clear();
-    for (const auto& tp : e.assignment) parts.push_back(tp.partition);
+    for (const auto& tp : e.assignment) parts.push_back(tp.partition.value());
   }
   return out;
 }
