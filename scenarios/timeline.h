@@ -128,6 +128,8 @@ template <class... Fs>
 struct overloaded : Fs... {
   using Fs::operator()...;
 };
+template <class... Fs>
+overloaded(Fs...) -> overloaded<Fs...>;  // clang before 17 deduces no aggregate's arguments
 
 // One timeline step: at `at`, do `action`.
 struct TimelineStep {
