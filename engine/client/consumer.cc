@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "engine/client/consumer_protocol.h"
 #include "engine/base/assert.h"
 #include "engine/protocol/record_batch.h"
 
@@ -16,8 +15,8 @@ constexpr CorrelationId kMetadataBackoff = -1;
 Consumer::Consumer(Env& env, TimerMux& timers, ConsumerConfig config)
     : env_(env),
       timers_(timers, [this](TimerId id, ConsumerTimer tag) { on_timer(id, tag); }),
-      group_timers_(timers, [this](TimerId id, ConsumerGroupTimer tag) { on_group_timer(id, tag); }),
-      config_(std::move(config)) {
+      config_(std::move(config)),
+      group_(env, timers, config_, *this) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "consumer needs bootstrap.servers");
   LOGSIM_ASSERT(config_.max_poll_records > 0, "max.poll.records must be positive");
   // A static member's held JoinGroup, fenced by its own rejoin, must not match the new one.
@@ -25,7 +24,7 @@ Consumer::Consumer(Env& env, TimerMux& timers, ConsumerConfig config)
 }
 
 void Consumer::assign(const std::vector<TopicPartition>& partitions) {
-  LOGSIM_ASSERT(!group_.subscribed, "assign() on a consumer that subscribed");
+  LOGSIM_ASSERT(!group_.subscribed(), "assign() on a consumer that subscribed");
   set_assignment(partitions, false);
 }
 
@@ -50,7 +49,50 @@ void Consumer::set_assignment(const std::vector<TopicPartition>& partitions, boo
   assignment_ = partitions;
   next_poll_partition_ = 0;
   request_metadata();
-  if (from_group) fetch_committed();
+}
+
+void Consumer::subscribe(std::vector<std::string> topics, RebalanceListener* listener) {
+  LOGSIM_ASSERT(assignment_.empty() || group_.subscribed(), "subscribe() on a consumer with a manual assignment");
+  group_.subscribe(std::move(topics), listener);
+}
+
+void Consumer::commit(std::map<TopicPartition, Offset> offsets, bool sync, CommitCallback done) {
+  group_.commit(std::move(offsets), sync, std::move(done));
+}
+
+void Consumer::close() { group_.close(); }
+
+std::map<TopicPartition, Offset> Consumer::consumed() const {
+  std::map<TopicPartition, Offset> out;
+  for (const auto& tp : assignment_) {
+    const auto& st = partitions_.at(tp);
+    if (st.position && !st.awaiting_committed) out[tp] = *st.position;
+  }
+  return out;
+}
+
+std::map<TopicPartition, Offset> Consumer::fetched_ends() const {
+  std::map<TopicPartition, Offset> out;
+  for (const auto& [tp, st] : partitions_) {
+    if (!st.buffer.empty()) out[tp] = st.buffer.back().offset + 1;
+  }
+  return out;
+}
+
+std::vector<TopicPartition> Consumer::awaiting_committed() const {
+  std::vector<TopicPartition> out;
+  for (const auto& [tp, st] : partitions_) {
+    if (st.awaiting_committed) out.push_back(tp);
+  }
+  return out;
+}
+
+void Consumer::committed(const TopicPartition& tp, std::optional<Offset> offset) {
+  auto it = partitions_.find(tp);
+  if (it == partitions_.end() || !it->second.awaiting_committed) return;
+  it->second.awaiting_committed = false;
+  if (offset) it->second.position = *offset;
+  pump(tp);  // no commit: auto.offset.reset decides
 }
 
 void Consumer::seek(const TopicPartition& tp, Offset offset) {
@@ -123,13 +165,7 @@ std::vector<std::string> Consumer::metadata_topics() const {
     if (std::find(topics.begin(), topics.end(), t) == topics.end()) topics.push_back(t);
   };
   for (const auto& tp : assignment_) add(tp.topic);
-  for (const auto& t : group_.topics) add(t);
-  // The leader assigns every member's topics.
-  for (const auto& m : group_.leader_join.members) {
-    if (auto sub = decode_subscription(m.metadata)) {
-      for (const auto& t : sub->topics) add(t);
-    }
-  }
+  group_.add_metadata_topics(add);
   return topics;
 }
 
@@ -262,7 +298,7 @@ bool Consumer::on_message(NodeId, const Message& msg) {
     timers_.cancel(metadata_timer_);
     metadata_.update(*meta);
     for (const auto& tp : assignment_) pump(tp);
-    if (group_.state == MemberState::kAssigning) try_assign();
+    group_.on_metadata();
     return true;
   }
   if (const auto* fetch = std::get_if<FetchResponse>(&msg)) {
@@ -273,7 +309,7 @@ bool Consumer::on_message(NodeId, const Message& msg) {
     on_list_offsets(*list);
     return true;
   }
-  return on_group_message(msg);
+  return group_.on_message(msg);
 }
 
 void Consumer::on_timer(TimerId id, ConsumerTimer tag) {
@@ -309,15 +345,7 @@ void Consumer::on_partition_timer(TimerId id) {
 }
 
 void Consumer::on_disconnect(NodeId peer) {
-  if (group_.subscribed && peer == group_.coordinator) coordinator_lost();
-  if (group_.subscribed && group_.find_in_flight != 0 && peer == group_.find_target) {
-    // FindCoordinator went to a broker that is down: ask another after a backoff.
-    group_.find_in_flight = 0;
-    group_.find_backoff_until = env_.now() + millis(config_.retry_backoff_ms);
-    group_timers_.cancel(group_.retry_timer);
-    group_.retry_timer = 0;
-    find_coordinator();
-  }
+  group_.on_disconnect(peer);
   close_connection(peer);
 }
 
@@ -340,7 +368,7 @@ void Consumer::close_connection(NodeId peer) {
 }
 
 std::vector<ConsumerRecord> Consumer::poll() {
-  if (group_.subscribed) drive_group();
+  if (group_.subscribed()) group_.on_poll();
   std::vector<ConsumerRecord> out;
   const std::size_t n = assignment_.size();
   std::size_t buffered = 0;

@@ -8,18 +8,8 @@
 // the broker is handled the same way. The broker holds an empty fetch up to fetch.max.wait.ms
 // (the long poll), so an empty answer is followed by the next fetch at once.
 //
-// Group membership (consumer_group.cc) is Kafka's ConsumerCoordinator over the classic
-// protocol: FindCoordinator, JoinGroup (MEMBER_ID_REQUIRED first for a dynamic member), the
-// leader's assignment by partition.assignment.strategy, SyncGroup, heartbeats every
-// heartbeat.interval.ms (while syncing and stable), commits (OffsetCommit with the generation
-// and member id), and the committed offsets of new partitions (OffsetFetch). As in Kafka,
-// what the application sees happens inside poll(): auto-commit of what earlier polls returned
-// (every auto.commit.interval.ms), joining when a rebalance is needed (first the auto-commit,
-// then onPartitionsRevoked — every partition under EAGER, none under COOPERATIVE — or
-// onPartitionsLost when the generation was lost), and applying a new assignment
-// (onPartitionsRevoked for what COOPERATIVE moved away, which triggers one more rebalance,
-// then onPartitionsAssigned). A member that does not poll for max.poll.interval.ms leaves the
-// group (static members only drop their generation) and rejoins at its next poll.
+// With subscribe(), the consumer is a group member: its group half is the ConsumerCoordinator
+// (consumer_coordinator.h), driven from inside poll() as in Kafka.
 // One client per application node.
 #pragma once
 
@@ -33,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/client/assignors/assignor.h"
+#include "engine/client/consumer_coordinator.h"
 #include "engine/client/metadata.h"
 #include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
@@ -66,40 +56,12 @@ struct ConsumerConfig {
   Plants plants;                                   // planted bugs (none by default)
 };
 
-// A commit the client sent or finished (for the application's history).
-struct CommitEvent {
-  enum class Phase : std::uint8_t { kRequested, kCompleted } phase = Phase::kRequested;
-  std::uint64_t id = 0;                            // pairs a request with its completion
-  std::map<TopicPartition, Offset> offsets;
-  std::int32_t generation = -1;
-  std::string member_id;
-  bool automatic = false;                          // auto-commit (including before a rebalance and on close)
-  ErrorCode error = ErrorCode::NONE;               // kCompleted only
-};
-
-// Kafka's ConsumerRebalanceListener, plus commit notifications. Called from inside poll() (and
-// close()), like Kafka's callbacks; a callback may call commit().
-class RebalanceListener {
- public:
-  virtual ~RebalanceListener() = default;
-  virtual void on_partitions_revoked(const std::vector<TopicPartition>& /*partitions*/) {}
-  virtual void on_partitions_assigned(const std::vector<TopicPartition>& /*partitions*/) {}
-  // The generation was lost (fenced, session expired, poll timeout): the partitions may
-  // already belong to someone else, so committing is pointless. Kafka's default: revoked.
-  virtual void on_partitions_lost(const std::vector<TopicPartition>& partitions) { on_partitions_revoked(partitions); }
-  virtual void on_commit(const CommitEvent& /*event*/) {}
-  // The member cannot go on (FENCED_INSTANCE_ID, INCONSISTENT_GROUP_PROTOCOL, ...).
-  virtual void on_fatal(ErrorCode /*error*/) {}
-};
-
-using CommitCallback = std::function<void(ErrorCode)>;
-
 struct ConsumerRecord {
   TopicPartition tp;
   StoredRecord record;
 };
 
-class Consumer {
+class Consumer : private GroupHost {
  public:
   // Arms its timers on the node's `timers`, which hands them back.
   Consumer(Env& env, TimerMux& timers, ConsumerConfig config);
@@ -139,7 +101,7 @@ class Consumer {
   };
   std::vector<AutoReset> take_resets() { return std::exchange(resets_, {}); }
 
-  // ---- Group membership (consumer_group.cc).
+  // ---- Group membership (the ConsumerCoordinator).
   // Joins group.id with these topics. The listener (may be null) must outlive the consumer.
   void subscribe(std::vector<std::string> topics, RebalanceListener* listener);
   // Commits offsets (each the next offset to consume). `sync` retries retriable errors until
@@ -148,15 +110,15 @@ class Consumer {
   // ILLEGAL_GENERATION when the member has no generation (Kafka's CommitFailedException).
   void commit(std::map<TopicPartition, Offset> offsets, bool sync, CommitCallback done = {});
   // The positions of the assigned partitions that have one (Kafka's allConsumed).
-  std::map<TopicPartition, Offset> consumed() const;
+  std::map<TopicPartition, Offset> consumed() const override;
   // Graceful close: auto-commit (if enabled), onPartitionsRevoked, then LeaveGroup (dynamic
   // members). Sends without waiting; the application stops next.
   void close();
-  std::int32_t generation() const { return group_.generation; }
-  const std::string& member_id() const { return group_.member_id; }
+  std::int32_t generation() const { return group_.generation(); }
+  const std::string& member_id() const { return group_.member_id(); }
   const std::string& group_id() const { return config_.group_id; }
 
-  // (Group responses are routed from on_message to on_group_message.)
+  // (Group responses are routed from on_message to the coordinator.)
   bool on_message(NodeId from, const Message& msg);
   // The connection to a broker broke: requests in flight to it are retried after a backoff.
   void on_disconnect(NodeId peer);
@@ -229,101 +191,18 @@ class Consumer {
   void on_partition_timer(TimerId id);
   std::vector<std::string> metadata_topics() const;
 
-  // ---- The group (consumer_group.cc).
-  enum class MemberState : std::uint8_t {
-    kUnjoined,   // not in the group (yet, or again)
-    kPreparing,  // onJoinPrepare: waiting for its commits before JoinGroup
-    kJoining,    // JoinGroup in flight
-    kAssigning,  // the leader waits for metadata to compute the assignment
-    kSyncing,    // SyncGroup in flight
-    kStable,
-    kFatal,      // fenced or misconfigured: nothing more
-  };
-  struct PendingCommit {
-    std::uint64_t id = 0;
-    std::map<TopicPartition, Offset> offsets;
-    bool sync = false;
-    bool automatic = false;
-    Nanos deadline = 0;   // sync: retry until
-    CommitCallback done;
-    CorrelationId in_flight = 0;
-    Nanos sent = 0;
-    std::int32_t generation = -1;
-    std::string member_id;
-    bool announced = false;  // on_commit(kRequested) was called
-    // Its kCommit timers (deadline, and the request in flight), disarmed when it finishes:
-    // a finished commit's timers would only wake the sweep for nothing, and a commit after
-    // every batch would keep tens of thousands of them armed (request.timeout.ms apart).
-    TimerId deadline_timer = 0;
-    TimerId request_timer = 0;
-  };
-  struct GroupState {
-    bool subscribed = false;
-    std::vector<std::string> topics;
-    RebalanceListener* listener = nullptr;
-    std::vector<PartitionAssignor> assignors;
-    RebalanceProtocol protocol = RebalanceProtocol::kEager;
-    MemberState state = MemberState::kUnjoined;
-    bool rejoin_needed = false;
-    bool join_started = false;          // a poll asked to (re)join and the join is not yet sent
-    NodeId coordinator{-1};
-    CorrelationId find_in_flight = 0;
-    NodeId find_target{-1};
-    Nanos find_backoff_until = 0;
-    std::string member_id;
-    std::int32_t generation = -1;
-    std::string protocol_name;
-    CorrelationId join_in_flight = 0;   // JoinGroup or SyncGroup
-    Nanos join_sent = 0;
-    JoinGroupResponse leader_join;      // kAssigning: what the leader assigns from
-    std::optional<std::vector<TopicPartition>> pending_assignment;  // from SyncGroup, applied at poll
-    std::vector<TopicPartition> owned;  // what the application was given
-    // EAGER revokes everything before it joins, so the sticky assignor carries the last
-    // assignment and its generation in its userData instead (Kafka's AbstractStickyAssignor
-    // memberAssignment): kept through the revocation, replaced by the next assignment.
-    std::vector<TopicPartition> last_assignment;
-    std::int32_t last_assignment_generation = -1;
-    CorrelationId heartbeat_in_flight = 0;
-    Nanos last_heartbeat_ok = 0;
-    TimerId heartbeat_timer = 0;
-    TimerId poll_timer = 0;             // max.poll.interval.ms since the last poll
-    TimerId retry_timer = 0;            // a backoff before the next group step
-    Nanos last_poll = 0;
-    Nanos next_auto_commit = 0;
-    std::uint64_t next_commit_id = 0;
-    std::map<std::uint64_t, PendingCommit> commits;
-    std::uint64_t prepare_commit = 0;   // kPreparing: the auto-commit it waits for (0: none)
-    bool prepare_revoked = false;       // kPreparing: the revoke/lost callback has run
-    bool in_poll = false;               // inside poll(): the application's callbacks may run
-    CorrelationId offset_fetch_in_flight = 0;
-  };
-  void drive_group();
-  void find_coordinator();
-  void coordinator_lost();
-  void start_prepare();
-  void continue_prepare();
-  void send_join();
-  void send_sync(std::vector<SyncGroupAssignment> assignments);
-  void try_assign();
-  void apply_assignment();
-  void fetch_committed();
-  void send_heartbeat();
-  void arm_heartbeat();
-  void reset_generation(bool keep_member_id);
-  void request_rejoin();
-  void group_retry_later();
-  std::uint64_t add_commit(std::map<TopicPartition, Offset> offsets, bool sync, bool automatic, CommitCallback done);
-  void send_commit(std::uint64_t id);
-  void finish_commit(std::uint64_t id, ErrorCode error);
-  void on_poll_timeout();
-  bool on_group_message(const Message& msg);
-  void on_group_timer(TimerId id, ConsumerGroupTimer tag);
+  // GroupHost: what the coordinator asks of the fetching half.
+  std::map<TopicPartition, Offset> fetched_ends() const override;
+  void assign_from_group(const std::vector<TopicPartition>& partitions) override { set_assignment(partitions, true); }
+  std::vector<TopicPartition> awaiting_committed() const override;
+  void committed(const TopicPartition& tp, std::optional<Offset> offset) override;
+  void refresh_metadata() override { request_metadata(); }
+  const MetadataCache& metadata() const override { return metadata_; }
+  CorrelationId next_correlation() override { return ++next_correlation_; }
   void set_assignment(const std::vector<TopicPartition>& partitions, bool from_group);
-  GroupState group_;
 
   Env& env_;
   Timers<ConsumerTimer> timers_;
-  Timers<ConsumerGroupTimer> group_timers_;
   ConsumerConfig config_;
   MetadataCache metadata_;
   std::vector<TopicPartition> assignment_;
@@ -337,6 +216,7 @@ class Consumer {
   TimerId metadata_timer_ = 0;
   Nanos last_metadata_request_ = -1;
   std::size_t next_poll_partition_ = 0;  // round-robin start of poll()
+  ConsumerCoordinator group_;  // after what it uses (config_, the GroupHost's state)
 };
 
 }  // namespace logsim::engine

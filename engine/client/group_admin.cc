@@ -19,11 +19,6 @@ struct Answer {
   ErrorCode error;
 };
 
-bool is_coordinator_error(ErrorCode e) {
-  return e == ErrorCode::NOT_COORDINATOR || e == ErrorCode::COORDINATOR_NOT_AVAILABLE ||
-         e == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
-}
-
 template <typename T>
 constexpr bool kHasTopLevelError =
     std::is_same_v<T, DescribeGroupsResponse> || std::is_same_v<T, ListGroupsResponse> ||

@@ -58,6 +58,11 @@ std::string_view error_name(ErrorCode code) {
   return "UNKNOWN_ERROR_CODE";
 }
 
+bool is_coordinator_error(ErrorCode code) {
+  return code == ErrorCode::NOT_COORDINATOR || code == ErrorCode::COORDINATOR_NOT_AVAILABLE ||
+         code == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS;
+}
+
 bool is_retriable(ErrorCode code) {
   switch (code) {
     case ErrorCode::CORRUPT_MESSAGE:

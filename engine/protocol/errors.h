@@ -104,5 +104,8 @@ enum class ErrorCode : std::int16_t {
 std::string_view error_name(ErrorCode code);
 // Whether a client should retry a request that failed with this code.
 bool is_retriable(ErrorCode code);
+// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS: the client marks
+// its group coordinator unknown and finds it again.
+bool is_coordinator_error(ErrorCode code);
 
 }  // namespace logsim

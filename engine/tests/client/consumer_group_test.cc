@@ -480,7 +480,7 @@ TEST_F(ConsumerGroupTest, AnAsyncCommitAnsweredNotCoordinatorEndsAndASyncOneWait
   EXPECT_EQ(outcomes, (std::vector<ErrorCode>{ErrorCode::NOT_COORDINATOR, ErrorCode::NONE}));
 }
 
-constexpr std::uint64_t kCommitTag = 23;  // consumer_group.cc's tag for commit timers
+constexpr std::uint64_t kCommitTag = 23;  // ConsumerGroupTimer::kCommit (timer_tags.h)
 
 // The only member of a group, assigned partition 0 at offset 0, committing by hand, with
 // requests timing out after a second and commitSync trying for a minute.
