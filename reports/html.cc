@@ -87,24 +87,25 @@ const char* const kScript = R"(
 })();
 )";
 
-}  // namespace
-
-std::string report_html(const nlohmann::json& summary, const properties::History& history, const scenarios::Samples& samples) {
-  double end_ms = summary.value("simulated_ms", 0.0);
-  if (!samples.samples.empty()) end_ms = std::max(end_ms, ms_of(samples.samples.back().at));
-  const nlohmann::json violations = summary.value("violations", nlohmann::json::array());
-  const nlohmann::json first = violations.empty() ? nlohmann::json() : violations[0];
-  const std::string verdict = summary.value("verdict", std::string("?"));
-
+// The page's head (title, style) and the opening of its body, with the script that counts
+// script errors first, so that an error in any later script is counted (the browser test reads
+// the count).
+std::string page_head(const nlohmann::json& summary, const std::string& verdict) {
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
   h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
   h += fmt::format("<title>logsim: {} (seed {}) {}</title>", esc(str(summary, "scenario")), esc(str(summary, "seed")), esc(verdict));
   h += "<style>" + std::string(kStyle) + "</style></head>\n";
   h += "<body data-script-errors=\"0\" data-ready=\"0\">\n";
-  // First, so that an error in any later script is counted (the browser test reads this).
   h += "<script>window.addEventListener('error',function(){var b=document.body;"
        "b.setAttribute('data-script-errors',String(Number(b.getAttribute('data-script-errors'))+1));});</script>\n";
+  return h;
+}
+
+// The heading with the verdict, whether it was what the scenario expects, and the run's facts:
+// its file, seed, trace hash, times and the command that reproduces it.
+std::string run_header(const nlohmann::json& summary, const std::string& verdict) {
+  std::string h;
   h += fmt::format("<h1>logsim: {} <span class=\"verdict {}\" id=\"verdict\">{}</span></h1>\n", esc(str(summary, "scenario")),
                    verdict_class(verdict), esc(verdict));
   if (!summary.value("expectation_met", true)) {
@@ -121,64 +122,103 @@ std::string report_html(const nlohmann::json& summary, const properties::History
   h += fmt::format("<tr><td>reproduce</td><td><code id=\"replay\">{}</code><button id=\"copy-replay\" type=\"button\">copy</button></td></tr>",
                    esc(str(summary, "replay")));
   h += "</table>\n";
+  return h;
+}
 
-  if (first.is_object()) {
-    h += "<h2>First violation</h2>\n<div class=\"explain\" id=\"violation\">";
-    h += fmt::format("<b>{}</b> at {} (event #{}", esc(str(first, "anomaly")), seconds(first.value("at_ms", 0.0)), esc(str(first, "first_event")));
-    if (!str(first, "topic").empty()) h += fmt::format(", {}/{}", esc(str(first, "topic")), esc(str(first, "partition")));
-    if (first.value("offset", std::int64_t{-1}) >= 0) h += fmt::format(" offset {}", esc(str(first, "offset")));
-    if (!str(first, "key").empty()) h += ", key " + esc(str(first, "key"));
-    h += ")<br>" + esc(str(first, "explanation"));
-    if (first.contains("members") && first["members"].is_array() && !first["members"].empty()) {
-      std::string members;
-      std::set<std::string> seen;
-      for (const auto& m : first["members"]) {
-        const std::string name = m.is_string() ? m.get<std::string>() : m.dump();
-        if (seen.insert(name).second) members += (members.empty() ? "" : ", ") + name;
-      }
-      h += "<br>members: " + esc(members);
-    }
-    const auto index = first.value("first_event", std::uint64_t{0});
-    if (index < history.size()) {
-      h += "<table class=\"events\">";
-      const std::uint64_t lo = index >= static_cast<std::uint64_t>(kEventsAround) ? index - kEventsAround : 0;
-      const std::uint64_t hi = std::min<std::uint64_t>(history.size() - 1, index + kEventsAround);
-      for (std::uint64_t i = lo; i <= hi; ++i) {
-        h += fmt::format("<tr{}><td>{}</td></tr>", i == index ? " class=\"first\"" : "", esc(event_line(history.events()[i])));
-      }
-      h += "</table>";
-    }
-    h += "</div>\n";
+// The members a violation names, each once, in the order given.
+std::string members_text(const nlohmann::json& members) {
+  std::string text;
+  std::set<std::string> seen;
+  for (const auto& m : members) {
+    const std::string name = m.is_string() ? m.get<std::string>() : m.dump();
+    if (seen.insert(name).second) text += (text.empty() ? "" : ", ") + name;
   }
+  return text;
+}
 
-  h += "<h2>Timeline</h2>\n<p class=\"legend\">"
-       "<span><i style=\"background:#d9f0d9\"></i>up</span><span><i style=\"background:#ef9a9a\"></i>crashed</span>"
-       "<span><i style=\"background:#ffe082\"></i>paused</span><span><i style=\"background:#cfcfcf\"></i>down</span>"
-       "<span><i style=\"background:#f3e5f5;border:1px solid #6a1b9a\"></i>cut off by the network</span>"
-       "<span><i style=\"background:#bbb;height:3px\"></i>log end</span><span><i style=\"background:#263238;height:2px\"></i>high watermark</span>"
-       "<span>- - committed (group colour)</span><span><i style=\"background:#ef6c00;width:3px\"></i>rebalance</span>"
-       "<span><i style=\"background:#c62828;width:3px\"></i>first violation</span> Hover any mark for its event.</p>\n";
-  h += html::timeline_svg(history, samples, first, end_ms) + "\n";
-  // Every violation, after the timeline (a cascade must not push it off the first screen).
-  if (violations.size() > 1) {
-    constexpr std::size_t kMaxRows = 50;
-    h += fmt::format("<details id=\"all-violations\"><summary><b>All violations ({})</b></summary><table class=\"events violations\" id=\"violations\">",
-                     violations.size());
-    for (std::size_t i = 0; i < violations.size() && i < kMaxRows; ++i) {
-      const auto& v = violations[i];
-      h += fmt::format("<tr><td>{}</td><td>{}</td><td>#{}</td><td>{}</td></tr>", esc(str(v, "anomaly")), seconds(v.value("at_ms", 0.0)),
-                       esc(str(v, "first_event")), esc(str(v, "explanation")));
-    }
-    if (violations.size() > kMaxRows) h += fmt::format("<tr><td colspan=\"4\">... and {} more (summary.json lists them all)</td></tr>", violations.size() - kMaxRows);
-    h += "</table></details>\n";
+// The kEventsAround events before and after event `index` (which must be in the history), the
+// event itself highlighted.
+std::string events_around(const properties::History& history, std::uint64_t index) {
+  std::string h = "<table class=\"events\">";
+  const std::uint64_t lo = index >= static_cast<std::uint64_t>(kEventsAround) ? index - kEventsAround : 0;
+  const std::uint64_t hi = std::min<std::uint64_t>(history.size() - 1, index + kEventsAround);
+  for (std::uint64_t i = lo; i <= hi; ++i) {
+    h += fmt::format("<tr{}><td>{}</td></tr>", i == index ? " class=\"first\"" : "", esc(event_line(history.events()[i])));
   }
+  h += "</table>";
+  return h;
+}
 
-  h += "<h2>Counts</h2><table class=\"stats\">";
+// The first violation explained: anomaly, time, event, where, and the events around it.
+std::string first_violation_section(const nlohmann::json& first, const properties::History& history) {
+  std::string h = "<h2>First violation</h2>\n<div class=\"explain\" id=\"violation\">";
+  h += fmt::format("<b>{}</b> at {} (event #{}", esc(str(first, "anomaly")), seconds(first.value("at_ms", 0.0)), esc(str(first, "first_event")));
+  if (!str(first, "topic").empty()) h += fmt::format(", {}/{}", esc(str(first, "topic")), esc(str(first, "partition")));
+  if (first.value("offset", std::int64_t{-1}) >= 0) h += fmt::format(" offset {}", esc(str(first, "offset")));
+  if (!str(first, "key").empty()) h += ", key " + esc(str(first, "key"));
+  h += ")<br>" + esc(str(first, "explanation"));
+  if (first.contains("members") && first["members"].is_array() && !first["members"].empty()) {
+    h += "<br>members: " + esc(members_text(first["members"]));
+  }
+  const auto index = first.value("first_event", std::uint64_t{0});
+  if (index < history.size()) h += events_around(history, index);
+  h += "</div>\n";
+  return h;
+}
+
+// The timeline's heading and legend: what each colour and line means.
+const char* const kTimelineLegend =
+    "<h2>Timeline</h2>\n<p class=\"legend\">"
+    "<span><i style=\"background:#d9f0d9\"></i>up</span><span><i style=\"background:#ef9a9a\"></i>crashed</span>"
+    "<span><i style=\"background:#ffe082\"></i>paused</span><span><i style=\"background:#cfcfcf\"></i>down</span>"
+    "<span><i style=\"background:#f3e5f5;border:1px solid #6a1b9a\"></i>cut off by the network</span>"
+    "<span><i style=\"background:#bbb;height:3px\"></i>log end</span><span><i style=\"background:#263238;height:2px\"></i>high watermark</span>"
+    "<span>- - committed (group colour)</span><span><i style=\"background:#ef6c00;width:3px\"></i>rebalance</span>"
+    "<span><i style=\"background:#c62828;width:3px\"></i>first violation</span> Hover any mark for its event.</p>\n";
+
+// Every violation, in a collapsed table of at most kMaxRows rows (summary.json lists them all).
+std::string all_violations_section(const nlohmann::json& violations) {
+  constexpr std::size_t kMaxRows = 50;
+  std::string h = fmt::format("<details id=\"all-violations\"><summary><b>All violations ({})</b></summary><table class=\"events violations\" id=\"violations\">",
+                              violations.size());
+  for (std::size_t i = 0; i < violations.size() && i < kMaxRows; ++i) {
+    const auto& v = violations[i];
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>#{}</td><td>{}</td></tr>", esc(str(v, "anomaly")), seconds(v.value("at_ms", 0.0)),
+                     esc(str(v, "first_event")), esc(str(v, "explanation")));
+  }
+  if (violations.size() > kMaxRows) h += fmt::format("<tr><td colspan=\"4\">... and {} more (summary.json lists them all)</td></tr>", violations.size() - kMaxRows);
+  h += "</table></details>\n";
+  return h;
+}
+
+// The run's counters, and how many history events and samples the page was drawn from.
+std::string counts_section(const nlohmann::json& summary, const properties::History& history, const scenarios::Samples& samples) {
+  std::string h = "<h2>Counts</h2><table class=\"stats\">";
   if (summary.contains("stats") && summary["stats"].is_object()) {
     for (const auto& [k, v] : summary["stats"].items()) h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", esc(k), esc(v.dump()));
   }
   h += fmt::format("<tr><td>history events</td><td>{}</td></tr><tr><td>samples</td><td>{} (every {})</td></tr></table>\n", history.size(),
                    samples.samples.size(), seconds(ms_of(samples.interval)));
+  return h;
+}
+
+}  // namespace
+
+std::string report_html(const nlohmann::json& summary, const properties::History& history, const scenarios::Samples& samples) {
+  double end_ms = summary.value("simulated_ms", 0.0);
+  if (!samples.samples.empty()) end_ms = std::max(end_ms, ms_of(samples.samples.back().at));
+  const nlohmann::json violations = summary.value("violations", nlohmann::json::array());
+  const nlohmann::json first = violations.empty() ? nlohmann::json() : violations[0];
+  const std::string verdict = summary.value("verdict", std::string("?"));
+
+  std::string h = page_head(summary, verdict);
+  h += run_header(summary, verdict);
+  if (first.is_object()) h += first_violation_section(first, history);
+  h += kTimelineLegend;
+  h += html::timeline_svg(history, samples, first, end_ms) + "\n";
+  // Every violation, after the timeline (a cascade must not push it off the first screen).
+  if (violations.size() > 1) h += all_violations_section(violations);
+  h += counts_section(summary, history, samples);
   h += "<div id=\"tip\" hidden></div>\n<script>" + std::string(kScript) + "</script>\n</body></html>\n";
   return h;
 }
