@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "api/logsim.h"
@@ -80,23 +81,24 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-}  // namespace
-
-int fuzz_command(const FuzzArgs& args) {
-  if (args.list_plants) {
-    for (const auto& p : all_plants()) {
-      std::cout << fmt::format("{:30} {} (found as {}{}{})\n", p.name, p.description, p.anomaly, p.also.empty() ? "" : " or ", p.also);
-      if (const auto* c = fuzz::campaign_for(p.plant)) std::cout << fmt::format("{:30} find it: {}\n", "", fuzz::campaign_command(*c));
-    }
-    return kExitPass;
+// logsim fuzz --list-plants: every plant, and the campaign that finds it where there is one.
+void print_plants() {
+  for (const auto& p : all_plants()) {
+    std::cout << fmt::format("{:30} {} (found as {}{}{})\n", p.name, p.description, p.anomaly, p.also.empty() ? "" : " or ", p.also);
+    if (const auto* c = fuzz::campaign_for(p.plant)) std::cout << fmt::format("{:30} find it: {}\n", "", fuzz::campaign_command(*c));
   }
+}
+
+// The campaign's options from the arguments; nullopt, having said why on stderr, when an
+// argument is bad (exit 2). A template that does not load throws its ScenarioError.
+std::optional<fuzz::FuzzOptions> fuzz_options(const FuzzArgs& args) {
   fuzz::FuzzOptions o;
   for (const auto& name : args.plants) {
     if (!plant_by_name(name)) {
       std::string all;
       for (const auto& info : all_plants()) all += std::string(all.empty() ? "" : ", ") + std::string(info.name);
       std::fprintf(stderr, "logsim fuzz: unknown plant \"%s\"; expected one of %s (logsim fuzz --list-plants)\n", name.c_str(), all.c_str());
-      return kExitBadInput;
+      return std::nullopt;
     }
   }
   o.plants = args.plants;
@@ -107,14 +109,14 @@ int fuzz_command(const FuzzArgs& args) {
       std::string all;
       for (const std::string& k : scenarios::fault_kind_names()) all += (all.empty() ? "" : ", ") + k;
       std::fprintf(stderr, "logsim fuzz: --faults: unknown fault kind \"%s\"; expected a comma-separated list of %s\n", unknown.c_str(), all.c_str());
-      return kExitBadInput;
+      return std::nullopt;
     }
   }
   if (!args.time.empty()) {
     auto t = scenarios::parse_duration(args.time);
     if (!t || *t <= 0) {
       std::fprintf(stderr, "logsim fuzz: --time \"%s\" is not a duration; expected e.g. 30s, 5m, 1h\n", args.time.c_str());
-      return kExitBadInput;
+      return std::nullopt;
     }
     o.time_budget_s = static_cast<double>(*t) / 1e9;
   }
@@ -133,35 +135,43 @@ int fuzz_command(const FuzzArgs& args) {
     o.command += " " + args.template_file;
   }
   for (const auto& p : args.plants) o.command += " --plant " + p;
-  if (args.show_case >= 0) {
-    std::cout << fuzz::fuzz_case_doc(o, static_cast<std::uint64_t>(args.show_case)).dump(2) << "\n";
-    return kExitPass;
-  }
   if (!args.faults.empty()) o.command += " --faults " + args.faults;
+  return o;
+}
 
+// The campaign, with the progress line on stderr; Ctrl-C stops the search (what was found is
+// still shrunk and written).
+fuzz::FuzzReport run_campaign(const fuzz::FuzzOptions& o, bool quiet) {
   std::signal(SIGINT, on_sigint);
-  ProgressPrinter printer(args.quiet);
-  const fuzz::FuzzReport r = fuzz::fuzz(o, [&](const fuzz::FuzzProgress& p) { printer(p); });
+  ProgressPrinter printer(quiet);
+  fuzz::FuzzReport r = fuzz::fuzz(o, [&](const fuzz::FuzzProgress& p) { printer(p); });
   printer.finish();
   std::signal(SIGINT, SIG_DFL);
+  return r;
+}
 
-  // What was found is written before anything is printed about it.
-  std::string written, err;
-  const std::string& dir = args.out;
-  if (r.failure) {
-    const auto& f = *r.failure;
-    const std::string base = dir + "/seed-" + std::to_string(f.seed);
-    err = reports::write_file_atomically(base + ".json", f.shrunk.dump(2) + "\n");
-    if (err.empty()) err = reports::write_file_atomically(base + ".original.json", f.original.dump(2) + "\n");
-    if (err.empty() && f.error.empty()) {
-      scenarios::RunResult result = f.shrunk_run.result;
-      result.file = base + ".json";  // the reports name the saved scenario, which reproduces the run
-      reports::RunDirOptions files;
-      files.junit_suite = "logsim fuzz";
-      err = reports::write_run_dir(base, result, f.shrunk_run, files);
-    }
-    written = base + ".json";
+// Writes the failure into `dir`: seed-N.json (shrunk, with "found"), seed-N.original.json and,
+// unless an invariant broke, the run's files in seed-N/. Returns an error, or "".
+std::string write_failure(const fuzz::FuzzFailure& f, const std::string& dir) {
+  const std::string base = dir + "/seed-" + std::to_string(f.seed);
+  std::string err = reports::write_file_atomically(base + ".json", f.shrunk.dump(2) + "\n");
+  if (err.empty()) err = reports::write_file_atomically(base + ".original.json", f.original.dump(2) + "\n");
+  if (err.empty() && f.error.empty()) {
+    scenarios::RunResult result = f.shrunk_run.result;
+    result.file = base + ".json";  // the reports name the saved scenario, which reproduces the run
+    reports::RunDirOptions files;
+    files.junit_suite = "logsim fuzz";
+    err = reports::write_run_dir(base, result, f.shrunk_run, files);
   }
+  return err;
+}
+
+nlohmann::json size_json(const fuzz::ScenarioSize& s) {
+  return {{"timeline_steps", s.timeline_steps}, {"members", s.members}, {"records", s.records}};
+}
+
+// fuzz.json: the campaign and, when one was found, its failure (`written`: the saved scenario).
+nlohmann::json campaign_json(const fuzz::FuzzOptions& o, const fuzz::FuzzReport& r, const std::string& written) {
   nlohmann::json campaign{{"command", o.command},
                           {"seeds_run", r.seeds_run},
                           {"first_seed", o.first_seed},
@@ -179,50 +189,89 @@ int fuzz_command(const FuzzArgs& args) {
                            {"shrink_runs", f.shrink_runs},
                            {"shrink_steps", f.shrink_steps},
                            {"shrink_complete", f.shrink_complete},
-                           {"original_size", {{"timeline_steps", f.original_size.timeline_steps}, {"members", f.original_size.members}, {"records", f.original_size.records}}},
-                           {"shrunk_size", {{"timeline_steps", f.shrunk_size.timeline_steps}, {"members", f.shrunk_size.members}, {"records", f.shrunk_size.records}}}};
+                           {"original_size", size_json(f.original_size)},
+                           {"shrunk_size", size_json(f.shrunk_size)}};
   }
+  return campaign;
+}
+
+// The human summary's lines about the failure: what it is, how far it shrank, where it is.
+void print_failure(const fuzz::FuzzReport& r, const std::string& written, const std::string& dir) {
+  const auto& f = *r.failure;
+  std::cout << fmt::format("  FAILURE      seed {}: {}", f.seed, f.anomaly);
+  if (r.failing_seeds.size() > 1) std::cout << fmt::format(" (and {} more failing seed(s))", r.failing_seeds.size() - 1);
+  std::cout << "\n";
+  if (!f.error.empty()) std::cout << "  error        " << f.error << "\n";
+  else if (!f.shrunk_run.result.verdict.violations.empty()) {
+    const auto& v = f.shrunk_run.result.verdict.violations.front();
+    std::cout << fmt::format("  first        {} at {:.3f}s: {}\n", v.anomaly, static_cast<double>(v.at) / 1e9, v.explanation);
+  }
+  std::cout << fmt::format("  shrunk       from {}\n               to   {}\n               ({} runs, {} smaller, {}{})\n",
+                           f.original_size.text(), f.shrunk_size.text(), f.shrink_runs, f.shrink_steps, seconds_text(r.shrink_s),
+                           f.shrink_complete ? "" : "; budget spent before a fixed point");
+  std::cout << "  scenario     " << written << "\n";
+  if (f.error.empty()) std::cout << "  report       " << dir << "/seed-" << f.seed << "/report.html\n";
+  std::cout << "  reproduce    logsim run " << written << "   (logsim replay " << written << " confirms the trace)\n";
+}
+
+// The human summary: the search, determinism, and the verdict or the failure.
+void print_summary(const fuzz::FuzzOptions& o, const fuzz::FuzzReport& r, const std::string& written, const std::string& dir) {
+  const double rate = r.search_s > 0 ? static_cast<double>(r.seeds_run) / r.search_s : 0;
+  std::cout << fmt::format("logsim fuzz: {} seed{} from {} in {} ({:.1f} seeds/s, {} job{}){}\n", r.seeds_run, r.seeds_run == 1 ? "" : "s",
+                           o.first_seed, seconds_text(r.search_s), rate, o.jobs, o.jobs == 1 ? "" : "s",
+                           r.interrupted ? " — interrupted" : "");
+  std::cout << fmt::format("  determinism  {} seed{} run twice to the same trace hash\n", r.confirmed, r.confirmed == 1 ? "" : "s");
+  for (const auto& n : r.nondeterminism) {
+    std::cout << fmt::format("  NONDETERMINISM seed {}: trace {} then {}\n", n.seed, reports::trace_hash_hex(n.first_hash),
+                             reports::trace_hash_hex(n.second_hash));
+  }
+  if (!r.failure) {
+    std::cout << (r.failing_seeds.empty() ? "  verdict      PASS: no property was violated\n" : "");
+  } else {
+    print_failure(r, written, dir);
+  }
+}
+
+// Nondeterminism first; else the saved scenario's verdict, as logsim run and logsim replay of
+// it exit.
+int campaign_exit(const fuzz::FuzzReport& r) {
+  if (!r.nondeterminism.empty()) return kExitNondeterminism;
+  if (r.failure) return r.failure->error.empty() ? exit_code(r.failure->shrunk_run.result.verdict.outcome) : kExitInternal;
+  return kExitPass;
+}
+
+}  // namespace
+
+int fuzz_command(const FuzzArgs& args) {
+  if (args.list_plants) {
+    print_plants();
+    return kExitPass;
+  }
+  const std::optional<fuzz::FuzzOptions> options = fuzz_options(args);
+  if (!options) return kExitBadInput;
+  const fuzz::FuzzOptions& o = *options;
+  if (args.show_case >= 0) {
+    std::cout << fuzz::fuzz_case_doc(o, static_cast<std::uint64_t>(args.show_case)).dump(2) << "\n";
+    return kExitPass;
+  }
+  const fuzz::FuzzReport r = run_campaign(o, args.quiet);
+
+  // What was found is written before anything is printed about it.
+  std::string written, err;
+  const std::string& dir = args.out;
+  if (r.failure) {
+    err = write_failure(*r.failure, dir);
+    written = dir + "/seed-" + std::to_string(r.failure->seed) + ".json";
+  }
+  const nlohmann::json campaign = campaign_json(o, r, written);
   if (err.empty() && (r.failure || !r.nondeterminism.empty())) err = reports::write_file_atomically(dir + "/fuzz.json", campaign.dump(2) + "\n");
   if (!err.empty()) {
     std::fprintf(stderr, "logsim: %s\n", err.c_str());
     return kExitInternal;
   }
-  if (args.json) {
-    std::cout << campaign.dump(2) << "\n";
-  } else if (!args.quiet) {
-    const double rate = r.search_s > 0 ? static_cast<double>(r.seeds_run) / r.search_s : 0;
-    std::cout << fmt::format("logsim fuzz: {} seed{} from {} in {} ({:.1f} seeds/s, {} job{}){}\n", r.seeds_run, r.seeds_run == 1 ? "" : "s",
-                             o.first_seed, seconds_text(r.search_s), rate, o.jobs, o.jobs == 1 ? "" : "s",
-                             r.interrupted ? " — interrupted" : "");
-    std::cout << fmt::format("  determinism  {} seed{} run twice to the same trace hash\n", r.confirmed, r.confirmed == 1 ? "" : "s");
-    for (const auto& n : r.nondeterminism) {
-      std::cout << fmt::format("  NONDETERMINISM seed {}: trace {} then {}\n", n.seed, reports::trace_hash_hex(n.first_hash),
-                               reports::trace_hash_hex(n.second_hash));
-    }
-    if (!r.failure) {
-      std::cout << (r.failing_seeds.empty() ? "  verdict      PASS: no property was violated\n" : "");
-    } else {
-      const auto& f = *r.failure;
-      std::cout << fmt::format("  FAILURE      seed {}: {}", f.seed, f.anomaly);
-      if (r.failing_seeds.size() > 1) std::cout << fmt::format(" (and {} more failing seed(s))", r.failing_seeds.size() - 1);
-      std::cout << "\n";
-      if (!f.error.empty()) std::cout << "  error        " << f.error << "\n";
-      else if (!f.shrunk_run.result.verdict.violations.empty()) {
-        const auto& v = f.shrunk_run.result.verdict.violations.front();
-        std::cout << fmt::format("  first        {} at {:.3f}s: {}\n", v.anomaly, static_cast<double>(v.at) / 1e9, v.explanation);
-      }
-      std::cout << fmt::format("  shrunk       from {}\n               to   {}\n               ({} runs, {} smaller, {}{})\n",
-                               f.original_size.text(), f.shrunk_size.text(), f.shrink_runs, f.shrink_steps, seconds_text(r.shrink_s),
-                               f.shrink_complete ? "" : "; budget spent before a fixed point");
-      std::cout << "  scenario     " << written << "\n";
-      if (f.error.empty()) std::cout << "  report       " << dir << "/seed-" << f.seed << "/report.html\n";
-      std::cout << "  reproduce    logsim run " << written << "   (logsim replay " << written << " confirms the trace)\n";
-    }
-  }
-  if (!r.nondeterminism.empty()) return kExitNondeterminism;
-  // The saved scenario's verdict, as logsim run and logsim replay of it exit.
-  if (r.failure) return r.failure->error.empty() ? exit_code(r.failure->shrunk_run.result.verdict.outcome) : kExitInternal;
-  return kExitPass;
+  if (args.json) std::cout << campaign.dump(2) << "\n";
+  else if (!args.quiet) print_summary(o, r, written, dir);
+  return campaign_exit(r);
 }
 
 int replay_command(const std::string& file) {

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -58,35 +59,61 @@ int check_command(const CheckArgs& args) {
   return exit_code(v.outcome);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"logsim: deterministic simulation and testing of Kafka-style logs"};
-  app.require_subcommand(1);
-
+// Every subcommand's arguments, and the CLI11 handles that say which was given; the add_*
+// functions bind them, so a Commands must stay where it is once bound.
+struct Commands {
   RunArgs run;
+  std::uint64_t seed = 0;  // --seed, copied into run.seed only when given
+  CLI::App* run_cmd = nullptr;
+  CLI::Option* scenario_opt = nullptr;
+  CLI::Option* seed_opt = nullptr;
+
+  CheckArgs check;
+  CLI::App* check_cmd = nullptr;
+
+  cli::FuzzArgs fuzz;
+  CLI::App* fuzz_cmd = nullptr;
+
+  std::string replay_file;
+  CLI::App* replay_cmd = nullptr;
+
+  std::string report_dir;
+  CLI::App* report_cmd = nullptr;
+
+  std::string key;
+  std::int32_t partitions = 0;
+  CLI::App* part_cmd = nullptr;
+};
+
+void add_run_command(CLI::App& app, Commands& c) {
+  RunArgs& run = c.run;
   auto* run_cmd = app.add_subcommand("run", "Run a scenario file with a seed and check its properties");
-  auto* scenario_opt = run_cmd->add_option("scenario", run.files, "Scenario files, or directories of them (JSON)");
+  c.run_cmd = run_cmd;
+  c.scenario_opt = run_cmd->add_option("scenario", run.files, "Scenario files, or directories of them (JSON)");
   run_cmd->add_option("--seeds", run.seeds, "Seeds per scenario: N (--seed, or the scenario's seed, and the next N-1) or A..B");
   run_cmd->add_option("--jobs,-j", run.jobs, "Runs in parallel when there are several (one simulation per thread)")->check(CLI::Range(1, 256));
   run_cmd->add_option("--plant", run.plants, "Switch the engine into a known-wrong behaviour (a planted bug); repeatable");
   run_cmd->add_flag("--list-plants", run.list_plants, "List the plants and exit");
-  std::uint64_t seed = 0;
-  auto* seed_opt = run_cmd->add_option("--seed", seed, "Master seed (default: the scenario's \"seed\")");
+  c.seed_opt = run_cmd->add_option("--seed", c.seed, "Master seed (default: the scenario's \"seed\")");
   run_cmd->add_flag("--check-determinism", run.check_determinism, "Run twice and compare trace hashes (exit 3 if they differ)");
   run_cmd->add_option("--out", run.out, "Directory for report.html, summary.json, junit.xml, history.jsonl and samples.json");
   run_cmd->add_option("--history", run.history, "Also write the history (JSON lines, docs/history.md) to this file");
   run_cmd->add_flag("--json", run.json, "Print summary.json to stdout instead of the human summary");
   run_cmd->add_flag("--quiet", run.quiet, "Print nothing; the exit code tells the verdict");
   run_cmd->add_flag("--trace", run.trace, "Also write trace.jsonl (every delivered message, timer and fault) to --out");
+}
 
-  CheckArgs check;
+void add_check_command(CLI::App& app, Commands& c) {
   auto* check_cmd = app.add_subcommand("check", "Check a recorded history (JSON lines, docs/history.md) with the default checkers");
-  check_cmd->add_option("history", check.file, "History file (history.jsonl)")->required();
-  check_cmd->add_flag("--json", check.json, "Print the verdict as JSON");
+  c.check_cmd = check_cmd;
+  check_cmd->add_option("history", c.check.file, "History file (history.jsonl)")->required();
+  check_cmd->add_flag("--json", c.check.json, "Print the verdict as JSON");
+}
 
-  cli::FuzzArgs fz;
+void add_fuzz_command(CLI::App& app, Commands& c) {
+  cli::FuzzArgs& fz = c.fuzz;
   auto* fuzz_cmd = app.add_subcommand("fuzz", "Run generated cases seed after seed; shrink the first failure to a small scenario file");
+  c.fuzz_cmd = fuzz_cmd;
   fuzz_cmd->add_option("template", fz.template_file, "Scenario to add random fault schedules to (default: generate whole scenarios)");
   fuzz_cmd->add_option("--seeds", fz.seeds, "How many seeds (default 100, or as many as --time allows)")->check(CLI::Range(1, 1'000'000'000));
   fuzz_cmd->add_option("--time", fz.time, "Wall-clock budget for the search, e.g. 30s, 5m");
@@ -104,21 +131,24 @@ int main(int argc, char** argv) {
   fuzz_cmd->add_flag("--quiet", fz.quiet, "No progress line and no summary; the exit code tells the verdict");
   fuzz_cmd->add_option("--show-case", fz.show_case, "Print the scenario file a seed stands for, and exit (run it with logsim run)");
   fuzz_cmd->add_flag("--json", fz.json, "Print the campaign (fuzz.json) to stdout instead of the human summary");
+}
 
-  std::string replay_file;
-  auto* replay_cmd = app.add_subcommand("replay", "Re-run a failure saved by logsim fuzz; confirm its verdict and trace hash");
-  replay_cmd->add_option("scenario", replay_file, "The saved scenario (logsim-fuzz/seed-N.json)")->required();
+// replay, report and partition: one argument or two each.
+void add_small_commands(CLI::App& app, Commands& c) {
+  c.replay_cmd = app.add_subcommand("replay", "Re-run a failure saved by logsim fuzz; confirm its verdict and trace hash");
+  c.replay_cmd->add_option("scenario", c.replay_file, "The saved scenario (logsim-fuzz/seed-N.json)")->required();
 
-  std::string report_dir;
-  auto* report_cmd = app.add_subcommand("report", "Rebuild report.html from the files logsim run --out wrote into a directory");
-  report_cmd->add_option("dir", report_dir, "The --out directory of a run")->required();
+  c.report_cmd = app.add_subcommand("report", "Rebuild report.html from the files logsim run --out wrote into a directory");
+  c.report_cmd->add_option("dir", c.report_dir, "The --out directory of a run")->required();
 
-  std::string key;
-  std::int32_t partitions = 0;
-  auto* part_cmd = app.add_subcommand("partition", "Print the partition Kafka's default partitioner picks for a key");
-  part_cmd->add_option("key", key, "Record key (its UTF-8 bytes are hashed)")->required();
-  part_cmd->add_option("--partitions", partitions, "Number of partitions")->required()->check(CLI::Range(1, 1 << 30));
+  c.part_cmd = app.add_subcommand("partition", "Print the partition Kafka's default partitioner picks for a key");
+  c.part_cmd->add_option("key", c.key, "Record key (its UTF-8 bytes are hashed)")->required();
+  c.part_cmd->add_option("--partitions", c.partitions, "Number of partitions")->required()->check(CLI::Range(1, 1 << 30));
+}
 
+// Parses the command line; an exit code when it is help (0) or bad (2), nothing when a
+// command is to run.
+std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -129,26 +159,36 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitBadInput;
   }
+  return std::nullopt;
+}
 
+// Runs the subcommand that was given.
+int dispatch(Commands& c) {
+  if (*c.part_cmd) {
+    std::cout << engine::partition_for_key(c.key, c.partitions) << "\n";
+    return kExitPass;
+  }
+  if (*c.check_cmd) return check_command(c.check);
+  if (*c.fuzz_cmd) return cli::fuzz_command(c.fuzz);
+  if (*c.replay_cmd) return cli::replay_command(c.replay_file);
+  if (*c.report_cmd) return cli::report_command(c.report_dir);
+  if (*c.run_cmd && !c.run.list_plants && c.scenario_opt->count() == 0) {
+    std::fprintf(stderr, "logsim run: the scenario file is required (logsim run SCENARIO.json)\n");
+    return kExitBadInput;
+  }
+  if (c.seed_opt->count() > 0) c.run.seed = c.seed;
+  if (c.run.trace && c.run.out.empty()) {
+    std::fprintf(stderr, "logsim: --trace writes trace.jsonl into the --out directory; give --out DIR too\n");
+    return kExitBadInput;
+  }
+  return cli::run_command(c.run);
+}
+
+// dispatch(), with the exceptions that reach the command line turned into messages and exit
+// codes: bad input 2, a broken engine invariant (a finding) or anything else 70.
+int dispatch_reporting_errors(Commands& c, int argc, char** argv) {
   try {
-    if (*part_cmd) {
-      std::cout << engine::partition_for_key(key, partitions) << "\n";
-      return kExitPass;
-    }
-    if (*check_cmd) return check_command(check);
-    if (*fuzz_cmd) return cli::fuzz_command(fz);
-    if (*replay_cmd) return cli::replay_command(replay_file);
-    if (*report_cmd) return cli::report_command(report_dir);
-    if (*run_cmd && !run.list_plants && scenario_opt->count() == 0) {
-      std::fprintf(stderr, "logsim run: the scenario file is required (logsim run SCENARIO.json)\n");
-      return kExitBadInput;
-    }
-    if (seed_opt->count() > 0) run.seed = seed;
-    if (run.trace && run.out.empty()) {
-      std::fprintf(stderr, "logsim: --trace writes trace.jsonl into the --out directory; give --out DIR too\n");
-      return kExitBadInput;
-    }
-    return cli::run_command(run);
+    return dispatch(c);
   } catch (const scenarios::ScenarioError& e) {
     std::fprintf(stderr, "logsim: %s\n", e.what());
     return kExitBadInput;
@@ -167,4 +207,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "logsim: internal error: %s\n", e.what());
     return kExitInternal;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"logsim: deterministic simulation and testing of Kafka-style logs"};
+  app.require_subcommand(1);
+  Commands commands;
+  add_run_command(app, commands);
+  add_check_command(app, commands);
+  add_fuzz_command(app, commands);
+  add_small_commands(app, commands);
+  if (const std::optional<int> code = parse(app, argc, argv)) return *code;
+  return dispatch_reporting_errors(commands, argc, argv);
 }

@@ -260,6 +260,98 @@ int worst_exit(const std::vector<Outcome>& outcomes) {
   return code;
 }
 
+// Every scenario, loaded (a bad file throws, so nothing has run yet) with the --plant plants.
+std::vector<scenarios::Scenario> load_all(const std::vector<std::string>& files, const std::vector<std::string>& plants) {
+  std::vector<scenarios::Scenario> loaded;
+  for (const auto& f : files) {
+    loaded.push_back(scenarios::load_scenario_file(f));
+    for (const auto& name : plants) loaded.back().plants.add(*plant_by_name(name));
+  }
+  return loaded;
+}
+
+// The runs, scenario by scenario: `seeds` seeds each from --seed (or the scenario's own).
+std::vector<Job> jobs_for(const std::vector<scenarios::Scenario>& loaded, std::optional<std::uint64_t> seed, std::int64_t seeds) {
+  std::vector<Job> jobs;
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    const std::uint64_t first = logsim::effective_seed(loaded[i], seed);
+    for (std::int64_t k = 0; k < seeds; ++k) jobs.push_back({i, first + static_cast<std::uint64_t>(k)});
+  }
+  return jobs;
+}
+
+// One run of a batch (on a pool thread). A run not as expected, or nondeterministic, leaves its
+// report directory under --out; an invariant that breaks is the run's error, not the batch's end.
+Outcome run_job(const RunArgs& args, const scenarios::Scenario& scenario, std::uint64_t seed) {
+  Outcome o;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    scenarios::RunOutput out = logsim::run(scenario, {.seed = seed, .record_trace = args.check_determinism});
+    o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, seed, out).has_value();
+    out.result.cli_plants = args.plants;
+    o.result = out.result;
+    // Reports for the runs a person must look at: those not as expected.
+    if (!args.out.empty() && (!o.result.expectation_met || o.nondeterministic)) {
+      const std::string dir = fmt::format("{}/{}/seed-{}", args.out, scenario.name, seed);
+      reports::RunDirOptions written;  // no junit.xml: the batch writes one for every run
+      written.wall_ms = o.wall_ms;
+      o.error = reports::write_run_dir(dir, o.result, out, written);
+    }
+  } catch (const InvariantError& e) {
+    o.result.scenario = scenario.name;
+    o.result.file = scenario.file;
+    o.result.seed = seed;
+    o.result.cli_plants = args.plants;  // runs.json's replay command reproduces it with the plants
+    o.error = std::string("an engine invariant broke (a finding): ") + e.what();
+  }
+  return o;
+}
+
+bool as_expected(const Outcome& o) { return o.result.expectation_met && !o.nondeterministic && o.error.empty(); }
+
+// A run's line in the batch: ok or FAIL, the scenario and seed, the trace hash, the wall time,
+// and what it showed.
+std::string run_line(const Outcome& o, const std::string& file) {
+  const scenarios::RunResult& r = o.result;
+  std::string what;
+  if (!o.error.empty()) what = "error: " + o.error;
+  else if (o.nondeterministic) what = "NONDETERMINISTIC";
+  else if (r.expectation_met) what = r.verdict.outcome == properties::Outcome::kPass ? "pass" : "pass (the expected failure was found)";
+  else if (r.verdict.violations.empty()) what = r.expectation_detail;
+  else what = fmt::format("{}: {}", r.verdict.violations.front().anomaly, r.verdict.violations.front().explanation);
+  return fmt::format("{:5} {} seed {}  {}  {:.0f}ms  {}\n", as_expected(o) ? "ok" : "FAIL", file, r.seed,
+                     reports::trace_hash_hex(r.trace_hash), o.wall_ms, what);
+}
+
+// --out DIR of a batch: junit.xml and runs.json over every run. Returns an error, or "".
+std::string write_batch_files(const std::string& out, const std::vector<Outcome>& outcomes) {
+  std::vector<reports::JUnitCase> cases;
+  for (const auto& o : outcomes) cases.push_back({o.result, o.wall_ms});
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& o : outcomes) {
+    nlohmann::json j = reports::summary_json(o.result, o.wall_ms);
+    j["nondeterministic"] = o.nondeterministic;
+    j["error"] = o.error;
+    runs.push_back(std::move(j));
+  }
+  std::string err = reports::write_file_atomically(out + "/junit.xml", reports::junit_xml("logsim run", cases));
+  if (err.empty()) err = reports::write_file_atomically(out + "/runs.json", runs.dump(2) + "\n");
+  return err;
+}
+
+// The batch's last lines: how many runs of how many scenarios and seeds, and how many failed.
+void print_batch_summary(const RunArgs& args, std::size_t runs, std::size_t files, std::int64_t seeds, std::size_t failed, double wall_s,
+                         int threads) {
+  const auto plural = [](std::size_t count, const char* word) {
+    return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
+  };
+  std::cout << fmt::format("logsim: {} ({} x {}) in {:.1f}s on {}: {} as expected, {} not\n", plural(runs, "run"),
+                           plural(files, "scenario"), plural(static_cast<std::size_t>(seeds), "seed"), wall_s,
+                           plural(static_cast<std::size_t>(threads), "job"), runs - failed, failed);
+  if (!args.out.empty()) std::cout << "  report     " << args.out << "/junit.xml, runs.json" << (failed ? ", and a report.html per failing run" : "") << "\n";
+}
+
 // Many scenarios and seeds: loaded first (a bad file stops everything before any run, exit 2),
 // then run on --jobs threads (fuzz/seed_pool.h), one simulation per thread; one line per run in
 // a fixed order, each printed as soon as it and every run before it are done.
@@ -268,63 +360,20 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
     std::fprintf(stderr, "logsim run: --history and --trace are for one scenario and one seed; with several, use --out DIR\n");
     return kExitBadInput;
   }
-  std::vector<scenarios::Scenario> loaded;
-  for (const auto& f : files) {
-    loaded.push_back(scenarios::load_scenario_file(f));
-    for (const auto& name : args.plants) loaded.back().plants.add(*plant_by_name(name));
-  }
-  std::vector<Job> jobs;
-  for (std::size_t i = 0; i < loaded.size(); ++i) {
-    const std::uint64_t first = logsim::effective_seed(loaded[i], args.seed);
-    for (std::int64_t k = 0; k < seeds; ++k) jobs.push_back({i, first + static_cast<std::uint64_t>(k)});
-  }
+  const std::vector<scenarios::Scenario> loaded = load_all(files, args.plants);
+  const std::vector<Job> jobs = jobs_for(loaded, args.seed, seeds);
   std::vector<Outcome> outcomes(jobs.size());
   std::vector<char> done(jobs.size(), 0);
   std::mutex mu;
   std::size_t printed = 0;
   const auto print_ready = [&] {  // under mu: lines in job order, as soon as each is known
-    while (printed < jobs.size() && done[printed]) {
-      const Outcome& o = outcomes[printed];
-      const scenarios::RunResult& r = o.result;
-      if (!args.quiet && !args.json) {
-        std::string what;
-        if (!o.error.empty()) what = "error: " + o.error;
-        else if (o.nondeterministic) what = "NONDETERMINISTIC";
-        else if (r.expectation_met) what = r.verdict.outcome == properties::Outcome::kPass ? "pass" : "pass (the expected failure was found)";
-        else if (r.verdict.violations.empty()) what = r.expectation_detail;
-        else what = fmt::format("{}: {}", r.verdict.violations.front().anomaly, r.verdict.violations.front().explanation);
-        std::cout << fmt::format("{:5} {} seed {}  {}  {:.0f}ms  {}\n", r.expectation_met && o.error.empty() && !o.nondeterministic ? "ok" : "FAIL",
-                                 files[jobs[printed].scenario], r.seed, reports::trace_hash_hex(r.trace_hash), o.wall_ms, what)
-                  << std::flush;
-      }
-      ++printed;
+    for (; printed < jobs.size() && done[printed]; ++printed) {
+      if (!args.quiet && !args.json) std::cout << run_line(outcomes[printed], files[jobs[printed].scenario]) << std::flush;
     }
   };
   const auto work = [&](std::int64_t index) {
     const auto j = static_cast<std::size_t>(index);
-    const auto& scenario = loaded[jobs[j].scenario];
-    Outcome o;
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      scenarios::RunOutput out = logsim::run(scenario, {.seed = jobs[j].seed, .record_trace = args.check_determinism});
-      o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, jobs[j].seed, out).has_value();
-      out.result.cli_plants = args.plants;
-      o.result = out.result;
-      // Reports for the runs a person must look at: those not as expected.
-      if (!args.out.empty() && (!o.result.expectation_met || o.nondeterministic)) {
-        const std::string dir = fmt::format("{}/{}/seed-{}", args.out, scenario.name, jobs[j].seed);
-        reports::RunDirOptions written;  // no junit.xml: the batch writes one for every run
-        written.wall_ms = o.wall_ms;
-        o.error = reports::write_run_dir(dir, o.result, out, written);
-      }
-    } catch (const InvariantError& e) {
-      o.result.scenario = scenario.name;
-      o.result.file = scenario.file;
-      o.result.seed = jobs[j].seed;
-      o.result.cli_plants = args.plants;  // runs.json's replay command reproduces it with the plants
-      o.error = std::string("an engine invariant broke (a finding): ") + e.what();
-    }
+    Outcome o = run_job(args, loaded[jobs[j].scenario], jobs[j].seed);
     std::lock_guard lock(mu);
     outcomes[j] = std::move(o);
     done[j] = 1;
@@ -338,21 +387,9 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
   const int n = fuzz::run_seed_pool(pool, work);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  std::size_t failed = 0;
-  for (const auto& o : outcomes) failed += (!o.result.expectation_met || o.nondeterministic || !o.error.empty()) ? 1U : 0U;
+  const auto failed = static_cast<std::size_t>(std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !as_expected(o); }));
   if (!args.out.empty()) {
-    std::vector<reports::JUnitCase> cases;
-    for (const auto& o : outcomes) cases.push_back({o.result, o.wall_ms});
-    nlohmann::json runs = nlohmann::json::array();
-    for (const auto& o : outcomes) {
-      nlohmann::json j = reports::summary_json(o.result, o.wall_ms);
-      j["nondeterministic"] = o.nondeterministic;
-      j["error"] = o.error;
-      runs.push_back(std::move(j));
-    }
-    std::string err = reports::write_file_atomically(args.out + "/junit.xml", reports::junit_xml("logsim run", cases));
-    if (err.empty()) err = reports::write_file_atomically(args.out + "/runs.json", runs.dump(2) + "\n");
-    if (!err.empty()) {
+    if (const std::string err = write_batch_files(args.out, outcomes); !err.empty()) {
       std::fprintf(stderr, "logsim: %s\n", err.c_str());
       return kExitInternal;
     }
@@ -362,13 +399,7 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
     for (const auto& o : outcomes) runs.push_back(reports::summary_json(o.result, o.wall_ms));
     std::cout << runs.dump(2) << "\n";
   } else if (!args.quiet) {
-    const auto plural = [](std::size_t count, const char* word) {
-      return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
-    };
-    std::cout << fmt::format("logsim: {} ({} x {}) in {:.1f}s on {}: {} as expected, {} not\n", plural(jobs.size(), "run"),
-                             plural(files.size(), "scenario"), plural(static_cast<std::size_t>(seeds), "seed"), wall_s,
-                             plural(static_cast<std::size_t>(n), "job"), jobs.size() - failed, failed);
-    if (!args.out.empty()) std::cout << "  report     " << args.out << "/junit.xml, runs.json" << (failed ? ", and a report.html per failing run" : "") << "\n";
+    print_batch_summary(args, jobs.size(), files.size(), seeds, failed, wall_s, n);
   }
   return worst_exit(outcomes);
 }

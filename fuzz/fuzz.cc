@@ -406,15 +406,26 @@ RunOutput run_doc(const json& doc, const std::string& file, bool record_trace) {
   return scenarios::run_scenario(s, {s.seed, record_trace});
 }
 
-FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzProgress&)>& progress) {
-  FuzzReport report;
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+bool interrupted(const FuzzOptions& options) { return options.interrupted != nullptr && options.interrupted->load(); }
+
+// The first seed, and every confirm_every-th after it, runs twice: its trace hash must repeat.
+bool confirms(const FuzzOptions& options, std::int64_t i) {
+  return i == 0 || (options.confirm_every > 0 && i % options.confirm_every == 0);
+}
+
+// The search: seed after seed on options.jobs threads, until options.seeds have run, the time
+// budget is spent, the campaign is interrupted, or (without keep_going) a seed fails. Fills in
+// the report's search fields; returns what each failing seed showed, by seed.
+std::map<std::uint64_t, Attempt> search(const FuzzOptions& options, const std::function<void(const FuzzProgress&)>& progress,
+                                        std::chrono::steady_clock::time_point start, FuzzReport& report) {
   std::atomic<std::int64_t> done{0}, failures{0};
   std::mutex mu;
   std::map<std::uint64_t, Attempt> failed;  // seed -> what it showed
 
   auto out_of_budget = [&] {
-    if (options.interrupted != nullptr && options.interrupted->load()) return true;
+    if (interrupted(options)) return true;
     return options.time_budget_s > 0 && seconds_since(start) >= options.time_budget_s;
   };
   auto work = [&](std::int64_t i) {
@@ -423,8 +434,7 @@ FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzP
     const json doc = fuzz_case_doc(options, seed);
     const std::string file = "<fuzz seed " + std::to_string(seed) + ">";
     const Attempt a = attempt(doc, file);
-    const bool confirm = !a.error.size() && (i == 0 || (options.confirm_every > 0 && i % options.confirm_every == 0));
-    if (confirm) {
+    if (a.error.empty() && confirms(options, i)) {
       const Attempt again = attempt(doc, file);
       std::lock_guard lock(mu);
       if (again.trace_hash != a.trace_hash) report.nondeterminism.push_back({seed, a.trace_hash, again.trace_hash});
@@ -451,68 +461,63 @@ FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzP
   show();
   report.seeds_run = done.load();
   report.search_s = seconds_since(start);
-  report.interrupted = options.interrupted != nullptr && options.interrupted->load();
+  report.interrupted = interrupted(options);
   for (const auto& [seed, a] : failed) report.failing_seeds.push_back(seed);
-  if (failed.empty()) return report;
+  return failed;
+}
 
-  // Shrink the lowest failing seed.
-  const auto shrink_start = std::chrono::steady_clock::now();
-  const std::uint64_t seed = failed.begin()->first;
-  // What shrinking keeps: the anomaly a planted bug is known by, when the failure shows it
-  // (a planted bug may show itself in several ways; the one it is named for is the point),
-  // else the first one found.
-  std::string anomaly = failed.begin()->second.anomaly;
-  for (const auto& name : options.plants) {
+// What shrinking keeps: the anomaly a planted bug is known by, when the failure shows it (a
+// planted bug may show itself in several ways; the one it is named for is the point), else the
+// first one found.
+std::string anomaly_to_keep(const Attempt& a, const std::vector<std::string>& plants) {
+  std::string anomaly = a.anomaly;
+  for (const auto& name : plants) {
     const auto plant = plant_by_name(name);
     for (const auto& info : all_plants()) {
-      const auto& found = failed.begin()->second.anomalies;
-      if (plant && info.plant == *plant && std::find(found.begin(), found.end(), info.anomaly) != found.end()) {
+      if (plant && info.plant == *plant && std::find(a.anomalies.begin(), a.anomalies.end(), info.anomaly) != a.anomalies.end()) {
         anomaly = std::string(info.anomaly);
       }
     }
   }
-  FuzzFailure f;
-  f.seed = seed;
-  f.anomaly = anomaly;
-  f.original = fuzz_case_doc(options, seed);
-  f.original_size = scenario_size(f.original);
-  json best = f.original;
-  auto budget_left = [&] {
-    return f.shrink_runs < options.shrink_max_runs && seconds_since(shrink_start) < options.shrink_max_s &&
-           !(options.interrupted != nullptr && options.interrupted->load());
-  };
-  auto report_shrink = [&] {
-    if (progress) {
-      FuzzProgress p{report.seeds_run, options.seeds, static_cast<std::int64_t>(failed.size()), seconds_since(start), 0};
-      p.shrinking = true;
-      p.shrink_runs = f.shrink_runs;
-      progress(p);
-    }
-  };
-  auto try_doc = [&](const json& candidate) {
-    ++f.shrink_runs;
-    report_shrink();
-    if (!fails_like(candidate, anomaly)) return false;
-    ++f.shrink_steps;
-    best = candidate;
-    return true;
-  };
-  if (options.shrink) {
-    // 1. Along RapidCheck's shrink tree of the case.
-    const Shape shape = options.template_doc ? shape_for_template(*options.template_doc, options.shape) : options.shape;
-    const rc::Gen<Case> gen = options.template_doc ? fuzz::gen_faults_only(shape) : fuzz::gen_case(shape);
-    rc::Shrinkable<Case> current = fuzz::case_for_seed(gen, seed);
+  return anomaly;
+}
+
+// Shrinks a failing case: each candidate scenario is run, and one that fails the same way (the
+// same anomaly, fails_like) becomes the best so far. Bounded by options.shrink_max_runs runs and
+// options.shrink_max_s seconds from `start`; an interrupted campaign stops it.
+class Shrinker {
+ public:
+  Shrinker(const FuzzOptions& options, FuzzFailure& f, std::chrono::steady_clock::time_point start,
+           std::function<void(std::int64_t)> on_run)
+      : options_(options), f_(f), start_(start), on_run_(std::move(on_run)), best_(f.original) {}
+
+  // Both passes, the tree's then the edits'; sets f.shrink_complete (the edits reached a fixed
+  // point) and returns the smallest failing scenario found.
+  json run() {
+    along_the_tree();
+    f_.shrink_complete = by_edits();
+    return best_;
+  }
+
+ private:
+  // 1. Along RapidCheck's shrink tree of the case.
+  void along_the_tree() {
+    const Shape shape = options_.template_doc ? shape_for_template(*options_.template_doc, options_.shape) : options_.shape;
+    const rc::Gen<Case> gen = options_.template_doc ? fuzz::gen_faults_only(shape) : fuzz::gen_case(shape);
+    rc::Shrinkable<Case> current = fuzz::case_for_seed(gen, f_.seed);
     // A third of the budget: most of the tree's candidates shrink one number, and a run that
     // changes timing rarely fails the same way; the scenario edits below cut deeper per run.
-    const std::int64_t tree_runs = options.shrink_max_runs / 3;
+    const std::int64_t tree_runs = options_.shrink_max_runs / 3;
+    const auto runs_left = [&] { return budget_left() && f_.shrink_runs < tree_runs; };
     bool progressed = true;
-    while (progressed && budget_left() && f.shrink_runs < tree_runs) {
+    while (progressed && runs_left()) {
       progressed = false;
       auto shrinks = current.shrinks();
       while (auto child = shrinks.next()) {
-        if (!budget_left() || f.shrink_runs >= tree_runs) break;
-        const json candidate = render_case(child->value(), shape, seed, options.template_doc ? &*options.template_doc : nullptr, options.plants);
-        if (candidate == best) continue;
+        if (!runs_left()) break;
+        const json candidate = render_case(child->value(), shape, f_.seed, options_.template_doc ? &*options_.template_doc : nullptr,
+                                           options_.plants);
+        if (candidate == best_) continue;
         if (try_doc(candidate)) {
           current = std::move(*child);
           progressed = true;
@@ -520,11 +525,15 @@ FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzP
         }
       }
     }
-    // 2. Editing the scenario itself.
-    progressed = true;
+  }
+
+  // 2. Editing the scenario itself. Returns whether no edit of the best scenario fails the same
+  // way any more (false when the budget ran out first).
+  bool by_edits() {
+    bool progressed = true;
     while (progressed && budget_left()) {
       progressed = false;
-      for (const json& candidate : edits(best)) {
+      for (const json& candidate : edits(best_)) {
         if (!budget_left()) break;
         if (try_doc(candidate)) {
           progressed = true;
@@ -532,18 +541,34 @@ FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzP
         }
       }
     }
-    f.shrink_complete = !progressed;
+    return !progressed;
   }
-  f.shrunk_size = scenario_size(best);
-  try {
-    f.shrunk_run = run_doc(best, "<fuzz seed " + std::to_string(seed) + ", shrunk>", false);
-  } catch (const InvariantError& e) {
-    f.error = e.what();
+
+  bool budget_left() const {
+    return f_.shrink_runs < options_.shrink_max_runs && seconds_since(start_) < options_.shrink_max_s && !interrupted(options_);
   }
-  // The scenario file says what it showed, so `logsim replay` can confirm it.
+
+  bool try_doc(const json& candidate) {
+    ++f_.shrink_runs;
+    on_run_(f_.shrink_runs);
+    if (!fails_like(candidate, f_.anomaly)) return false;
+    ++f_.shrink_steps;
+    best_ = candidate;
+    return true;
+  }
+
+  const FuzzOptions& options_;
+  FuzzFailure& f_;
+  std::chrono::steady_clock::time_point start_;
+  std::function<void(std::int64_t)> on_run_;
+  json best_;
+};
+
+// The scenario file's "found" section: what its run showed, so `logsim replay` can confirm it.
+json found_section(const FuzzFailure& f, const std::string& command) {
   json found{{"verdict", f.error.empty() ? std::string(properties::outcome_name(f.shrunk_run.result.verdict.outcome)) : "internal-error"},
              {"anomalies", json::array()},
-             {"by", options.command + " (seed " + std::to_string(seed) + ")"}};
+             {"by", command + " (seed " + std::to_string(f.seed) + ")"}};
   if (f.error.empty()) {
     found["trace_hash"] = fmt::format("{:016x}", f.shrunk_run.result.trace_hash);
     for (const auto& v : f.shrunk_run.result.verdict.violations) {
@@ -552,8 +577,47 @@ FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzP
       }
     }
   }  // an invariant that broke is the verdict "internal-error": no checker anomaly, so none listed
-  best["found"] = found;
-  f.shrunk = best;
+  return found;
+}
+
+// Runs the shrunk scenario once more (its run is what the reports show) and saves it, with its
+// "found" section, as the failure's scenario.
+void finish_failure(const FuzzOptions& options, FuzzFailure& f, json best) {
+  f.shrunk_size = scenario_size(best);
+  try {
+    f.shrunk_run = run_doc(best, "<fuzz seed " + std::to_string(f.seed) + ", shrunk>", false);
+  } catch (const InvariantError& e) {
+    f.error = e.what();
+  }
+  best["found"] = found_section(f, options.command);
+  f.shrunk = std::move(best);
+}
+
+}  // namespace
+
+FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzProgress&)>& progress) {
+  FuzzReport report;
+  const auto start = std::chrono::steady_clock::now();
+  const std::map<std::uint64_t, Attempt> failed = search(options, progress, start, report);
+  if (failed.empty()) return report;
+
+  // Shrink the lowest failing seed.
+  const auto shrink_start = std::chrono::steady_clock::now();
+  const auto& [seed, first] = *failed.begin();
+  FuzzFailure f;
+  f.seed = seed;
+  f.anomaly = anomaly_to_keep(first, options.plants);
+  f.original = fuzz_case_doc(options, seed);
+  f.original_size = scenario_size(f.original);
+  const auto show_shrink = [&](std::int64_t shrink_runs) {
+    if (!progress) return;
+    FuzzProgress p{report.seeds_run, options.seeds, static_cast<std::int64_t>(failed.size()), seconds_since(start), 0};
+    p.shrinking = true;
+    p.shrink_runs = shrink_runs;
+    progress(p);
+  };
+  json best = options.shrink ? Shrinker(options, f, shrink_start, show_shrink).run() : f.original;
+  finish_failure(options, f, std::move(best));
   report.shrink_s = seconds_since(shrink_start);
   report.failure = std::move(f);
   return report;
