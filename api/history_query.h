@@ -26,7 +26,7 @@ struct EventFilter {
   std::string process{};                   // the producer, consumer or group member (e.g. "billing-2")
   std::string group{};                     // the consumer group (group.id)
   std::string topic{};
-  std::optional<std::int32_t> partition{};
+  std::optional<PartitionId> partition{};
 
   bool matches(const properties::HistoryEvent& e) const;
 };

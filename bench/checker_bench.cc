@@ -144,8 +144,8 @@ class Generator {
     out.push_back(invoke);
     HistoryEvent ok = event(out, OpKind::kSendOk, producer);
     ok.topic = "orders";
-    ok.partition = partition;
-    ok.offset = static_cast<std::int64_t>(log_[static_cast<std::size_t>(partition)].size());
+    ok.partition = properties::known(PartitionId(partition));
+    ok.offset = properties::known(Offset(static_cast<std::int64_t>(log_[static_cast<std::size_t>(partition)].size())));
     ok.key = invoke.key;
     ok.value_id = value;
     out.push_back(std::move(ok));
@@ -161,10 +161,10 @@ class Generator {
         const Stored& r = log[static_cast<std::size_t>(next)];
         HistoryEvent e = event(out, OpKind::kProcess, member(g, p));
         e.group = kGroups[g];
-        e.generation = group.generation;
+        e.generation = properties::known(GenerationId(group.generation));
         e.topic = "orders";
-        e.partition = p;
-        e.offset = next;
+        e.partition = properties::known(PartitionId(p));
+        e.offset = properties::known(Offset(next));
         e.key = "key-" + std::to_string(r.key);
         e.value_id = r.value;
         out.push_back(std::move(e));
@@ -181,10 +181,10 @@ class Generator {
     for (const OpKind kind : {OpKind::kCommitInvoke, OpKind::kCommitOk}) {
       HistoryEvent e = event(out, kind, member(g, p));
       e.group = kGroups[g];
-      e.generation = group.generation;
+      e.generation = properties::known(GenerationId(group.generation));
       e.topic = "orders";
-      e.partition = p;
-      e.offset = group.processed[static_cast<std::size_t>(p)];
+      e.partition = properties::known(PartitionId(p));
+      e.offset = properties::known(Offset(group.processed[static_cast<std::size_t>(p)]));
       e.commit_id = id;
       e.note = "manual";
       out.push_back(std::move(e));
@@ -197,7 +197,7 @@ class Generator {
     for (std::int32_t m = 0; m < kMembers; ++m) {
       HistoryEvent e = event(out, OpKind::kAssign, std::string(kGroups[g]) + "-" + std::to_string(m + 1));
       e.group = kGroups[g];
-      e.generation = group.generation;
+      e.generation = properties::known(GenerationId(group.generation));
       for (std::int32_t p = 0; p < kPartitions; ++p) {
         if (member(g, p) == e.process) e.assignment.push_back({"orders", PartitionId(p)});
       }
@@ -213,7 +213,7 @@ class Generator {
     for (std::int32_t m = 0; m < kMembers; ++m) {
       HistoryEvent e = event(out, OpKind::kAssign, std::string(kGroups[g]) + "-" + std::to_string(m + 1));
       e.group = kGroups[g];
-      e.generation = group.generation;
+      e.generation = properties::known(GenerationId(group.generation));
       e.note = "revoked";
       out.push_back(std::move(e));
     }

@@ -43,8 +43,8 @@ int check_command(const CheckArgs& args) {
     j["violations"] = nlohmann::json::array();
     for (const auto& x : v.violations) {
       j["violations"].push_back({{"anomaly", x.anomaly}, {"first_event", x.first_event}, {"at_ns", x.at},
-                                 {"process", x.process}, {"topic", x.topic}, {"partition", x.partition},
-                                 {"offset", x.offset}, {"members", x.members}, {"explanation", x.explanation}});
+                                 {"process", x.process}, {"topic", x.topic}, {"partition", reports::nullable(x.partition)},
+                                 {"offset", reports::nullable(x.offset)}, {"members", x.members}, {"explanation", x.explanation}});
     }
     std::cout << j.dump(2) << "\n";
   } else {

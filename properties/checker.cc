@@ -24,7 +24,7 @@ std::string_view outcome_name(Outcome o) {
 }
 
 Violation Checker::violation_of(std::string anomaly, std::uint64_t event, Nanos at, Id process, Id tp,
-                                std::int64_t offset, Id key) const {
+                                std::optional<Offset> offset, Id key) const {
   const Symbols& s = symbols();
   Violation v;
   v.anomaly = std::move(anomaly);

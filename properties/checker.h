@@ -64,7 +64,7 @@ class Checker {
   }
   // The same from stored ids: first shown by event `event` at `at`, on `offset` of topic-partition
   // `tp`, with key `key` (kNoId: none), and `process` as the process and the one member.
-  Violation violation_of(std::string anomaly, std::uint64_t event, Nanos at, Id process, Id tp, std::int64_t offset,
+  Violation violation_of(std::string anomaly, std::uint64_t event, Nanos at, Id process, Id tp, std::optional<Offset> offset,
                          Id key) const;
 
  private:

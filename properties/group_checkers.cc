@@ -15,23 +15,24 @@ std::string event_no(std::uint64_t index) { return "event #" + std::to_string(in
 }  // namespace
 
 void DoubleOwnershipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
-  // Generation -1: the member had no generation (it was between generations or fenced); such
-  // records are not attributed to any generation's assignment.
-  if (e.kind != OpKind::kProcess || ids.group == kNoId || e.generation < 0) return;
+  // No generation: the member had none (it was between generations or fenced); such records
+  // are not attributed to any generation's assignment.
+  if (e.kind != OpKind::kProcess || ids.group == kNoId || !e.generation) return;
+  const std::int32_t generation = e.generation->value();
   const Id slot = slots_.slot(ids.group, ids.tp);
   if (slot >= owners_.size()) owners_.resize(std::size_t{slot} + 1);
   std::vector<Owner>& owners = owners_[slot];
   // Generations mostly only grow: the newest is looked at first.
-  const Owner fresh{e.generation, ids.process, e.offset, e.index, false};
-  if (owners.empty() || owners.back().generation < e.generation) {
+  const Owner fresh{generation, ids.process, History::packed(e.offset), e.index, false};
+  if (owners.empty() || owners.back().generation < generation) {
     owners.push_back(fresh);
     return;
   }
   auto it = owners.end() - 1;
-  if (it->generation != e.generation) {
-    it = std::lower_bound(owners.begin(), owners.end(), e.generation,
+  if (it->generation != generation) {
+    it = std::lower_bound(owners.begin(), owners.end(), generation,
                           [](const Owner& o, std::int32_t g) { return o.generation < g; });
-    if (it->generation != e.generation) {
+    if (it->generation != generation) {
       owners.insert(it, fresh);
       return;
     }
@@ -42,10 +43,10 @@ void DoubleOwnershipChecker::on_event(const HistoryEvent& e, const EventIds& ids
   const std::string& first_process = symbols().process(first.process);
   Violation v = violation_at("double-ownership", e);
   v.members = {first_process, e.process};
-  v.explanation = "in generation " + std::to_string(e.generation) + " of group " + e.group + ", " + e.topic + "/" +
-                  std::to_string(e.partition) + " was processed by " + first_process + " (offset " +
-                  std::to_string(first.offset) + ", " + event_no(first.event) + ") and by " + e.process + " (offset " +
-                  std::to_string(e.offset) + ", " + event_no(e.index) +
+  v.explanation = "in generation " + std::to_string(generation) + " of group " + e.group + ", " + symbols().where(ids.tp) +
+                  " was processed by " + first_process + " (offset " + std::to_string(first.offset) + ", " +
+                  event_no(first.event) + ") and by " + e.process + " (offset " + std::to_string(fresh.offset) + ", " +
+                  event_no(e.index) +
                   "): two members owned one partition in one generation";
   report(std::move(v));
 }
@@ -56,7 +57,7 @@ void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     case OpKind::kAssign: {
       if (ids.group >= newest_.size()) newest_.resize(std::size_t{ids.group} + 1);
       Newest& n = newest_[ids.group];
-      if (e.generation > n.generation) n = Newest{e.generation, e.index};
+      if (e.generation && e.generation->value() > n.generation) n = Newest{e.generation->value(), e.index};
       return;
     }
     case OpKind::kCommitInvoke: {
@@ -72,15 +73,16 @@ void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
       return;
   }
   // A commit sent without a generation (an admin's, or under manual assignment) is never stale.
-  if (e.generation < 0 || ids.process >= invoked_.size()) return;
+  if (!e.generation || ids.process >= invoked_.size()) return;
+  const std::int32_t generation = e.generation->value();
   auto& sent_by = invoked_[ids.process];
   Invoke* const sent = sent_by.find(e.commit_id);
-  if (sent == nullptr || e.generation >= sent->newest.generation || sent->reported) return;
+  if (sent == nullptr || generation >= sent->newest.generation || sent->reported) return;
   sent->reported = true;
   Violation v = violation_at("stale-commit-accepted", e);
-  v.explanation = "the coordinator of group " + e.group + " accepted " + e.process + "'s commit of " + e.topic + "/" +
-                  std::to_string(e.partition) + " offset " + std::to_string(e.offset) + " from generation " +
-                  std::to_string(e.generation) + " (" + event_no(e.index) + ", sent at " + event_no(sent->event) +
+  v.explanation = "the coordinator of group " + e.group + " accepted " + e.process + "'s commit of " + symbols().where(ids.tp) +
+                  " offset " + std::to_string(History::packed(e.offset)) + " from generation " +
+                  std::to_string(generation) + " ("+ event_no(e.index) + ", sent at " + event_no(sent->event) +
                   "), although the group had already reached generation " +
                   std::to_string(sent->newest.generation) + " (" + event_no(sent->newest.event) +
                   ") when it was sent: a fenced member overwrote the offsets of the partition's new owner";
@@ -95,11 +97,12 @@ const GroupProgress::Move* GroupProgress::Partition::first_past(std::int64_t off
 void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids) {
   switch (e.kind) {
     case OpKind::kSendOk: {
-      if (e.offset < 0) return;
+      if (!e.offset) return;
+      const std::int64_t offset = e.offset->value();
       TopicPartition& tp = tp_state(ids.tp);
       const bool fresh = keep_ == Keep::kKeys
-                             ? tp.keys.emplace(e.offset, ids.key).second
-                             : tp.acks.emplace(e.offset, Ack{e.index, e.at, ids.process, ids.key, e.value_id}).second;
+                             ? tp.keys.emplace(offset, ids.key).second
+                             : tp.acks.emplace(offset, Ack{e.index, e.at, ids.process, ids.key, e.value_id}).second;
       if (!fresh) return;
       if (!tp.waiting.empty()) {
         // The first record acknowledged after a partition's first assignment to a group.
@@ -107,7 +110,7 @@ void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids) {
           Partition& p = partitions_[slot];
           if (!p.first_assigned) return true;  // forgotten by a delete-offsets; a new assignment waits again
           if (*p.first_assigned >= e.index) return false;
-          p.first_acked_after_assigned = e.offset;
+          p.first_acked_after_assigned = offset;
           return true;
         });
       }
@@ -133,7 +136,7 @@ void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids) {
       return;
   }
   if (ids.group == kNoId) return;
-  if (e.kind == OpKind::kSeek && e.offset < 0 && e.process == "admin") {
+  if (e.kind == OpKind::kSeek && !e.offset && e.process == "admin") {
     // delete-offsets: the group forgot its committed offset, and its next members start where
     // auto.offset.reset puts them, as a new group would. What it processed stays processed.
     Partition& p = slot_state(ids.group, ids.tp);
@@ -144,28 +147,30 @@ void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids) {
     p.last_assignee = last_assignee;
     return;
   }
-  if (e.offset < 0) return;
+  if (!e.offset) return;
+  const std::int64_t offset = e.offset->value();
+  const std::int32_t generation = History::packed(e.generation);
   Partition& p = slot_state(ids.group, ids.tp);
   switch (e.kind) {
     case OpKind::kProcess:
-      p.processed.insert(e.offset);
-      if (!p.first_processed) p.first_processed = e.offset;
+      p.processed.insert(offset);
+      if (!p.first_processed) p.first_processed = offset;
       return;
     case OpKind::kCommitOk:
-      if (!p.first_committed) p.first_committed = e.offset;
-      p.committed = e.offset;
-      if (p.passes.empty() || p.passes.back().offset < e.offset) {
-        p.passes.push_back(Move{e.offset, e.index, e.at, ids.process, e.generation, false});
+      if (!p.first_committed) p.first_committed = offset;
+      p.committed = offset;
+      if (p.passes.empty() || p.passes.back().offset < offset) {
+        p.passes.push_back(Move{offset, e.index, e.at, ids.process, generation, false});
       }
       return;
     case OpKind::kSeek:
       // Any seek aimed at the group moves where its processing starts; an admin's seek (an
       // executed reset-offsets) also writes the committed offset, and starts a new history of it.
-      p.seek_floor = e.offset;
+      p.seek_floor = offset;
       if (e.process == "admin") {
-        p.committed = e.offset;
+        p.committed = offset;
         p.passes.clear();
-        p.passes.push_back(Move{e.offset, e.index, e.at, ids.process, e.generation, true});
+        p.passes.push_back(Move{offset, e.index, e.at, ids.process, generation, true});
       }
       return;
     default:
@@ -179,8 +184,8 @@ std::vector<Id> GroupProgress::by_name(const Symbols& symbols) const {
   std::sort(order.begin(), order.end(), [&](Id a, Id b) {
     const Id ta = tp_of(a);
     const Id tb = tp_of(b);
-    const std::int32_t pa = symbols.partition_of(ta);
-    const std::int32_t pb = symbols.partition_of(tb);
+    const auto pa = symbols.partition_of(ta);
+    const auto pb = symbols.partition_of(tb);
     return std::tie(symbols.group(group_of(a)), symbols.topic_of_tp(ta), pa) <
            std::tie(symbols.group(group_of(b)), symbols.topic_of_tp(tb), pb);
   });
@@ -213,7 +218,7 @@ void LostCommitChecker::finish() {
     if (owed == 0) continue;
     const GroupProgress::Move* passed = p.first_past(hole);  // the last change, to *committed, is past it
     const std::string& process = symbols().process(passed->process);
-    Violation v = violation_of("lost-commit", passed->event, passed->at, passed->process, tp, hole, key);
+    Violation v = violation_of("lost-commit", passed->event, passed->at, passed->process, tp, Offset(hole), key);
     const std::string by = passed->seek ? "a seek by " + process
                                         : "a commit by " + process + " in generation " + std::to_string(passed->generation);
     v.explanation = "group " + symbols().group(progress_.group_of(slot)) + "'s committed offset of " + symbols().where(tp) +
@@ -268,7 +273,7 @@ void UnseenChecker::check(Id slot) {
   // the group (unseen, a safety violation). One that never got past it did not catch up
   // (liveness): lost and merely delayed look alike, and the quiet period decides.
   const bool skipped = p.processed.next_above(offset).has_value();
-  Violation v = violation_of(skipped ? "unseen" : "liveness", ack.event, ack.at, ack.process, tp, offset, ack.key);
+  Violation v = violation_of(skipped ? "unseen" : "liveness", ack.event, ack.at, ack.process, tp, Offset(offset), ack.key);
   if (!last_assignee.empty() && last_assignee != acked_to) v.members.push_back(last_assignee);
   v.explanation = "group " + symbols().group(progress_.group_of(slot)) + " never processed " + std::to_string(unseen) +
                   " record(s) of " + symbols().where(tp) + " acknowledged before " +
@@ -307,7 +312,7 @@ void UnseenChecker::check_never_assigned(Id group, Id topic, std::uint64_t first
     });
     if (!existed || first == nullptr) continue;
     const std::string& acked_to = symbols().process(first->process);
-    Violation v = violation_of("liveness", first->event, first->at, first->process, tp, offset, first->key);
+    Violation v = violation_of("liveness", first->event, first->at, first->process, tp, Offset(offset), first->key);
     v.explanation = "group " + symbols().group(group) + " was assigned partitions of " + symbols().topic(topic) +
                     " from event #" + std::to_string(first_assigned) + " but never " + symbols().where(tp) +
                     ", which already held records then: it never processed " + std::to_string(owed) +

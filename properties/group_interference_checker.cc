@@ -15,91 +15,97 @@ std::size_t GroupInterferenceChecker::AtHash::operator()(const At& a) const noex
 }
 
 void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
+  if (e.kind == OpKind::kSeek && e.process != "admin") {
+    on_reset(ids);  // whatever the event's group: the member's pending partitions say which
+    return;
+  }
+  if (ids.group == kNoId) return;
   switch (e.kind) {
-    case OpKind::kAssign: {
-      if (ids.group == kNoId) return;
-      if (ids.process >= members_.size()) members_.resize(ids.process + 1);
-      Member& m = members_[ids.process];
-      now_.assign(ids.assignment.begin(), ids.assignment.end());
-      std::sort(now_.begin(), now_.end());
-      now_.erase(std::unique(now_.begin(), now_.end()), now_.end());
-      // A partition kept keeps its state (waiting or not); one newly assigned waits for its start.
-      now_pending_.clear();
-      m.waiting = 0;
-      std::size_t b = 0;
-      for (const Id tp : now_) {
-        while (b < m.tps.size() && m.tps[b] < tp) ++b;
-        const Pending p = b < m.tps.size() && m.tps[b] == tp ? m.pending[b] : Pending{ids.group, e.index};
-        if (p.group != kNoId) ++m.waiting;
-        now_pending_.push_back(p);
-      }
-      m.tps.swap(now_);
-      m.pending.swap(now_pending_);
+    case OpKind::kAssign:
+      on_assign(e, ids);
       return;
-    }
     case OpKind::kSeek:
-      if (e.process == "admin") {
-        if (ids.group == kNoId) return;
-        const std::uint64_t gp = pack(ids.group, ids.tp);
-        if (e.offset < 0) {  // delete-offsets: until it commits again, the group has no committed offset
-          settled_.erase(gp);
-          return;
-        }
-        own_.try_emplace(At{gp, e.offset}, true);
-        settled_.try_emplace(gp, e.index);
-        std::uint32_t* head = set_by_.try_emplace(At{ids.tp, e.offset}, UINT32_MAX).first;
-        for (std::uint32_t s = *head; s != UINT32_MAX; s = setters_[s].next) {
-          if (setters_[s].group == ids.group) return;
-        }
-        setters_.push_back(Setter{ids.group, ids.process, true, *head, e.index});
-        *head = static_cast<std::uint32_t>(setters_.size() - 1);
-      } else if (ids.process < members_.size()) {
-        // auto.offset.reset chose the start
-        Member& m = members_[ids.process];
-        if (m.waiting == 0) return;
-        const auto it = std::lower_bound(m.tps.begin(), m.tps.end(), ids.tp);
-        if (it == m.tps.end() || *it != ids.tp) return;
-        Pending& p = m.pending[static_cast<std::size_t>(it - m.tps.begin())];
-        if (p.group != kNoId) {
-          p.group = kNoId;
-          --m.waiting;
-        }
+      if (!e.offset) {
+        settled_.erase(pack(ids.group, ids.tp));  // delete-offsets: no committed offset until it commits again
+      } else {
+        own_.try_emplace(At{pack(ids.group, ids.tp), e.offset->value()}, true);
+        on_set(e, ids, /*reset=*/true);
       }
       return;
     case OpKind::kCommitInvoke:
-      if (ids.group != kNoId && e.offset >= 0) own_.try_emplace(At{pack(ids.group, ids.tp), e.offset}, true);
+      if (e.offset) own_.try_emplace(At{pack(ids.group, ids.tp), e.offset->value()}, true);
       return;
-    case OpKind::kCommitOk: {
-      if (ids.group == kNoId || e.offset < 0) return;
-      settled_.try_emplace(pack(ids.group, ids.tp), e.index);
-      std::uint32_t* head = set_by_.try_emplace(At{ids.tp, e.offset}, UINT32_MAX).first;
-      for (std::uint32_t s = *head; s != UINT32_MAX; s = setters_[s].next) {
-        if (setters_[s].group == ids.group) return;
-      }
-      setters_.push_back(Setter{ids.group, ids.process, false, *head, e.index});
-      *head = static_cast<std::uint32_t>(setters_.size() - 1);
+    case OpKind::kCommitOk:
+      if (e.offset) on_set(e, ids, /*reset=*/false);
       return;
-    }
     case OpKind::kProcess:
-      break;
+      if (e.offset) on_process(e, ids);
+      return;
     default:
       return;
   }
-  if (ids.group == kNoId || ids.process >= members_.size()) return;
+}
+
+void GroupInterferenceChecker::on_assign(const HistoryEvent& e, const EventIds& ids) {
+  if (ids.process >= members_.size()) members_.resize(ids.process + 1);
   Member& m = members_[ids.process];
-  if (m.waiting == 0) return;
+  now_.assign(ids.assignment.begin(), ids.assignment.end());
+  std::sort(now_.begin(), now_.end());
+  now_.erase(std::unique(now_.begin(), now_.end()), now_.end());
+  // A partition kept keeps its state (waiting or not); one newly assigned waits for its start.
+  now_pending_.clear();
+  m.waiting = 0;
+  std::size_t b = 0;
+  for (const Id tp : now_) {
+    while (b < m.tps.size() && m.tps[b] < tp) ++b;
+    const Pending p = b < m.tps.size() && m.tps[b] == tp ? m.pending[b] : Pending{ids.group, e.index};
+    if (p.group != kNoId) ++m.waiting;
+    now_pending_.push_back(p);
+  }
+  m.tps.swap(now_);
+  m.pending.swap(now_pending_);
+}
+
+GroupInterferenceChecker::Pending* GroupInterferenceChecker::pending_of(const EventIds& ids) {
+  if (ids.process >= members_.size()) return nullptr;
+  Member& m = members_[ids.process];
+  if (m.waiting == 0) return nullptr;
   const auto it = std::lower_bound(m.tps.begin(), m.tps.end(), ids.tp);
-  if (it == m.tps.end() || *it != ids.tp) return;
-  Pending& slot = m.pending[static_cast<std::size_t>(it - m.tps.begin())];
-  if (slot.group == kNoId) return;
-  const Pending pending = slot;
-  slot.group = kNoId;
-  --m.waiting;
+  if (it == m.tps.end() || *it != ids.tp) return nullptr;
+  Pending& p = m.pending[static_cast<std::size_t>(it - m.tps.begin())];
+  return p.group == kNoId ? nullptr : &p;
+}
+
+void GroupInterferenceChecker::on_reset(const EventIds& ids) {
+  // auto.offset.reset chose the start: it is not the committed offset's to explain.
+  if (Pending* p = pending_of(ids)) {
+    p->group = kNoId;
+    --members_[ids.process].waiting;
+  }
+}
+
+void GroupInterferenceChecker::on_set(const HistoryEvent& e, const EventIds& ids, bool reset) {
+  settled_.try_emplace(pack(ids.group, ids.tp), e.index);
+  std::uint32_t* head = set_by_.try_emplace(At{ids.tp, e.offset->value()}, UINT32_MAX).first;
+  for (std::uint32_t s = *head; s != UINT32_MAX; s = setters_[s].next) {
+    if (setters_[s].group == ids.group) return;
+  }
+  setters_.push_back(Setter{ids.group, ids.process, reset, *head, e.index});
+  *head = static_cast<std::uint32_t>(setters_.size() - 1);
+}
+
+void GroupInterferenceChecker::on_process(const HistoryEvent& e, const EventIds& ids) {
+  Pending* const slot = pending_of(ids);
+  if (slot == nullptr) return;
+  const Pending pending = *slot;
+  slot->group = kNoId;
+  --members_[ids.process].waiting;
+  const std::int64_t offset = e.offset->value();
   const std::uint64_t gp = pack(pending.group, ids.tp);
-  if (own_.contains(At{gp, e.offset})) return;
+  if (own_.contains(At{gp, offset})) return;
   const std::uint64_t* settled = settled_.find(gp);
   if (settled == nullptr || *settled >= pending.assigned) return;
-  const std::uint32_t* setters = set_by_.find(At{ids.tp, e.offset});
+  const std::uint32_t* setters = set_by_.find(At{ids.tp, offset});
   if (setters == nullptr) return;
   // The setter of another group whose name comes first (as a map by group name would give).
   const Setter* setter = nullptr;
@@ -116,7 +122,7 @@ void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& i
   Violation v = violation_at("group-interference", e);
   v.members = {e.process, setter_process};
   v.explanation = e.process + " of group " + group + " started " + symbols().where(ids.tp) + " at offset " +
-                  std::to_string(e.offset) + " (event #" + std::to_string(e.index) + ") after its assignment (event #" +
+                  std::to_string(offset) + " (event #" + std::to_string(e.index) + ") after its assignment (event #" +
                   std::to_string(pending.assigned) + "), an offset group " + group +
                   " never committed nor was reset to, but which " +
                   (setter->reset ? "a reset aimed at group " + other : setter_process + " of group " + other + " committed") +

@@ -81,6 +81,14 @@ class GroupInterferenceChecker final : public Checker {
     std::uint64_t event;
   };
 
+  void on_assign(const HistoryEvent& e, const EventIds& ids);
+  void on_reset(const EventIds& ids);  // a seek by auto.offset.reset
+  // A commit accepted, or a reset aimed at the group, set e.offset as its committed offset.
+  void on_set(const HistoryEvent& e, const EventIds& ids, bool reset);
+  void on_process(const HistoryEvent& e, const EventIds& ids);
+  // The process's partition ids.tp when it still waits for its first record, else nullptr.
+  Pending* pending_of(const EventIds& ids);
+
   std::vector<Member> members_;                                // process id -> its assignment
   std::vector<Id> now_;                                        // scratch: the new assignment
   std::vector<Pending> now_pending_;                           // scratch

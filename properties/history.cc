@@ -39,7 +39,7 @@ std::uint64_t History::append(HistoryEvent event) {
   event.index = entries_.size();
   Entry& e = entries_.emplace_back();
   e.at = event.at;
-  e.offset = event.offset;
+  e.offset = packed(event.offset);
   e.value_id = event.value_id;
   const auto id = [this](std::string_view s) { return s.empty() ? Id{0} : text_.intern(s); };
   e.process = id(event.process);
@@ -48,11 +48,11 @@ std::uint64_t History::append(HistoryEvent event) {
   if (event.key) e.key = id(*event.key);
   e.error = id(event.error);
   e.note = id(event.note);
-  e.generation = event.generation;
-  e.partition = event.partition;
+  e.generation = packed(event.generation);
+  e.partition = packed(event.partition);
   e.kind = event.kind;
   e.idempotent = event.idempotent;
-  if (event.commit_id != 0 || event.log_start_offset != -1 || event.high_watermark != -1 || !event.assignment.empty()) {
+  if (event.commit_id != 0 || event.log_start_offset || event.high_watermark || !event.assignment.empty()) {
     e.extra = static_cast<std::uint32_t>(extras_.size());
     extras_.push_back(Extra{event.commit_id, event.log_start_offset, event.high_watermark, event.assignment});
   }
@@ -68,10 +68,10 @@ HistoryEvent History::at(std::size_t i) const {
   out.kind = e.kind;
   out.process = text_.name(e.process);
   out.group = text_.name(e.group);
-  out.generation = e.generation;
+  out.generation = unpacked<GenerationId>(e.generation);
   out.topic = text_.name(e.topic);
-  out.partition = e.partition;
-  out.offset = e.offset;
+  out.partition = unpacked<PartitionId>(e.partition);
+  out.offset = unpacked<Offset>(e.offset);
   if (e.key != kNoId) out.key = text_.name(e.key);
   out.value_id = e.value_id;
   out.idempotent = e.idempotent;

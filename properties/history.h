@@ -38,6 +38,13 @@ enum class OpKind : std::uint8_t {
   kCommitFail,    // it was not accepted (error: Kafka's error name)
 };
 
+// The history's form of an engine value that uses Kafka's -1 for none (an offset an acks=0
+// producer cannot know, a member without a generation).
+template <typename Tag, typename Rep>
+std::optional<StrongInt<Tag, Rep>> known(StrongInt<Tag, Rep> v) {
+  return v.value() < 0 ? std::nullopt : std::optional<StrongInt<Tag, Rep>>(v);
+}
+
 std::string_view op_kind_name(OpKind kind);
 std::optional<OpKind> op_kind_from_name(std::string_view name);
 
@@ -47,17 +54,20 @@ struct HistoryEvent {
   OpKind kind = OpKind::kFault;
   std::string process;        // the producer or consumer (or the faulted node)
   std::string group;          // the consumer group; empty under manual assignment
-  std::int32_t generation = -1;
+  std::optional<GenerationId> generation;  // the member's generation when it acted (none: no group)
   std::string topic;
-  std::int32_t partition = -1;
-  std::int64_t offset = -1;
+  std::optional<PartitionId> partition;
+  // kSendOk: where the record landed; kProcess: the record's offset; kCommit*: the committed
+  // offset (the next to consume); kSeek: the new position (none: delete-offsets, the group's
+  // committed offset removed).
+  std::optional<Offset> offset;
   std::optional<std::string> key;
   std::uint64_t value_id = 0;  // unique id of the value a producer sent (0: none)
   std::uint64_t commit_id = 0; // kCommit*: pairs a commit's request with its outcome, per process
   // kSeek by auto.offset.reset: the log start offset and high watermark the out-of-range fetch
-  // answer carried (-1: not known). Kafka keeps the log start at or below the high watermark.
-  std::int64_t log_start_offset = -1;
-  std::int64_t high_watermark = -1;
+  // answer carried, when known. Kafka keeps the log start at or below the high watermark.
+  std::optional<Offset> log_start_offset;
+  std::optional<Offset> high_watermark;
   bool idempotent = false;     // kSendInvoke: the producer had enable.idempotence on
   std::vector<TopicPartition> assignment;  // kAssign: the new assignment
   std::string error;           // Kafka error name for failed or unknown sends
@@ -71,7 +81,8 @@ struct HistoryEvent {
 class History {
  public:
   // The packed form, for scans of long histories that need only a few fields: strings are
-  // ids into text() (key: kNoId for a null key).
+  // ids into text() (key: kNoId for a null key); offset, generation and partition are -1 where
+  // the event has none (see packed_offset and friends).
   struct Entry {
     Nanos at = 0;
     std::int64_t offset = -1;
@@ -86,6 +97,15 @@ class History {
   using Observer = std::function<void(const HistoryEvent&)>;
   // An observer that is also shown the event's packed entry (its strings as ids of text()).
   using PackedObserver = std::function<void(const HistoryEvent&, const Entry&)>;
+
+  // The packed fields' encoding of an absent value, and back.
+  static std::int64_t packed(const std::optional<Offset>& o) { return o ? o->value() : -1; }
+  static std::int32_t packed(const std::optional<PartitionId>& p) { return p ? p->value() : -1; }
+  static std::int32_t packed(const std::optional<GenerationId>& g) { return g ? g->value() : -1; }
+  template <typename T>
+  static std::optional<T> unpacked(typename T::rep v) {
+    return v < 0 ? std::nullopt : std::optional<T>(T(v));
+  }
 
   History() { text_.intern(""); }  // id 0: most events' error and note, and manual assignment's group
 
@@ -164,8 +184,8 @@ class History {
  private:
   struct Extra {
     std::uint64_t commit_id = 0;
-    std::int64_t log_start_offset = -1;
-    std::int64_t high_watermark = -1;
+    std::optional<Offset> log_start_offset;
+    std::optional<Offset> high_watermark;
     std::vector<TopicPartition> assignment;
   };
   std::deque<Entry> entries_;  // a deque: growing never copies what is kept

@@ -11,14 +11,15 @@ LogChecker::Partition& LogChecker::partition(Id tp) {
 }
 
 void LogChecker::note(Partition& p, const HistoryEvent& e, const EventIds& ids, bool processed) {
-  auto [seen, fresh] = p.at.emplace(e.offset, Seen{e.value_id, e.index, ids.process, false, processed});
+  const std::int64_t offset = e.offset->value();
+  auto [seen, fresh] = p.at.emplace(offset, Seen{e.value_id, e.index, ids.process, false, processed});
   if (fresh) return;
   if (processed) seen->processed = true;
   if (seen->value == e.value_id || seen->conflicted) return;
   seen->conflicted = true;
   Violation v = violation_at("inconsistent-offsets", e);
   v.members = {symbols().process(seen->process), e.process};
-  v.explanation = e.topic + "/" + std::to_string(e.partition) + " offset " + std::to_string(e.offset) + " held value " +
+  v.explanation = symbols().where(ids.tp) + " offset " + std::to_string(offset) + " held value " +
                   std::to_string(seen->value) + " (event #" + std::to_string(seen->event) +
                   ") and then value " + std::to_string(e.value_id) +
                   ": one offset was given to two records, as when a new leader lacked records the old one "
@@ -43,7 +44,8 @@ void LogChecker::claim(Partition& p, const HistoryEvent& e, Id reader, std::int6
                                    [](const Pending& q, std::int64_t o) { return q.offset < o; });
   auto kept = lo;
   auto it = lo;
-  for (; it != p.pending.end() && it->offset <= e.offset; ++it) {
+  const std::int64_t offset = e.offset->value();
+  for (; it != p.pending.end() && it->offset <= offset; ++it) {
     Ack* ack = acks_.find(value_key(it->value));
     if (ack == nullptr || ack->number != it->number) continue;  // processed or acknowledged again
     if (e.index <= ack->event) {  // not after the acknowledgement (only out-of-order histories)
@@ -53,7 +55,7 @@ void LogChecker::claim(Partition& p, const HistoryEvent& e, Id reader, std::int6
     ack->shown = true;
     ack->reader = reader;
     ack->read_from = from;
-    ack->shown_offset = e.offset;
+    ack->shown_offset = offset;
     ack->shown_event = e.index;
     ack->shown_at = e.at;
   }
@@ -76,24 +78,22 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
       if (ids.process < read_from_.size()) read_from_[ids.process].clear();
       return;
     case OpKind::kSeek:
-      if (e.high_watermark >= 0 && e.log_start_offset > e.high_watermark) {
+      if (e.high_watermark && e.log_start_offset && *e.log_start_offset > *e.high_watermark) {
+        const std::int64_t from = e.high_watermark->value(), to = e.log_start_offset->value();
         // The same answer seen by several consumers is one range (the first to report it).
         const bool known = std::any_of(deleted_above_hw_.begin(), deleted_above_hw_.end(), [&](const DeletedAboveHw& d) {
-          return d.tp == ids.tp && d.from == e.high_watermark && d.to == e.log_start_offset;
+          return d.tp == ids.tp && d.from == from && d.to == to;
         });
-        if (!known) {
-          deleted_above_hw_.push_back(
-              DeletedAboveHw{ids.tp, e.high_watermark, e.log_start_offset, e.index, e.at, ids.process});
-        }
+        if (!known) deleted_above_hw_.push_back(DeletedAboveHw{ids.tp, from, to, e.index, e.at, ids.process});
       }
       if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
-      if (e.offset >= 0) read_from_[ids.process][ids.tp] = e.offset;
+      if (e.offset) read_from_[ids.process][ids.tp] = e.offset->value();
       else read_from_[ids.process].erase(ids.tp);
       return;
     case OpKind::kCommitOk:
-      if (e.offset >= 0) {
+      if (e.offset) {
         Partition& p = partition(ids.tp);
-        p.committed = std::max(p.committed, e.offset);
+        p.committed = std::max(p.committed, e.offset->value());
       }
       return;
     case OpKind::kSendOk:
@@ -102,7 +102,8 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     default:
       return;
   }
-  if (e.value_id == 0 || e.offset < 0) return;
+  if (e.value_id == 0 || !e.offset) return;
+  const std::int64_t offset = e.offset->value();
   Partition& p = partition(ids.tp);
   const std::int64_t value = value_key(e.value_id);
   if (e.kind == OpKind::kSendOk) {
@@ -111,13 +112,13 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     if (processed_.contains(value)) return;  // never reported: nothing to keep
     const auto [ack, fresh] = acks_.emplace(value, Ack{});
     const std::uint64_t order = fresh ? number : ack->order;  // a later acknowledgement keeps the first's place
-    *ack = Ack{e.value_id, ids.tp, ids.key, ids.process, kNoId, e.offset, e.index, e.at, order, number};
-    add_pending(p, Pending{e.offset, e.value_id, number});
+    *ack = Ack{e.value_id, ids.tp, ids.key, ids.process, kNoId, offset, e.index, e.at, order, number};
+    add_pending(p, Pending{offset, e.value_id, number});
     return;
   }
   if (processed_.insert(value)) acks_.erase(value);
   if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
-  const std::int64_t from = *read_from_[ids.process].try_emplace(ids.tp, e.offset).first;
+  const std::int64_t from = *read_from_[ids.process].try_emplace(ids.tp, offset).first;
   claim(p, e, ids.process, from);
   note(p, e, ids, true);
 }
@@ -143,7 +144,7 @@ void LogChecker::finish() {
     if ((seen == nullptr || !seen->processed) && p.committed > offset) continue;
     const std::string& acker = s.process(ack->process);
     const std::string& reader = s.process(ack->reader);
-    Violation v = violation_of("lost-write", ack->shown_event, ack->shown_at, ack->reader, ack->tp, offset, ack->key);
+    Violation v = violation_of("lost-write", ack->shown_event, ack->shown_at, ack->reader, ack->tp, Offset(offset), ack->key);
     v.members = {acker, reader};
     v.explanation = "value " + std::to_string(ack->value) + " was acknowledged to " + acker + " at " + s.where(ack->tp) +
                     " offset " + std::to_string(offset) + " (event #" + std::to_string(ack->event) +
@@ -193,7 +194,7 @@ void LogChecker::report_deleted_above_hw(const std::vector<const Ack*>& unproces
     if (first == nullptr) continue;
     const bool seek_last = gap.event > first->event;
     Violation v = violation_of("lost-write", seek_last ? gap.event : first->event, seek_last ? gap.at : first->at,
-                               seek_last ? gap.process : first->process, gap.tp, first->offset, first->key);
+                               seek_last ? gap.process : first->process, gap.tp, Offset(first->offset), first->key);
     const std::string& acker = s.process(first->process);
     const std::string& reader = s.process(gap.process);
     v.members = {acker, reader};

@@ -17,17 +17,19 @@ void OrderChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     default:
       break;
   }
-  const auto [last, fresh] = runs.try_emplace(ids.tp, Last{e.offset, e.index});
+  if (!e.offset) return;
+  const std::int64_t offset = e.offset->value();
+  const auto [last, fresh] = runs.try_emplace(ids.tp, Last{offset, e.index});
   if (fresh) return;
-  if (e.offset <= last->offset) {
+  if (offset <= last->offset) {
     Violation v = violation_at("nonmonotonic-poll", e);
-    v.explanation = e.process + " processed " + e.topic + "/" + std::to_string(e.partition) +
-                    " offset " + std::to_string(e.offset) + " after offset " +
+    v.explanation = e.process + " processed " + symbols().where(ids.tp) + " offset " +
+                    std::to_string(offset) + " after offset " +
                     std::to_string(last->offset) + " (event #" + std::to_string(last->event) +
                     ") within one assignment, with no seek in between";
     report(std::move(v));
   }
-  *last = Last{e.offset, e.index};
+  *last = Last{offset, e.index};
 }
 
 }  // namespace logsim::properties

@@ -64,9 +64,9 @@ void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
       return;
     case OpKind::kSendOk: {
       const auto invoke = in_flight_.take(Send{ids.process, e.value_id});
-      if (e.offset < 0) return;
+      if (!e.offset) return;
       if (ids.tp >= acks_.size()) acks_.resize(ids.tp + 1);
-      acks_[ids.tp].push_back(Ack{e.offset, e.index, invoke ? invoke->event : 0, e.value_id, ids.key, ids.process});
+      acks_[ids.tp].push_back(Ack{e.offset->value(), e.index, invoke ? invoke->event : 0, e.value_id, ids.key, ids.process});
       return;
     }
     case OpKind::kSendFail:
@@ -83,20 +83,21 @@ void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     default:
       return;
   }
-  if (e.offset < 0) return;
+  if (!e.offset) return;
+  const std::int64_t offset = e.offset->value();
   if (ids.process >= runs_.size()) runs_.resize(ids.process + 1);
   auto& runs = runs_[ids.process];
   auto it = std::lower_bound(runs.begin(), runs.end(), ids.tp, [](const Run& r, Id tp) { return r.tp < tp; });
   if (it == runs.end() || it->tp != ids.tp) {
-    runs.insert(it, Run{ids.tp, e.offset, e.index});  // the start of a run
+    runs.insert(it, Run{ids.tp, offset, e.index});  // the start of a run
     return;
   }
-  if (it->offset != kNoRun && e.offset > it->offset + 1) {
-    holes_.push_back(Hole{ids.process, ids.tp, it->offset + 1, e.offset, e.index, e.at, it->event});
+  if (it->offset != kNoRun && offset > it->offset + 1) {
+    holes_.push_back(Hole{ids.process, ids.tp, it->offset + 1, offset, e.index, e.at, it->event});
   }
   // At or below the last offset: nonmonotonic-poll (the order checker's); the run goes on from
   // here. After a seek (kNoRun) this is the start of a new run.
-  it->offset = e.offset;
+  it->offset = offset;
   it->event = e.index;
 }
 
@@ -172,7 +173,7 @@ void PollSkipChecker::finish() {
     const Ack& ack = *first;
     const std::string& process = symbols().process(h.process);
     const std::string& acked_to = symbols().process(ack.process);
-    Violation v = violation_of("poll-skip", h.event, h.at, h.process, h.tp, ack.offset, ack.key);
+    Violation v = violation_of("poll-skip", h.event, h.at, h.process, h.tp, Offset(ack.offset), ack.key);
     if (ack.process != h.process) v.members.push_back(acked_to);
     v.explanation = process + " processed " + symbols().where(h.tp) + " offset " + std::to_string(h.to) + " (event #" +
                     std::to_string(h.event) + ") right after offset " + std::to_string(h.from - 1) + " (event #" +

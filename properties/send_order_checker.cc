@@ -25,12 +25,13 @@ void SendOrderChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   }
   const std::optional<std::uint64_t> invoke = invoked_.take(send);
   if (!invoke) return;  // an acknowledgement without its invoke: nothing to order by
-  if (e.offset >= 0) on_ack(e, ids, *invoke);  // acks=0 gives no offset
+  if (e.offset) on_ack(e, ids, *invoke);  // acks=0 gives no offset
 }
 
 void SendOrderChecker::on_ack(const HistoryEvent& e, const EventIds& ids, std::uint64_t invoke) {
   auto& run = acked_[Group{ids.process, ids.tp, ids.key}];
-  const Acked acked{invoke, e.offset, e.value_id, e.index};
+  const std::int64_t offset = e.offset->value();
+  const Acked acked{invoke, offset, e.value_id, e.index};
   auto at = run.end();
   if (!run.empty() && run.back().invoke >= invoke) {
     at = std::lower_bound(run.begin(), run.end(), invoke, [](const Acked& a, std::uint64_t i) { return a.invoke < i; });
@@ -38,9 +39,9 @@ void SendOrderChecker::on_ack(const HistoryEvent& e, const EventIds& ids, std::u
   }
   at = run.insert(at, acked);
   // One report per acknowledgement: the earlier neighbour first.
-  if (at != run.begin() && std::prev(at)->offset > e.offset) {
+  if (at != run.begin() && std::prev(at)->offset > offset) {
     report_pair(e, *std::prev(at), *at);
-  } else if (const auto next = std::next(at); next != run.end() && next->offset < e.offset) {
+  } else if (const auto next = std::next(at); next != run.end() && next->offset < offset) {
     report_pair(e, *at, *next);
   }
   // Every later acknowledgement of this process comes from a send invoked at or after its
@@ -59,7 +60,7 @@ std::uint64_t SendOrderChecker::oldest_in_flight(Id process) {
 
 // `later` was invoked after `earlier` but acknowledged at a lower offset; `e` completes the pair.
 void SendOrderChecker::report_pair(const HistoryEvent& e, const Acked& earlier, const Acked& later) {
-  const std::string where = e.topic + "/" + std::to_string(e.partition);
+  const std::string where = e.topic + "/" + std::to_string(History::packed(e.partition));
   const std::string key = e.key ? "key " + *e.key : "no key";
   Violation v = violation_at("nonmonotonic-send", e);
   v.explanation = e.process + " sent value " + std::to_string(earlier.value) + " (event #" +

@@ -6,7 +6,7 @@
 
 namespace logsim::properties {
 
-Id Symbols::tp(Id topic, std::int32_t partition) {
+Id Symbols::tp_of(Id topic, std::int32_t partition) {
   // Partitions are small non-negative numbers, or -1 (no partition); anything else is rare
   // enough (a hand-written history) to look up linearly among the topic's extras.
   if (topic >= tp_ids_.size()) tp_ids_.resize(topic + std::size_t{1});
@@ -52,7 +52,7 @@ EventIds Symbols::ids_of(const HistoryEvent& e, const History::Entry& entry) {
   ids.tp = tp(ids.topic, e.partition);
   if (!e.assignment.empty()) {
     assignment_.clear();
-    for (const TopicPartition& r : e.assignment) assignment_.push_back(tp(topics_.intern(r.topic), r.partition.value()));
+    for (const TopicPartition& r : e.assignment) assignment_.push_back(tp_of(topics_.intern(r.topic), r.partition.value()));
     ids.assignment = assignment_;
   }
   return ids;

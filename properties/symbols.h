@@ -37,7 +37,8 @@ class Symbols {
   // these ids through tables, so each string is interned once per history, not once per event.
   // Every entry passed must come from the same history (its text ids mean nothing elsewhere).
   EventIds ids_of(const HistoryEvent& e, const History::Entry& entry);
-  Id tp(Id topic, std::int32_t partition);
+  // The id of (topic, partition); an event without a partition has one of its own per topic.
+  Id tp(Id topic, std::optional<PartitionId> partition) { return tp_of(topic, History::packed(partition)); }
 
   const std::string& process(Id id) const { return processes_.name(id); }
   const std::string& group(Id id) const { return groups_.name(id); }
@@ -47,10 +48,10 @@ class Symbols {
     return id == kNoId ? std::nullopt : std::optional<std::string>(keys_.name(id));
   }
   Id topic_of(Id tp) const { return tps_[tp].first; }
-  std::int32_t partition_of(Id tp) const { return tps_[tp].second; }
+  std::optional<PartitionId> partition_of(Id tp) const { return History::unpacked<PartitionId>(tps_[tp].second); }
   const std::string& topic_of_tp(Id tp) const { return topics_.name(tps_[tp].first); }
   // "topic/partition"
-  std::string where(Id tp) const { return topic_of_tp(tp) + "/" + std::to_string(partition_of(tp)); }
+  std::string where(Id tp) const { return topic_of_tp(tp) + "/" + std::to_string(tps_[tp].second); }
 
   std::size_t processes() const { return processes_.size(); }
   std::size_t groups() const { return groups_.size(); }
@@ -64,10 +65,12 @@ class Symbols {
     return k == OpKind::kSendInvoke || k == OpKind::kSendOk || k == OpKind::kSendFail || k == OpKind::kSendInfo;
   }
 
+  Id tp_of(Id topic, std::int32_t partition);  // partition: History's packed form (-1: none)
+
   Interner processes_, groups_, topics_, keys_;
   std::vector<Id> process_by_text_, group_by_text_, topic_by_text_, key_by_text_;  // kNoId: not seen
   std::vector<std::vector<Id>> tp_ids_;  // [topic id][partition + 1] -> id (kNoId: none yet)
-  std::vector<std::pair<Id, std::int32_t>> tps_;
+  std::vector<std::pair<Id, std::int32_t>> tps_;  // (topic, packed partition)
   std::vector<Id> assignment_;
 };
 

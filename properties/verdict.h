@@ -18,8 +18,8 @@ struct Violation {
   Nanos at = 0;
   std::string process;
   std::string topic;
-  std::int32_t partition = -1;
-  std::int64_t offset = -1;
+  std::optional<PartitionId> partition;
+  std::optional<Offset> offset;
   std::optional<std::string> key;
   std::vector<std::string> members;  // the processes involved
   std::string explanation;           // one sentence

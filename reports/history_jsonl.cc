@@ -37,10 +37,10 @@ nlohmann::ordered_json event_json(const HistoryEvent& e) {
   j["op"] = properties::op_kind_name(e.kind);
   if (!e.process.empty()) j["process"] = e.process;
   if (!e.group.empty()) j["group"] = e.group;
-  if (e.generation >= 0) j["generation"] = e.generation;
+  if (e.generation) j["generation"] = e.generation->value();
   if (!e.topic.empty()) j["topic"] = e.topic;
-  if (e.partition >= 0) j["partition"] = e.partition;
-  if (e.offset >= 0) j["offset"] = e.offset;
+  if (e.partition) j["partition"] = e.partition->value();
+  if (e.offset) j["offset"] = e.offset->value();
   if (e.key) j["key"] = *e.key;
   if (e.value_id != 0) j["value_id"] = e.value_id;
   if (e.idempotent) j["idempotent"] = true;
@@ -52,8 +52,8 @@ nlohmann::ordered_json event_json(const HistoryEvent& e) {
   if (!e.error.empty()) j["error"] = e.error;
   if (!e.note.empty()) j["note"] = e.note;
   if (e.commit_id != 0) j["commit_id"] = e.commit_id;
-  if (e.log_start_offset >= 0) j["log_start_offset"] = e.log_start_offset;
-  if (e.high_watermark >= 0) j["high_watermark"] = e.high_watermark;
+  if (e.log_start_offset) j["log_start_offset"] = e.log_start_offset->value();
+  if (e.high_watermark) j["high_watermark"] = e.high_watermark->value();
   return j;
 }
 
@@ -75,6 +75,12 @@ class LineReader {
     const auto x = v->get<std::int64_t>();
     if (x < lo || x > hi) fail("\"" + std::string(key) + "\" is " + std::to_string(x), "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
     return x;
+  }
+  // An offset, partition or generation: absent (or -1, Kafka's "none") is none.
+  template <typename T>
+  std::optional<T> id(const char* key) const {
+    using Rep = typename T::rep;
+    return properties::known(T(static_cast<Rep>(integer(key, -1, std::numeric_limits<Rep>::max(), -1))));
   }
   std::string string(const char* key) const {
     const auto* v = get(key);
@@ -121,10 +127,10 @@ HistoryEvent read_event(const nlohmann::json& j, const std::string& file, std::s
   }
   e.process = r.string("process");
   e.group = r.string("group");
-  e.generation = static_cast<std::int32_t>(r.integer("generation", -1, INT32_MAX, -1));
+  e.generation = r.id<GenerationId>("generation");
   e.topic = r.string("topic");
-  e.partition = static_cast<std::int32_t>(r.integer("partition", -1, INT32_MAX, -1));
-  e.offset = r.integer("offset", -1, INT64_MAX, -1);
+  e.partition = r.id<PartitionId>("partition");
+  e.offset = r.id<Offset>("offset");
   if (const auto* k = r.get("key")) {
     if (!k->is_string() && !k->is_null()) r.fail("\"key\" is " + LineReader::type_of(*k), "a string, or null");
     if (k->is_string()) e.key = k->get<std::string>();
@@ -153,8 +159,8 @@ HistoryEvent read_event(const nlohmann::json& j, const std::string& file, std::s
     if (!v->is_number_unsigned()) r.fail("\"commit_id\" is " + LineReader::type_of(*v), "a positive integer");
     e.commit_id = v->get<std::uint64_t>();
   }
-  e.log_start_offset = r.integer("log_start_offset", -1, INT64_MAX, -1);
-  e.high_watermark = r.integer("high_watermark", -1, INT64_MAX, -1);
+  e.log_start_offset = r.id<Offset>("log_start_offset");
+  e.high_watermark = r.id<Offset>("high_watermark");
   return e;
 }
 

@@ -20,6 +20,7 @@ using html::event_line;
 using html::ms_of;
 using html::seconds;
 using html::str;
+using html::int_or;
 
 constexpr int kEventsAround = 8;  // events shown before and after the first violation
 
@@ -154,7 +155,7 @@ std::string first_violation_section(const nlohmann::json& first, const propertie
   std::string h = "<h2>First violation</h2>\n<div class=\"explain\" id=\"violation\">";
   h += fmt::format("<b>{}</b> at {} (event #{}", esc(str(first, "anomaly")), seconds(first.value("at_ms", 0.0)), esc(str(first, "first_event")));
   if (!str(first, "topic").empty()) h += fmt::format(", {}/{}", esc(str(first, "topic")), esc(str(first, "partition")));
-  if (first.value("offset", std::int64_t{-1}) >= 0) h += fmt::format(" offset {}", esc(str(first, "offset")));
+  if (int_or(first, "offset", -1) >= 0) h += fmt::format(" offset {}", esc(str(first, "offset")));
   if (!str(first, "key").empty()) h += ", key " + esc(str(first, "key"));
   h += ")<br>" + esc(str(first, "explanation"));
   if (first.contains("members") && first["members"].is_array() && !first["members"].empty()) {

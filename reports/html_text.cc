@@ -33,13 +33,18 @@ std::string str(const nlohmann::json& j, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
+std::int64_t int_or(const nlohmann::json& j, const char* key, std::int64_t fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
+}
+
 std::string event_line(const HistoryEvent& e) {
   std::string s = fmt::format("#{} {} {}", e.index, seconds(ms_of(e.at)), properties::op_kind_name(e.kind));
   if (!e.process.empty()) s += " " + e.process;
   if (!e.group.empty()) s += fmt::format(" group {}", e.group);
-  if (e.generation >= 0) s += fmt::format(" gen {}", e.generation);
-  if (!e.topic.empty()) s += e.partition >= 0 ? fmt::format(" {}/{}", e.topic, e.partition) : " " + e.topic;
-  if (e.offset >= 0) s += fmt::format(" @{}", e.offset);
+  if (e.generation) s += fmt::format(" gen {}", e.generation->value());
+  if (!e.topic.empty()) s += e.partition ? fmt::format(" {}/{}", e.topic, e.partition->value()) : " " + e.topic;
+  if (e.offset) s += fmt::format(" @{}", e.offset->value());
   if (e.key) s += " key=" + *e.key;
   if (e.value_id != 0) s += fmt::format(" value#{}", e.value_id);
   if (e.kind == OpKind::kAssign) {

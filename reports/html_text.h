@@ -24,6 +24,8 @@ double ms_of(Nanos t);
 // The value of `key` in a summary object as text: a string as it is, anything else as JSON, and
 // "" when the key is missing or null.
 std::string str(const nlohmann::json& j, const char* key);
+// The integer at `key` in a summary object, or `fallback` when it is missing, null or not an integer.
+std::int64_t int_or(const nlohmann::json& j, const char* key, std::int64_t fallback);
 // One event as one line of text: index, time, kind, and whichever of its fields it has.
 std::string event_line(const properties::HistoryEvent& e);
 

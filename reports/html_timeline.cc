@@ -117,16 +117,17 @@ HistoryView read_history(const properties::History& history, double end_ms) {
     GroupView& g = v.groups[e.group];
     if (e.kind == OpKind::kAssign) {
       if (!g.assignments.contains(e.process)) g.members.push_back(e.process);
-      Assignment a{at, e.generation, {}, e.index};
+      const std::int32_t generation = properties::History::packed(e.generation);
+      Assignment a{at, generation, {}, e.index};
       for (const auto& tp : e.assignment) {
         const std::string name = tp.topic + "/" + std::to_string(tp.partition.value());
         a.parts += (a.parts.empty() ? "" : " ") + name;
         g.partitions.insert(name);
       }
       g.assignments[e.process].push_back(std::move(a));
-      if (g.generations.empty() || e.generation > g.generations.back().second) g.generations.emplace_back(at, e.generation);
-    } else if ((e.kind == OpKind::kCommitOk || (e.kind == OpKind::kSeek && e.process == "admin")) && e.partition >= 0 && e.offset >= 0) {
-      g.committed[e.topic + "/" + std::to_string(e.partition)].emplace_back(at, e.offset);
+      if (g.generations.empty() || generation > g.generations.back().second) g.generations.emplace_back(at, generation);
+    } else if ((e.kind == OpKind::kCommitOk || (e.kind == OpKind::kSeek && e.process == "admin")) && e.partition && e.offset) {
+      g.committed[e.topic + "/" + to_string(*e.partition)].emplace_back(at, e.offset->value());
     }
   }
   close_cuts(end_ms);
@@ -354,7 +355,8 @@ void draw_partitions(Timeline& tl, const scenarios::Samples& s, const HistoryVie
     for (const auto& [at, tip] : changes) tl.mark("leader-change", at, top, kHeight + kLeaderBand, tip);
     if (first_violation.is_object() && str(first_violation, "topic") + "/" + str(first_violation, "partition") == s.partitions[p]) {
       const double at = first_violation.value("at_ms", 0.0);
-      const double off = first_violation.value("offset", std::int64_t{-1}) >= 0 ? first_violation.value("offset", 0.0) : max;
+      const std::int64_t offset = int_or(first_violation, "offset", -1);
+      const double off = offset >= 0 ? static_cast<double>(offset) : max;
       tl.raw(fmt::format(R"(<circle class="violation-dot" cx="{:.1f}" cy="{:.1f}" r="5" data-tip="{}"/>)", tl.x(at),
                          top + 2 + plot_h - std::min(off / max, 1.0) * plot_h,
                          esc(str(first_violation, "anomaly") + " at offset " + str(first_violation, "offset") + ": " +

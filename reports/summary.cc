@@ -44,8 +44,8 @@ nlohmann::json summary_json(const scenarios::RunResult& r, double wall_ms) {
   j["violations"] = nlohmann::json::array();
   for (const auto& v : r.verdict.violations) {
     nlohmann::json jv{{"anomaly", v.anomaly},       {"first_event", v.first_event}, {"at_ms", to_millis(v.at)},
-                      {"process", v.process},       {"topic", v.topic},             {"partition", v.partition},
-                      {"offset", v.offset},         {"members", v.members},         {"explanation", v.explanation}};
+                      {"process", v.process},       {"topic", v.topic},             {"partition", nullable(v.partition)},
+                      {"offset", nullable(v.offset)},         {"members", v.members},         {"explanation", v.explanation}};
     jv["key"] = v.key ? nlohmann::json(*v.key) : nlohmann::json(nullptr);
     j["violations"].push_back(std::move(jv));
   }

@@ -7,6 +7,7 @@
 // "replay" (the command that reproduces the run)}.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,12 @@
 #include "scenarios/runner.h"
 
 namespace logsim::reports {
+
+// An optional offset, partition or generation in JSON: its number, or null when there is none.
+template <typename T>
+nlohmann::json nullable(const std::optional<T>& v) {
+  return v ? nlohmann::json(v->value()) : nlohmann::json(nullptr);
+}
 
 constexpr int kSummaryVersion = 1;
 

@@ -106,7 +106,7 @@ TEST(Api, HistoryQueriesAgreeWithTheRunsCounts) {
   EXPECT_TRUE(logsim::missing_from(h, "email", "orders").empty());
   std::size_t by_partition = 0;
   for (std::int32_t p = 0; p < 3; ++p) {
-    const std::size_t n = logsim::count(h, {.kind = logsim::OpKind::kProcess, .process = "email", .topic = "orders", .partition = p});
+    const std::size_t n = logsim::count(h, {.kind = logsim::OpKind::kProcess, .process = "email", .topic = "orders", .partition = logsim::PartitionId(p)});
     EXPECT_GT(n, 0u) << "partition " << p;
     by_partition += n;
   }

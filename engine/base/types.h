@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <ostream>
+#include <string>
 
 namespace logsim {
 
@@ -42,6 +43,12 @@ class StrongInt {
  private:
   Rep value_{};
 };
+
+// Its decimal text (found by argument-dependent lookup: `to_string(offset)`).
+template <typename Tag, typename Rep>
+std::string to_string(StrongInt<Tag, Rep> v) {
+  return std::to_string(v.value());
+}
 
 struct NodeIdTag {};
 struct PartitionIdTag {};

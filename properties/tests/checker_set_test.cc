@@ -38,20 +38,20 @@ std::vector<HistoryEvent> random_history(std::uint64_t seed) {
     e.at = static_cast<Nanos>(i);
     e.kind = r(3) == 0 ? OpKind::kProcess : kinds[static_cast<std::size_t>(r(static_cast<std::int64_t>(kinds.size())))];
     e.topic = "t";
-    e.partition = static_cast<std::int32_t>(r(3));
-    std::int64_t& nx = next[static_cast<std::size_t>(e.partition)];
-    e.offset = e.kind == OpKind::kSendOk ? nx++ : r(nx + 2) - (r(10) == 0 ? 2 : 0);
+    e.partition = properties::known(PartitionId(static_cast<std::int32_t>(r(3))));
+    std::int64_t& nx = next[static_cast<std::size_t>(e.partition->value())];
+    e.offset = properties::known(Offset(e.kind == OpKind::kSendOk ? nx++ : r(nx + 2) - (r(10) == 0 ? 2 : 0)));
     e.value_id = 1 + static_cast<std::uint64_t>(r(40));
     if (r(3) != 0) e.key = "k" + std::to_string(r(4));
     const bool send = e.kind <= OpKind::kSendInfo;
     e.process = (send ? "p" : (r(8) == 0 ? "admin" : "c")) + std::to_string(r(3));
     if (!send && r(4) != 0) e.group = "g" + std::to_string(r(2));
-    e.generation = static_cast<std::int32_t>(r(4)) - 1;
+    e.generation = properties::known(GenerationId(static_cast<std::int32_t>(r(4)) - 1));
     e.idempotent = r(2) == 0;
     e.commit_id = static_cast<std::uint64_t>(r(4));
     if (r(4) == 0) {
-      e.high_watermark = r(nx + 1);
-      e.log_start_offset = r(nx + 3);
+      e.high_watermark = properties::known(Offset(r(nx + 1)));
+      e.log_start_offset = properties::known(Offset(r(nx + 3)));
     }
     if (e.kind == OpKind::kAssign) {
       for (std::int32_t p = 0; p < 3; ++p) {

@@ -33,8 +33,8 @@ class DuplicateCheckerTest : public ::testing::Test {
     e.kind = OpKind::kProcess;
     e.process = who;
     e.topic = "t";
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     e.value_id = value;
     e.at = millis(static_cast<std::int64_t>(history.size()));
     return history.append(e);
@@ -72,8 +72,8 @@ TEST_F(DuplicateCheckerTest, IdempotentValueAtTwoOffsetsIsDuplicate) {
   EXPECT_EQ(v[0].at, millis(static_cast<std::int64_t>(second)));
   EXPECT_EQ(v[0].process, "d");
   EXPECT_EQ(v[0].topic, "t");
-  EXPECT_EQ(v[0].partition, 0);
-  EXPECT_EQ(v[0].offset, 7);
+  EXPECT_EQ(v[0].partition, PartitionId(0));
+  EXPECT_EQ(v[0].offset, Offset(7));
   EXPECT_EQ(v[0].members, (std::vector<std::string>{"producer", "c", "d"}));
   EXPECT_NE(v[0].explanation.find("offset 5 (event #2) and again at t/0 offset 7"), std::string::npos)
       << v[0].explanation;
@@ -101,8 +101,8 @@ TEST_F(DuplicateCheckerTest, DefaultCheckersIncludeIt) {
     e.kind = OpKind::kProcess;
     e.process = "c";
     e.topic = "t";
-    e.partition = 0;
-    e.offset = offset;
+    e.partition = PartitionId(0);
+    e.offset = properties::known(Offset(offset));
     e.value_id = 1;
     h.append(e);
   }

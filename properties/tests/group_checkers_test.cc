@@ -28,8 +28,8 @@ class Events {
   std::uint64_t ack(std::int32_t partition, std::int64_t offset, const std::string& topic = "orders") {
     HistoryEvent e = base(OpKind::kSendOk, "shop");
     e.topic = topic;
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     e.key = "k" + std::to_string(offset);
     e.value_id = static_cast<std::uint64_t>(1000 * (partition + 1) + offset);
     return append(e);
@@ -41,7 +41,7 @@ class Events {
                        std::vector<TopicPartition> tps) {
     HistoryEvent e = base(OpKind::kAssign, member);
     e.group = group;
-    e.generation = generation;
+    e.generation = properties::known(GenerationId(generation));
     e.assignment = std::move(tps);
     e.note = "assigned";
     return append(e);
@@ -50,10 +50,10 @@ class Events {
                         std::int32_t partition, std::int64_t offset) {
     HistoryEvent e = base(OpKind::kProcess, member);
     e.group = group;
-    e.generation = generation;
+    e.generation = properties::known(GenerationId(generation));
     e.topic = "orders";
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     e.key = "k" + std::to_string(offset);
     return append(e);
   }
@@ -65,10 +65,10 @@ class Events {
                        std::uint64_t id, std::int32_t partition, std::int64_t offset) {
     HistoryEvent e = base(kind, member);
     e.group = group;
-    e.generation = generation;
+    e.generation = properties::known(GenerationId(generation));
     e.topic = "orders";
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     e.commit_id = id;
     e.note = "manual";
     return append(e);
@@ -85,8 +85,8 @@ class Events {
     HistoryEvent e = base(OpKind::kSeek, "admin");
     e.group = group;
     e.topic = "orders";
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     e.note = "reset-offsets to-offset";
     return append(e);
   }
@@ -130,8 +130,8 @@ TEST(DoubleOwnershipChecker, TwoMembersProcessingOnePartitionInOneGenerationAreF
   EXPECT_EQ(v[0].first_event, second);
   EXPECT_EQ(v[0].process, "billing-2");
   EXPECT_EQ(v[0].topic, "orders");
-  EXPECT_EQ(v[0].partition, 0);
-  EXPECT_EQ(v[0].offset, 12);
+  EXPECT_EQ(v[0].partition, PartitionId(0));
+  EXPECT_EQ(v[0].offset, Offset(12));
   EXPECT_EQ(v[0].key, "k12");
   EXPECT_EQ(v[0].members, (std::vector<std::string>{"billing-1", "billing-2"}));
   EXPECT_TRUE(mentions(v[0], "generation 1 of group billing, orders/0 was processed by billing-1 (offset 10, event #" +
@@ -161,10 +161,10 @@ TEST(DoubleOwnershipChecker, DefaultCheckersReportIt) {
     e.kind = OpKind::kProcess;
     e.process = member;
     e.group = "billing";
-    e.generation = 3;
+    e.generation = GenerationId(3);
     e.topic = "orders";
-    e.partition = 2;
-    e.offset = 7;
+    e.partition = PartitionId(2);
+    e.offset = Offset(7);
     history.append(e);
   }
   const Verdict v = set.finish();
@@ -192,8 +192,8 @@ TEST(StaleCommitChecker, ACommitSentFromALeftGenerationAndAcceptedIsFlaggedOnceP
   EXPECT_EQ(v[0].first_event, ok);
   EXPECT_EQ(v[0].process, "billing-1");
   EXPECT_EQ(v[0].topic, "orders");
-  EXPECT_EQ(v[0].partition, 0);
-  EXPECT_EQ(v[0].offset, 40);
+  EXPECT_EQ(v[0].partition, PartitionId(0));
+  EXPECT_EQ(v[0].offset, Offset(40));
   EXPECT_EQ(v[0].members, (std::vector<std::string>{"billing-1"}));
   EXPECT_TRUE(mentions(v[0], "group billing accepted billing-1's commit of orders/0 offset 40 from generation 1 (event #" +
                                  std::to_string(ok) + ", sent at event #" + std::to_string(sent) +
@@ -230,17 +230,17 @@ TEST(StaleCommitChecker, DefaultCheckersReportIt) {
   assign.kind = OpKind::kAssign;
   assign.process = "billing-2";
   assign.group = "billing";
-  assign.generation = 2;
+  assign.generation = GenerationId(2);
   history.append(assign);
   for (OpKind kind : {OpKind::kCommitInvoke, OpKind::kCommitOk}) {
     HistoryEvent e;
     e.kind = kind;
     e.process = "billing-1";
     e.group = "billing";
-    e.generation = 1;
+    e.generation = GenerationId(1);
     e.topic = "orders";
-    e.partition = 0;
-    e.offset = 0;
+    e.partition = PartitionId(0);
+    e.offset = Offset(0);
     e.commit_id = 1;
     history.append(e);
   }
@@ -270,8 +270,8 @@ TEST(LostCommitChecker, ACommitBeyondUnprocessedRecordsIsFlaggedAtTheCommitThatP
   EXPECT_EQ(v[0].first_event, passed);
   EXPECT_EQ(v[0].process, "billing-1");
   EXPECT_EQ(v[0].topic, "orders");
-  EXPECT_EQ(v[0].partition, 0);
-  EXPECT_EQ(v[0].offset, 4);
+  EXPECT_EQ(v[0].partition, PartitionId(0));
+  EXPECT_EQ(v[0].offset, Offset(4));
   EXPECT_EQ(v[0].key, "k4");
   EXPECT_EQ(v[0].members, (std::vector<std::string>{"billing-1"}));
   EXPECT_TRUE(mentions(v[0], "group billing's committed offset of orders/0 passed offset 4 at event #" +
@@ -322,7 +322,7 @@ TEST(LostCommitChecker, AResetBackwardOwesFromTheResetOffset) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].anomaly, "lost-commit");
   EXPECT_EQ(v[0].first_event, passed);
-  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].offset, Offset(3));
   EXPECT_TRUE(mentions(v[0], "never processed 2 acknowledged record(s) between its starting offset 2")) << v[0].explanation;
 }
 
@@ -341,7 +341,7 @@ TEST(LostCommitChecker, SparseOffsetsFarAboveZeroAreJudgedLikeDenseOnes) {
   const auto v = finish(c);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].first_event, passed);
-  EXPECT_EQ(v[0].offset, kBase + 5000);
+  EXPECT_EQ(v[0].offset, Offset(kBase + 5000));
   EXPECT_EQ(v[0].key, "k" + std::to_string(kBase + 5000));
   EXPECT_TRUE(mentions(v[0], "never processed 2 acknowledged record(s) between its starting offset " + std::to_string(kBase)))
       << v[0].explanation;
@@ -375,22 +375,22 @@ TEST(LostCommitChecker, DefaultCheckersReportIt) {
     e.kind = OpKind::kSendOk;
     e.process = "shop";
     e.topic = "orders";
-    e.partition = 0;
-    e.offset = offset;
+    e.partition = PartitionId(0);
+    e.offset = properties::known(Offset(offset));
     history.append(e);
   }
   HistoryEvent p;
   p.kind = OpKind::kProcess;
   p.process = "billing-1";
   p.group = "billing";
-  p.generation = 1;
+  p.generation = GenerationId(1);
   p.topic = "orders";
-  p.partition = 0;
-  p.offset = 0;
+  p.partition = PartitionId(0);
+  p.offset = Offset(0);
   history.append(p);
   HistoryEvent ok = p;
   ok.kind = OpKind::kCommitOk;
-  ok.offset = 3;
+  ok.offset = Offset(3);
   ok.commit_id = 1;
   history.append(ok);
   const Verdict v = set.finish();
@@ -398,7 +398,7 @@ TEST(LostCommitChecker, DefaultCheckersReportIt) {
   ASSERT_EQ(v.violations.size(), 1u);
   EXPECT_EQ(v.violations[0].anomaly, "lost-commit");
   EXPECT_EQ(v.violations[0].first_event, 4u);
-  EXPECT_EQ(v.violations[0].offset, 1);
+  EXPECT_EQ(v.violations[0].offset, Offset(1));
 }
 
 // --- unseen -----------------------------------------------------------------------------
@@ -419,8 +419,8 @@ TEST(UnseenChecker, ARecordTheGroupNeverProcessedIsFlaggedAtItsAcknowledgement) 
   EXPECT_EQ(v[0].first_event, missed);
   EXPECT_EQ(v[0].process, "shop");
   EXPECT_EQ(v[0].topic, "orders");
-  EXPECT_EQ(v[0].partition, 0);
-  EXPECT_EQ(v[0].offset, 2);
+  EXPECT_EQ(v[0].partition, PartitionId(0));
+  EXPECT_EQ(v[0].offset, Offset(2));
   EXPECT_EQ(v[0].key, "k2");
   EXPECT_EQ(v[0].members, (std::vector<std::string>{"shop", "billing-1"}));
   EXPECT_TRUE(mentions(v[0], "group billing never processed 2 record(s) of orders/0 acknowledged before 60000 ms")) << v[0].explanation;
@@ -450,7 +450,7 @@ TEST(UnseenChecker, RecordsProcessedOnlyByAnotherGroupDoNotCount) {
   h.processes("email-1", "email", 1, 0, 0, 3);
   const auto v = finish(c);
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].offset, Offset(3));
   EXPECT_EQ(v[0].anomaly, "liveness") << "email never got past offset 3: it did not catch up";
   EXPECT_EQ(v[0].members, (std::vector<std::string>{"shop", "email-1"}));
   EXPECT_TRUE(mentions(v[0], "group email never processed 2 record(s) of orders/0")) << v[0].explanation;
@@ -469,8 +469,8 @@ TEST(UnseenChecker, APartitionNeverProcessedOwesWhatWasAcknowledgedAfterItsFirst
   const auto v = finish(c);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].first_event, first);
-  EXPECT_EQ(v[0].partition, 1);
-  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].partition, PartitionId(1));
+  EXPECT_EQ(v[0].offset, Offset(3));
   EXPECT_EQ(v[0].anomaly, "liveness");
   EXPECT_TRUE(mentions(v[0], "never processed 2 record(s) of orders/1")) << v[0].explanation;
   EXPECT_TRUE(mentions(v[0], "starting offset 3")) << v[0].explanation;
@@ -494,8 +494,8 @@ TEST(UnseenChecker, APartitionOfTheTopicNoMemberEverGotOwesWhatCameAfterTheGroup
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].anomaly, "liveness");
   EXPECT_EQ(v[0].first_event, owed);
-  EXPECT_EQ(v[0].partition, 2);
-  EXPECT_EQ(v[0].offset, 2);
+  EXPECT_EQ(v[0].partition, PartitionId(2));
+  EXPECT_EQ(v[0].offset, Offset(2));
   EXPECT_TRUE(mentions(v[0], "never orders/2")) << v[0].explanation;
   EXPECT_TRUE(mentions(v[0], "never processed 2 record(s)")) << v[0].explanation;
   EXPECT_TRUE(mentions(v[0], "no member was ever given the partition")) << v[0].explanation;
@@ -529,11 +529,11 @@ TEST(UnseenChecker, SparseOffsetsFarAboveZeroAreJudgedLikeDenseOnes) {
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0].anomaly, "unseen");
   EXPECT_EQ(v[0].first_event, missed);
-  EXPECT_EQ(v[0].offset, kBase + 1);
+  EXPECT_EQ(v[0].offset, Offset(kBase + 1));
   EXPECT_TRUE(mentions(v[0], "never processed 2 record(s) of orders/0")) << v[0].explanation;
   EXPECT_EQ(v[1].anomaly, "liveness");
   EXPECT_EQ(v[1].first_event, late);
-  EXPECT_EQ(v[1].offset, kBase + 7);
+  EXPECT_EQ(v[1].offset, Offset(kBase + 7));
   EXPECT_TRUE(mentions(v[1], "starting offset " + std::to_string(kBase + 7))) << v[1].explanation;
 }
 
@@ -545,15 +545,15 @@ TEST(UnseenChecker, IsNotADefaultChecker) {
   assign.kind = OpKind::kAssign;
   assign.process = "billing-1";
   assign.group = "billing";
-  assign.generation = 1;
+  assign.generation = GenerationId(1);
   assign.assignment = {{"orders", PartitionId(0)}};
   history.append(assign);
   HistoryEvent ack;
   ack.kind = OpKind::kSendOk;
   ack.process = "shop";
   ack.topic = "orders";
-  ack.partition = 0;
-  ack.offset = 0;
+  ack.partition = PartitionId(0);
+  ack.offset = Offset(0);
   history.append(ack);
   EXPECT_EQ(set.finish().outcome, Outcome::kPass);
 }

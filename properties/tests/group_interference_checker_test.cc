@@ -56,15 +56,15 @@ class Events {
     e.kind = kind;
     e.process = process;
     e.group = group;
-    e.generation = 1;
+    e.generation = GenerationId(1);
     e.at = static_cast<Nanos>(history_.size()) * 1000000;
     return e;
   }
   HistoryEvent at(OpKind kind, const std::string& process, const std::string& group, std::int32_t partition, std::int64_t offset) {
     HistoryEvent e = base(kind, process, group);
     e.topic = "t";
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     return e;
   }
   std::uint64_t append(HistoryEvent e) { return history_.append(std::move(e)); }
@@ -107,7 +107,7 @@ TEST(GroupInterferenceChecker, AStartAtAnotherGroupsCommittedOffsetIsInterferenc
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].anomaly, "group-interference");
   EXPECT_EQ(v[0].first_event, start);
-  EXPECT_EQ(v[0].offset, 25);
+  EXPECT_EQ(v[0].offset, Offset(25));
   EXPECT_EQ(v[0].members, (std::vector<std::string>{"b2", "a1"}));
   EXPECT_NE(v[0].explanation.find("a1 of group audit committed"), std::string::npos) << v[0].explanation;
 }
@@ -245,7 +245,7 @@ TEST(GroupInterferenceChecker, HighOffsetsAndManyMembersAreJudgedPerMember) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].first_event, start);
   EXPECT_EQ(v[0].process, "b50");
-  EXPECT_EQ(v[0].offset, base + 5000);
+  EXPECT_EQ(v[0].offset, Offset(base + 5000));
 }
 
 }  // namespace

@@ -23,8 +23,8 @@ class LogCheckerTest : public ::testing::Test {
     e.kind = kind;
     e.process = process;
     e.topic = "t";
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     e.value_id = value;
     e.at = static_cast<Nanos>(history.size());
     history.append(e);
@@ -56,8 +56,8 @@ TEST_F(LogCheckerTest, TwoValuesAtOneOffsetAreInconsistentOffsetsNamedAtTheSecon
   const Violation& v = checker.violations()[0];
   EXPECT_EQ(v.anomaly, "inconsistent-offsets");
   EXPECT_EQ(v.first_event, 1u);
-  EXPECT_EQ(v.offset, 5);
-  EXPECT_EQ(v.partition, 0);
+  EXPECT_EQ(v.offset, Offset(5));
+  EXPECT_EQ(v.partition, PartitionId(0));
   // The same offset on another partition is another place.
   ack(3, 1, 5);
   EXPECT_EQ(checker.violations().size(), 1u);
@@ -72,7 +72,7 @@ TEST_F(LogCheckerTest, AnAcknowledgedValueNeverReadPastItsOffsetIsLost) {
   const auto v = finish();
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].anomaly, "lost-write");
-  EXPECT_EQ(v[0].offset, 1);
+  EXPECT_EQ(v[0].offset, Offset(1));
   EXPECT_EQ(v[0].first_event, 4u);  // the processing of offset 2 shows the loss
   EXPECT_NE(v[0].explanation.find("value 2"), std::string::npos);
 }
@@ -100,7 +100,7 @@ TEST_F(LogCheckerTest, ASeekBelowTheOffsetThenPastItShowsTheLoss) {
   const auto v = finish();
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].anomaly, "lost-write");
-  EXPECT_EQ(v[0].offset, 1);
+  EXPECT_EQ(v[0].offset, Offset(1));
 }
 
 TEST_F(LogCheckerTest, ANewAssignmentEndsAContinuousRead) {
@@ -127,7 +127,7 @@ TEST_F(LogCheckerTest, ALateAcknowledgementIsShownByTheFirstProcessingAfterIt) {
   const auto v = finish();
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].anomaly, "lost-write");
-  EXPECT_EQ(v[0].offset, 1);
+  EXPECT_EQ(v[0].offset, Offset(1));
   EXPECT_EQ(v[0].first_event, 6u);
   EXPECT_EQ(v[0].process, "slow");
   EXPECT_NE(v[0].explanation.find("read that partition from offset 0 to offset 3"), std::string::npos)
@@ -152,7 +152,7 @@ TEST_F(LogCheckerTest, AValueAcknowledgedAgainIsShownPastItsNewOffset) {
   process("c", 7, 0, 6);  // event 4: past 5
   const auto v = finish();
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].offset, 5);
+  EXPECT_EQ(v[0].offset, Offset(5));
   EXPECT_EQ(v[0].first_event, 4u);
 }
 
@@ -172,10 +172,10 @@ class DeletedAboveHwTest : public LogCheckerTest {
     e.kind = OpKind::kSeek;
     e.process = who;
     e.topic = "t";
-    e.partition = partition;
-    e.offset = log_start;  // where auto.offset.reset=earliest put it
-    e.log_start_offset = log_start;
-    e.high_watermark = hw;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(log_start));  // where auto.offset.reset=earliest put it
+    e.log_start_offset = properties::known(Offset(log_start));
+    e.high_watermark = properties::known(Offset(hw));
     e.at = static_cast<Nanos>(history.size());
     history.append(e);
   }
@@ -193,7 +193,7 @@ TEST_F(DeletedAboveHwTest, AcknowledgedValuesDeletedAboveTheHighWatermarkAreLost
   const auto v = finish();
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].anomaly, "lost-write");
-  EXPECT_EQ(v[0].offset, 1);
+  EXPECT_EQ(v[0].offset, Offset(1));
   EXPECT_EQ(v[0].first_event, 3u);  // the first acknowledgement, after the reset
   EXPECT_NE(v[0].explanation.find("log start offset 4 above high watermark 1"), std::string::npos) << v[0].explanation;
   EXPECT_NE(v[0].explanation.find("2 acknowledged record(s)"), std::string::npos) << v[0].explanation;
@@ -235,8 +235,8 @@ TEST_F(LogCheckerTest, DefaultCheckersIncludeLogIntegrity) {
   HistoryEvent a;
   a.kind = OpKind::kSendOk;
   a.topic = "t";
-  a.partition = 0;
-  a.offset = 0;
+  a.partition = PartitionId(0);
+  a.offset = Offset(0);
   a.value_id = 1;
   h.append(a);
   a.value_id = 2;
@@ -269,7 +269,7 @@ TEST_F(LogCheckerTest, AnOffsetReadWithAnotherValueIsALostWriteEvenPastACommit) 
   const auto v = finish();
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[1].anomaly, "lost-write");
-  EXPECT_EQ(v[1].offset, 1);
+  EXPECT_EQ(v[1].offset, Offset(1));
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ HistoryEvent process(const std::string& proc, const std::string& topic, std::int
   e.kind = OpKind::kProcess;
   e.process = proc;
   e.topic = topic;
-  e.partition = partition;
-  e.offset = offset;
+  e.partition = properties::known(PartitionId(partition));
+  e.offset = properties::known(Offset(offset));
   return e;
 }
 
@@ -75,8 +75,8 @@ TEST(OrderChecker, RepeatedOffsetIsNonmonotonicPoll) {
   EXPECT_EQ(v[0].at, millis(1234));
   EXPECT_EQ(v[0].process, "c1");
   EXPECT_EQ(v[0].topic, "orders");
-  EXPECT_EQ(v[0].partition, 2);
-  EXPECT_EQ(v[0].offset, 7);
+  EXPECT_EQ(v[0].partition, PartitionId(2));
+  EXPECT_EQ(v[0].offset, Offset(7));
   ASSERT_TRUE(v[0].key.has_value());
   EXPECT_EQ(*v[0].key, "customer-9");
   EXPECT_EQ(v[0].members, std::vector<std::string>{"c1"});
@@ -94,8 +94,8 @@ TEST(OrderChecker, LowerOffsetIsNonmonotonicPoll) {
   EXPECT_EQ(v[0].first_event, 4u);
   EXPECT_EQ(v[0].process, "c1");
   EXPECT_EQ(v[0].topic, "t");
-  EXPECT_EQ(v[0].partition, 0);
-  EXPECT_EQ(v[0].offset, 4);
+  EXPECT_EQ(v[0].partition, PartitionId(0));
+  EXPECT_EQ(v[0].offset, Offset(4));
   EXPECT_NE(v[0].explanation.find("after offset 12 (event #3)"), std::string::npos) << v[0].explanation;
 }
 
@@ -103,9 +103,9 @@ TEST(OrderChecker, EachBackwardStepIsReported) {
   const auto v = check({process("c1", "t", 0, 5), process("c1", "t", 0, 3), process("c1", "t", 0, 1)});
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0].first_event, 1u);
-  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].offset, Offset(3));
   EXPECT_EQ(v[1].first_event, 2u);
-  EXPECT_EQ(v[1].offset, 1);
+  EXPECT_EQ(v[1].offset, Offset(1));
 }
 
 TEST(OrderChecker, NewAssignmentResetsEveryPartitionOfTheProcess) {
@@ -136,8 +136,8 @@ TEST(OrderChecker, SeekResetsOnlyThatPartition) {
                         process("c1", "t", 1, 9)});                       // not fine: no seek on t/1
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].first_event, 5u);
-  EXPECT_EQ(v[0].partition, 1);
-  EXPECT_EQ(v[0].offset, 9);
+  EXPECT_EQ(v[0].partition, PartitionId(1));
+  EXPECT_EQ(v[0].offset, Offset(9));
 }
 
 TEST(OrderChecker, SeekOnSamePartitionNumberOfAnotherTopicDoesNotReset) {
@@ -282,7 +282,7 @@ TEST(History, AppendAssignsIndexesAndCallsObserversInOrder) {
   ASSERT_EQ(h.size(), 3u);
   for (std::uint64_t i = 0; i < 3; ++i) {
     EXPECT_EQ(h.events()[i].index, i);
-    EXPECT_EQ(h.events()[i].offset, static_cast<std::int64_t>(i));
+    EXPECT_EQ(h.events()[i].offset, Offset(static_cast<std::int64_t>(i)));
   }
   EXPECT_EQ(calls, (std::vector<std::string>{"first:0", "second:0", "first:1", "second:1", "first:2", "second:2"}));
 }
@@ -313,15 +313,15 @@ TEST(History, EveryFieldComesBackAsAppended) {
   a.kind = OpKind::kSeek;
   a.process = "a-consumer-with-a-name-longer-than-sixteen-bytes";
   a.group = "g";
-  a.generation = 7;
+  a.generation = GenerationId(7);
   a.topic = "orders";
-  a.partition = 3;
-  a.offset = 42;
+  a.partition = PartitionId(3);
+  a.offset = Offset(42);
   a.key = "";
   a.value_id = 99;
   a.commit_id = 5;
-  a.log_start_offset = 10;
-  a.high_watermark = 50;
+  a.log_start_offset = Offset(10);
+  a.high_watermark = Offset(50);
   a.idempotent = true;
   a.assignment = {{"orders", PartitionId(1)}, {"audit", PartitionId(0)}};
   a.error = "OFFSET_OUT_OF_RANGE";
@@ -332,8 +332,8 @@ TEST(History, EveryFieldComesBackAsAppended) {
   c.key = "k";
   c.assignment.clear();
   c.commit_id = 0;
-  c.log_start_offset = -1;
-  c.high_watermark = 51;
+  c.log_start_offset = std::nullopt;
+  c.high_watermark = Offset(51);
   for (const HistoryEvent* e : {&a, &b, &c}) h.append(*e);
   ASSERT_EQ(h.size(), 3u);
   a.index = 0;

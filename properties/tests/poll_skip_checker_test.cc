@@ -36,8 +36,8 @@ class Events {
                         std::int64_t offset, const std::string& producer = "shop") {
     HistoryEvent e = base(kind, producer);
     e.topic = "t";
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     e.key = std::move(key);
     e.value_id = value;
     return append(e);
@@ -55,7 +55,7 @@ class Events {
   std::uint64_t assign(const std::string& member, std::vector<TopicPartition> tps, const std::string& group = "g") {
     HistoryEvent e = base(OpKind::kAssign, member);
     e.group = group;
-    e.generation = 1;
+    e.generation = GenerationId(1);
     e.assignment = std::move(tps);
     return append(e);
   }
@@ -63,10 +63,10 @@ class Events {
                         const std::string& group = "g") {
     HistoryEvent e = base(OpKind::kProcess, member);
     e.group = group;
-    e.generation = 1;
+    e.generation = GenerationId(1);
     e.topic = "t";
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     e.value_id = 100 + static_cast<std::uint64_t>(offset);
     return append(e);
   }
@@ -77,8 +77,8 @@ class Events {
     HistoryEvent e = base(OpKind::kSeek, member);
     e.group = "g";
     e.topic = "t";
-    e.partition = 0;
-    e.offset = offset;
+    e.partition = PartitionId(0);
+    e.offset = properties::known(Offset(offset));
     e.note = "auto.offset.reset: offset 3 was out of range";
     return append(e);
   }
@@ -132,7 +132,7 @@ TEST(PollSkipChecker, AHoleOverAnAcknowledgedRecordIsASkipNamedAtTheRecordAfterI
   EXPECT_EQ(v[0].anomaly, "poll-skip");
   EXPECT_EQ(v[0].first_event, after);
   EXPECT_EQ(v[0].process, "m1");
-  EXPECT_EQ(v[0].offset, 4);
+  EXPECT_EQ(v[0].offset, Offset(4));
   EXPECT_EQ(v[0].key, "k4");
   EXPECT_NE(v[0].explanation.find("skipping 2 acknowledged record(s)"), std::string::npos) << v[0].explanation;
   EXPECT_NE(v[0].explanation.find("offset 6"), std::string::npos) << v[0].explanation;
@@ -151,7 +151,7 @@ TEST(PollSkipChecker, AnAcknowledgementThatArrivesAfterTheSkipStillCounts) {
   h.outcome(OpKind::kSendOk, 103, "k3", 0, 3);
   const auto v = h.finish();
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].offset, Offset(3));
 }
 
 TEST(PollSkipChecker, HolesOverOffsetsNoAcknowledgementWroteAreNotJudged) {
@@ -263,7 +263,7 @@ TEST(PollSkipChecker, OnATopicKnownNotToBeCompactedTheSameHoleIsASkip) {
   h.processes("m1", 5, 7);
   const auto v = h.finish();
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].offset, Offset(3));
 }
 
 TEST(PollSkipChecker, ATopicAlteredToCompactMayHaveGaps) {
@@ -294,7 +294,7 @@ TEST(PollSkipChecker, ASupersedingRecordSentOnlyAfterTheSkipExcusesNothing) {
   const auto v = h.finish();
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].first_event, after);
-  EXPECT_EQ(v[0].offset, 3);
+  EXPECT_EQ(v[0].offset, Offset(3));
 }
 
 TEST(PollSkipChecker, ASendOfTheKeyWithAnUnknownOutcomeMaySupersedeIt) {
@@ -373,7 +373,7 @@ TEST(PollSkipChecker, HolesAtHighSparseOffsetsAreFound) {
   const auto v = h.finish();
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].first_event, after);
-  EXPECT_EQ(v[0].offset, base + 1);
+  EXPECT_EQ(v[0].offset, Offset(base + 1));
   EXPECT_NE(v[0].explanation.find("skipping 3 acknowledged record(s)"), std::string::npos) << v[0].explanation;
 }
 
@@ -414,9 +414,9 @@ TEST(PollSkipChecker, ManyProcessesKeepTheirOwnRunsAndViolationsComeInHistoryOrd
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0].first_event, first);
   EXPECT_EQ(v[0].process, "m123");
-  EXPECT_EQ(v[0].partition, 123 % 30);
+  EXPECT_EQ(v[0].partition, PartitionId(123 % 30));
   EXPECT_EQ(v[1].process, "m7");
-  EXPECT_EQ(v[1].offset, 1);
+  EXPECT_EQ(v[1].offset, Offset(1));
 }
 
 TEST(PollSkipChecker, TheDefaultCheckersReportIt) {
@@ -430,8 +430,8 @@ TEST(PollSkipChecker, TheDefaultCheckersReportIt) {
     s.kind = OpKind::kSendOk;
     s.process = "shop";
     s.topic = "t";
-    s.partition = 0;
-    s.offset = o;
+    s.partition = PartitionId(0);
+    s.offset = properties::known(Offset(o));
     s.value_id = 1 + static_cast<std::uint64_t>(o);
     add(s);
   }
@@ -445,8 +445,8 @@ TEST(PollSkipChecker, TheDefaultCheckersReportIt) {
     p.kind = OpKind::kProcess;
     p.process = "r";
     p.topic = "t";
-    p.partition = 0;
-    p.offset = o;
+    p.partition = PartitionId(0);
+    p.offset = properties::known(Offset(o));
     p.value_id = 1 + static_cast<std::uint64_t>(o);
     add(p);
   }

@@ -34,8 +34,8 @@ class SendOrderCheckerTest : public ::testing::Test {
     e.kind = kind;
     e.process = proc;
     e.topic = "t";
-    e.partition = partition;
-    e.offset = offset;
+    e.partition = properties::known(PartitionId(partition));
+    e.offset = properties::known(Offset(offset));
     if (key != nullptr) e.key = std::string(key);
     e.value_id = value;
     e.at = millis(static_cast<std::int64_t>(history.size()));
@@ -72,8 +72,8 @@ TEST_F(SendOrderCheckerTest, LaterSendAtLowerOffsetIsNonmonotonicSend) {
   EXPECT_EQ(v[0].at, millis(3));
   EXPECT_EQ(v[0].process, "p");
   EXPECT_EQ(v[0].topic, "t");
-  EXPECT_EQ(v[0].partition, 0);
-  EXPECT_EQ(v[0].offset, 21);
+  EXPECT_EQ(v[0].partition, PartitionId(0));
+  EXPECT_EQ(v[0].offset, Offset(21));
   ASSERT_TRUE(v[0].key.has_value());
   EXPECT_EQ(*v[0].key, "k");
   EXPECT_NE(v[0].explanation.find("value 1 (event #0) before value 2 (event #1)"), std::string::npos)
@@ -89,7 +89,7 @@ TEST_F(SendOrderCheckerTest, FoundWhicheverOfThePairIsAcknowledgedSecond) {
   const auto v = finish();
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].first_event, completing);
-  EXPECT_EQ(v[0].offset, 20);
+  EXPECT_EQ(v[0].offset, Offset(20));
 }
 
 TEST_F(SendOrderCheckerTest, OnlyTheSameProducerKeyAndPartitionAreCompared) {
@@ -147,10 +147,10 @@ TEST_F(SendOrderCheckerTest, DefaultCheckersIncludeIt) {
     e.kind = OpKind::kSendOk;
     e.process = "p";
     e.topic = "t";
-    e.partition = 0;
+    e.partition = PartitionId(0);
     e.key = "k";
     e.value_id = value;
-    e.offset = offset;
+    e.offset = properties::known(Offset(offset));
     h.append(e);
   }
   const Verdict v = set.finish();

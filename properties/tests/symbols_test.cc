@@ -43,13 +43,17 @@ TEST(Symbols, TopicPartitionIdsAreDenseInFirstSeenOrderForAnyPartitionNumber) {
   Symbols symbols;
   const Id t = 0;
   const Id u = 1;
-  const std::vector<std::pair<Id, std::int32_t>> pairs = {{t, 3}, {u, 3}, {t, -1}, {t, 0}, {t, 3}, {u, -7}, {t, 1 << 24}, {u, -7}, {t, 1 << 24}};
+  const std::optional<PartitionId> none;
+  const auto p = [](std::int32_t i) { return std::optional<PartitionId>(PartitionId(i)); };
+  const std::vector<std::pair<Id, std::optional<PartitionId>>> pairs = {
+      {t, p(3)}, {u, p(3)}, {t, none}, {t, p(0)}, {t, p(3)}, {u, p(-7)}, {t, p(1 << 24)}, {u, p(-7)}, {t, p(1 << 24)}};
   const std::vector<Id> expected = {0, 1, 2, 3, 0, 4, 5, 4, 5};
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     EXPECT_EQ(symbols.tp(pairs[i].first, pairs[i].second), expected[i]) << i;
   }
   EXPECT_EQ(symbols.tps(), 6U);
-  EXPECT_EQ(symbols.partition_of(5), 1 << 24);
+  EXPECT_EQ(symbols.partition_of(5), PartitionId(1 << 24));
+  EXPECT_EQ(symbols.partition_of(2), std::nullopt);
   EXPECT_EQ(symbols.topic_of(4), u);
 }
 
@@ -63,7 +67,7 @@ TEST(Symbols, IdsFoundThroughAHistorysEntriesAreTheIdsOfItsStrings) {
     e.process = std::move(process);
     e.group = std::move(group);
     e.topic = std::move(topic);
-    e.partition = 1;
+    e.partition = PartitionId(1);
     e.key = std::move(key);
     return e;
   };

@@ -19,8 +19,8 @@ properties::History sample() {
   send.kind = OpKind::kSendOk;
   send.process = "shop";
   send.topic = "orders";
-  send.partition = 2;
-  send.offset = 41;
+  send.partition = PartitionId(2);
+  send.offset = Offset(41);
   send.key = std::string("k\"1\n");
   send.value_id = 7;
   send.idempotent = true;
@@ -30,7 +30,7 @@ properties::History sample() {
   assign.kind = OpKind::kAssign;
   assign.process = "billing-1";
   assign.group = "billing";
-  assign.generation = 3;
+  assign.generation = GenerationId(3);
   assign.assignment = {{"orders", PartitionId(0)}, {"orders", PartitionId(2)}};
   assign.note = "assigned";
   h.append(assign);
@@ -42,10 +42,10 @@ properties::History sample() {
   fail.kind = OpKind::kCommitFail;
   fail.process = "billing-1";
   fail.group = "billing";
-  fail.generation = 3;
+  fail.generation = GenerationId(3);
   fail.topic = "orders";
-  fail.partition = 0;
-  fail.offset = 0;
+  fail.partition = PartitionId(0);
+  fail.offset = Offset(0);
   fail.commit_id = 4;
   fail.error = "ILLEGAL_GENERATION";
   h.append(fail);
@@ -54,10 +54,10 @@ properties::History sample() {
   reset.kind = OpKind::kSeek;
   reset.process = "billing-1";
   reset.topic = "orders";
-  reset.partition = 1;
-  reset.offset = 30;
-  reset.log_start_offset = 30;
-  reset.high_watermark = 52;
+  reset.partition = PartitionId(1);
+  reset.offset = Offset(30);
+  reset.log_start_offset = Offset(30);
+  reset.high_watermark = Offset(52);
   reset.note = "auto.offset.reset: offset 12 was out of range";
   h.append(reset);
   return h;
@@ -65,11 +65,11 @@ properties::History sample() {
 
 std::string describe(const HistoryEvent& e) {
   std::string s = std::to_string(e.index) + " " + std::to_string(e.at) + " " + std::string(properties::op_kind_name(e.kind)) +
-                  " " + e.process + " " + e.group + " " + std::to_string(e.generation) + " " + e.topic + " " +
-                  std::to_string(e.partition) + " " + std::to_string(e.offset) + " " + (e.key ? *e.key : "<null>") + " " +
+                  " " + e.process + " " + e.group + " " + std::to_string(properties::History::packed(e.generation)) + " " + e.topic + " " +
+                  std::to_string(properties::History::packed(e.partition)) + " " + std::to_string(properties::History::packed(e.offset)) + " " + (e.key ? *e.key : "<null>") + " " +
                   std::to_string(e.value_id) + " " + (e.idempotent ? "idem" : "") + " " + e.error + " " + e.note + " " +
-                  std::to_string(e.commit_id) + " " + std::to_string(e.log_start_offset) + " " +
-                  std::to_string(e.high_watermark) + " [";
+                  std::to_string(e.commit_id) + " " + std::to_string(properties::History::packed(e.log_start_offset)) + " " +
+                  std::to_string(properties::History::packed(e.high_watermark)) + " [";
   for (const auto& tp : e.assignment) s += tp.topic + "/" + std::to_string(tp.partition.value()) + " ";
   return s + "]";
 }

@@ -51,7 +51,7 @@ properties::History history() {
   properties::History h;
   auto assign = ev(OpKind::kAssign, 1, "email-1");
   assign.group = "email";
-  assign.generation = 1;
+  assign.generation = GenerationId(1);
   assign.assignment = {{"orders", PartitionId(0)}};
   h.append(assign);
   auto isolate = ev(OpKind::kFault, 2, "broker-2");
@@ -66,19 +66,19 @@ properties::History history() {
   auto commit = ev(OpKind::kCommitOk, 5, "email-1");
   commit.group = "email";
   commit.topic = "orders";
-  commit.partition = 0;
-  commit.offset = 350;
+  commit.partition = PartitionId(0);
+  commit.offset = Offset(350);
   h.append(commit);
   auto reassign = ev(OpKind::kAssign, 6, "email-2");
   reassign.group = "email";
-  reassign.generation = 2;
+  reassign.generation = GenerationId(2);
   reassign.assignment = {{"orders", PartitionId(0)}};
   h.append(reassign);
   auto process = ev(OpKind::kProcess, 7, "email-2");
   process.group = "email";
   process.topic = "orders";
-  process.partition = 0;
-  process.offset = 120;
+  process.partition = PartitionId(0);
+  process.offset = Offset(120);
   process.key = "<script>alert(1)</script>";
   h.append(process);
   return h;
@@ -163,7 +163,7 @@ TEST(ReportHtml, MergesAssignmentBandsTooNarrowToSee) {
   for (int i = 0; i < 2000; ++i) {
     auto a = ev(OpKind::kAssign, 1 + i * 0.001, "email-1");
     a.group = "email";
-    a.generation = i + 1;
+    a.generation = properties::known(GenerationId(i + 1));
     a.assignment = {{"orders", PartitionId(0)}};
     h.append(a);
   }

@@ -180,8 +180,8 @@ scenarios::RunResult violated_result() {
   a.at = millis(4321);
   a.process = "email";
   a.topic = "orders";
-  a.partition = 2;
-  a.offset = 17;
+  a.partition = PartitionId(2);
+  a.offset = Offset(17);
   a.key = "customer-3";
   a.members = {"email"};
   a.explanation = "email processed orders/2 offset 17 after offset 19 (event #800)";
@@ -191,8 +191,8 @@ scenarios::RunResult violated_result() {
   b.at = millis(5000);
   b.process = "checkout";
   b.topic = "orders";
-  b.partition = 0;
-  b.offset = 3;
+  b.partition = PartitionId(0);
+  b.offset = Offset(3);
   b.members = {"checkout", "email"};
   b.explanation = "acknowledged offset 3 was never read";
   r.verdict.outcome = properties::Outcome::kViolated;

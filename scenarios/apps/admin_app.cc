@@ -114,8 +114,7 @@ void AdminApp::run(const steps::DeleteOffsets& step) {
         auto seek = ctx_.event(properties::OpKind::kSeek, "admin");
         seek.group = step.group;
         seek.topic = tp.topic;
-        seek.partition = tp.partition.value();
-        seek.offset = -1;
+        seek.partition = tp.partition;  // no offset: the group has none
         seek.note = "delete-offsets";
         ctx_.history.append(std::move(seek));
       }
@@ -141,8 +140,8 @@ void AdminApp::run(const steps::ResetOffsets& step) {
         auto seek = ctx_.event(properties::OpKind::kSeek, "admin");
         seek.group = step.group;
         seek.topic = row.topic;
-        seek.partition = row.partition.value();
-        seek.offset = row.new_offset.value();
+        seek.partition = row.partition;
+        seek.offset = row.new_offset;
         seek.note = "reset-offsets " + std::string(engine::reset_mode_name(step.request.mode));
         ctx_.history.append(std::move(seek));
       }

@@ -72,8 +72,8 @@ void seek_step(engine::Consumer& consumer, const steps::Seek& step, Nanos local_
     consumer.seek(tp, *target);
     auto e = event(properties::OpKind::kSeek);
     e.topic = tp.topic;
-    e.partition = tp.partition.value();
-    e.offset = target->value();
+    e.partition = tp.partition;
+    e.offset = *target;
     e.note = note;
     history.append(std::move(e));
   }
@@ -83,12 +83,12 @@ void record_moves(engine::Consumer& consumer, const EventMaker& event, propertie
   for (const auto& move : consumer.take_resets()) {
     auto e = event(properties::OpKind::kSeek);
     e.topic = move.tp.topic;
-    e.partition = move.tp.partition.value();
-    e.offset = move.to.value();
+    e.partition = move.tp.partition;
+    e.offset = move.to;
     e.note = move.seek_to ? seek_to_name(*move.seek_to)
                           : "auto.offset.reset: offset " + std::to_string(move.from.value()) + " was out of range";
-    e.log_start_offset = move.log_start_offset.value();
-    e.high_watermark = move.high_watermark.value();
+    e.log_start_offset = properties::known(move.log_start_offset);
+    e.high_watermark = properties::known(move.high_watermark);
     history.append(std::move(e));
   }
 }

@@ -47,8 +47,8 @@ void ConsumerApp::on_timer(TimerId id, std::uint64_t tag) {
   for (const auto& r : records) {
     auto e = ctx_.event(properties::OpKind::kProcess, spec_.name);
     e.topic = r.tp.topic;
-    e.partition = r.tp.partition.value();
-    e.offset = r.record.offset.value();
+    e.partition = r.tp.partition;
+    e.offset = r.record.offset;
     e.key = r.record.record.key;
     e.value_id = parse_value_id(r.record.record.value);
     ctx_.history.append(std::move(e));

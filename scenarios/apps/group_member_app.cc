@@ -134,8 +134,8 @@ void GroupMemberApp::handled_front(const std::string& note) {
   auto e = event(properties::OpKind::kProcess);
   const engine::ConsumerRecord& r = batch_.front();
   e.topic = r.tp.topic;
-  e.partition = r.tp.partition.value();
-  e.offset = r.record.offset.value();
+  e.partition = r.tp.partition;
+  e.offset = r.record.offset;
   e.key = r.record.record.key;
   e.value_id = parse_value_id(r.record.record.value);
   e.note = note;
@@ -175,8 +175,8 @@ void GroupMemberApp::dead_letter_front() {
                                                                 : properties::OpKind::kSendInfo,
                         sender);
     e.topic = topic;
-    e.partition = s.partition.value();
-    e.offset = s.offset.value();
+    e.partition = properties::known(s.partition);
+    e.offset = properties::known(s.offset);
     e.key = key;
     e.value_id = value_id;
     if (s.error != ErrorCode::NONE) e.error = std::string(error_name(s.error));
@@ -214,7 +214,7 @@ Nanos GroupMemberApp::processing_time() {
 properties::HistoryEvent GroupMemberApp::event(properties::OpKind kind) const {
   auto e = ctx_.event(kind, name_);
   e.group = spec_.name;
-  e.generation = consumer_.generation();
+  e.generation = properties::known(GenerationId(consumer_.generation()));
   return e;
 }
 
@@ -236,10 +236,10 @@ void GroupMemberApp::on_commit(const engine::CommitEvent& c) {
   for (const auto& [tp, offset] : c.offsets) {
     auto e = event(requested ? properties::OpKind::kCommitInvoke
                              : (c.error == ErrorCode::NONE ? properties::OpKind::kCommitOk : properties::OpKind::kCommitFail));
-    e.generation = c.generation;
+    e.generation = properties::known(GenerationId(c.generation));
     e.topic = tp.topic;
-    e.partition = tp.partition.value();
-    e.offset = offset.value();
+    e.partition = tp.partition;
+    e.offset = offset;
     e.commit_id = c.id;
     e.note = c.automatic ? "auto" : "manual";
     if (!requested && c.error != ErrorCode::NONE) e.error = std::string(error_name(c.error));

@@ -132,8 +132,8 @@ void ProducerApp::send_one() {
                                                               : properties::OpKind::kSendInfo;
     auto e = ctx.event(kind, name);
     e.topic = topic;
-    e.partition = r.partition.value();
-    e.offset = r.offset.value();
+    e.partition = properties::known(r.partition);
+    e.offset = properties::known(r.offset);
     e.key = key;
     e.value_id = value_id;
     if (r.error != ErrorCode::NONE) e.error = std::string(error_name(r.error));

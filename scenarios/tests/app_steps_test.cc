@@ -102,15 +102,15 @@ TEST(AppSteps, AConsumerSeeksAtOnceAndReadsAgainFromThere) {
   const auto seeks = events_of(out.history, OpKind::kSeek, "audit");
   ASSERT_EQ(seeks.size(), 1u);
   EXPECT_EQ(seeks[0].at, seconds(15));
-  EXPECT_EQ(seeks[0].partition, 1);
-  EXPECT_EQ(seeks[0].offset, 10);
+  EXPECT_EQ(seeks[0].partition, PartitionId(1));
+  EXPECT_EQ(seeks[0].offset, Offset(10));
   // The next record of partition 1 after the seek is offset 10, read a second time.
   std::int64_t next = -1;
   std::int64_t times_10 = 0;
   for (const auto& e : events_of(out.history, OpKind::kProcess, "audit")) {
-    if (e.partition != 1) continue;
-    if (e.offset == 10) ++times_10;
-    if (e.index > seeks[0].index && next < 0) next = e.offset;
+    if (e.partition != PartitionId(1)) continue;
+    if (e.offset == Offset(10)) ++times_10;
+    if (e.index > seeks[0].index && next < 0) next = e.offset->value();
   }
   EXPECT_EQ(next, 10);
   EXPECT_EQ(times_10, 2);
@@ -122,16 +122,16 @@ TEST(AppSteps, AMemberSeeksToEarliestAtItsNextPollAndProcessesItsPartitionsAgain
   ASSERT_FALSE(seeks.empty());
   std::set<std::int32_t> partitions;
   for (const auto& e : seeks) {
-    EXPECT_EQ(e.offset, 0) << "the log start";
+    EXPECT_EQ(e.offset, Offset(0)) << "the log start";
     EXPECT_EQ(e.note, "seekToBeginning");
     EXPECT_GE(e.at, seconds(15));
     EXPECT_EQ(e.group, "billing");
-    partitions.insert(e.partition);
+    partitions.insert(e.partition->value());
   }
   // Every partition it sought, it processed from offset 0 a second time.
   for (const std::int32_t p : partitions) {
     std::int64_t zeros = 0;
-    for (const auto& e : events_of(out.history, OpKind::kProcess, "billing-1")) zeros += e.partition == p && e.offset == 0;
+    for (const auto& e : events_of(out.history, OpKind::kProcess, "billing-1")) zeros += e.partition == PartitionId(p) && e.offset == Offset(0);
     EXPECT_EQ(zeros, 2) << "partition " << p;
   }
 }
@@ -154,10 +154,10 @@ TEST(AppSteps, ASeekByAShiftMovesFromThePosition) {
   ASSERT_EQ(seeks.size(), 1u);
   std::int64_t last = -1;  // the last offset of partition 0 processed before the seek
   for (const auto& e : events_of(out.history, OpKind::kProcess, "audit")) {
-    if (e.partition == 0 && e.index < seeks[0].index) last = e.offset;
+    if (e.partition == PartitionId(0) && e.index < seeks[0].index) last = e.offset->value();
   }
   ASSERT_GE(last, 5);
-  EXPECT_EQ(seeks[0].offset, last + 1 - 5);
+  EXPECT_EQ(seeks[0].offset, Offset(last + 1 - 5));
   EXPECT_EQ(seeks[0].note, "seek by -5 from position " + std::to_string(last + 1));
 }
 
@@ -174,9 +174,9 @@ TEST(AppSteps, ASeekToATimeLandsOnTheFirstRecordSentAtOrAfterIt) {
   }
   std::int64_t first = -1;
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kSendOk && e.partition == 2 && sent_at[e.value_id] >= seconds(4) && (first < 0 || e.offset < first)) first = e.offset;
+    if (e.kind == OpKind::kSendOk && e.partition == PartitionId(2) && sent_at[e.value_id] >= seconds(4) && (first < 0 || e.offset->value() < first)) first = e.offset->value();
   }
-  EXPECT_EQ(seeks[0].offset, first);
+  EXPECT_EQ(seeks[0].offset, Offset(first));
 }
 
 TEST(AppSteps, ASeekOnAPartitionNotHeldOnlyNotesIt) {

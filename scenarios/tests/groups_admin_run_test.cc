@@ -42,12 +42,12 @@ TEST(GroupsAdminRun, ResetIsRefusedWhileActiveThenReplaysFromTheNewOffsets) {
   // The executed reset's seeks: one per partition, to the first record written at or after 8 s.
   std::map<std::int32_t, std::int64_t> reset_to;
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kSeek && e.group == "pricing") reset_to[e.partition] = e.offset;
+    if (e.kind == OpKind::kSeek && e.group == "pricing") reset_to[e.partition->value()] = e.offset->value();
   }
   ASSERT_EQ(reset_to.size(), 4u);
   std::map<std::int32_t, std::int64_t> first_at_8s;  // by the producer's acknowledgements
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kSendOk && e.at >= seconds(8) && !first_at_8s.count(e.partition)) first_at_8s[e.partition] = e.offset;
+    if (e.kind == OpKind::kSendOk && e.at >= seconds(8) && !first_at_8s.count(e.partition->value())) first_at_8s[e.partition->value()] = e.offset->value();
   }
   for (const auto& [p, o] : reset_to) {
     // The record's timestamp is its send time, a little before its acknowledgement.
@@ -58,8 +58,8 @@ TEST(GroupsAdminRun, ResetIsRefusedWhileActiveThenReplaysFromTheNewOffsets) {
   // After the restart, pricing starts each partition exactly at the reset offset.
   std::map<std::int32_t, std::int64_t> resumed;
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kProcess && e.group == "pricing" && e.at > seconds(24) && !resumed.count(e.partition)) {
-      resumed[e.partition] = e.offset;
+    if (e.kind == OpKind::kProcess && e.group == "pricing" && e.at > seconds(24) && !resumed.count(e.partition->value())) {
+      resumed[e.partition->value()] = e.offset->value();
     }
   }
   EXPECT_EQ(resumed, reset_to);
@@ -76,7 +76,7 @@ TEST(GroupsAdminRun, AResetOfOneGroupLeavesAnotherGroupUntouched) {
   const auto audit_processed = [](const properties::History& h) {
     std::multiset<std::pair<std::int32_t, std::int64_t>> out;
     for (const auto& e : h.events()) {
-      if (e.group == "audit" && e.kind == OpKind::kProcess) out.insert({e.partition, e.offset});
+      if (e.group == "audit" && e.kind == OpKind::kProcess) out.insert({e.partition->value(), e.offset->value()});
     }
     return out;
   };
@@ -89,8 +89,8 @@ TEST(GroupsAdminRun, AResetOfOneGroupLeavesAnotherGroupUntouched) {
     if (e.group != "audit") continue;
     EXPECT_NE(e.kind, OpKind::kSeek);
     if (e.kind == OpKind::kCommitOk) {
-      EXPECT_GE(e.offset, committed[e.partition]) << "audit's commit went back at event #" << e.index;
-      committed[e.partition] = e.offset;
+      EXPECT_GE(e.offset->value(), committed[e.partition->value()]) << "audit's commit went back at event #" << e.index;
+      committed[e.partition->value()] = e.offset->value();
     }
   }
   // And pricing did replay: it processed more records with the reset than without.
@@ -137,8 +137,8 @@ Scenario with_delete_offsets(const std::string& reset) {
 std::map<std::int32_t, std::int64_t> resumed_at(const properties::History& h) {
   std::map<std::int32_t, std::int64_t> out;
   for (const auto& e : h.events()) {
-    if (e.kind == OpKind::kProcess && e.group == "pricing" && e.at > seconds(24) && !out.contains(e.partition)) {
-      out[e.partition] = e.offset;
+    if (e.kind == OpKind::kProcess && e.group == "pricing" && e.at > seconds(24) && !out.contains(e.partition->value())) {
+      out[e.partition->value()] = e.offset->value();
     }
   }
   return out;
@@ -155,9 +155,9 @@ TEST(GroupsAdminRun, DeleteOffsetsIsRefusedWhileActiveThenTheGroupStartsOverFrom
   for (const auto& e : out.history.events()) {
     if (e.kind == OpKind::kSeek && e.process == "admin") {
       EXPECT_EQ(e.group, "pricing");
-      EXPECT_EQ(e.offset, -1);
+      EXPECT_EQ(e.offset, std::nullopt);
       EXPECT_GT(e.at, seconds(23));
-      forgotten.insert(e.partition);
+      forgotten.insert(e.partition->value());
     }
   }
   EXPECT_EQ(forgotten, (std::set<std::int32_t>{0, 1, 2, 3}));
@@ -172,7 +172,7 @@ TEST(GroupsAdminRun, AfterDeleteOffsetsWithLatestTheSkippedRecordsAreNotCountedA
   // which Kafka allows once its offsets are gone, so no lost-commit, unseen or interference.
   std::map<std::int32_t, std::int64_t> committed_before;
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kCommitOk && e.group == "pricing" && e.at < seconds(20)) committed_before[e.partition] = e.offset;
+    if (e.kind == OpKind::kCommitOk && e.group == "pricing" && e.at < seconds(20)) committed_before[e.partition->value()] = e.offset->value();
   }
   const auto resumed = resumed_at(out.history);
   ASSERT_EQ(resumed.size(), 4u);

@@ -30,11 +30,11 @@ RunOutput run(const std::string& text, std::uint64_t seed = 11) {
   if (std::getenv("GROUPS_DUMP") != nullptr) {
     for (const auto& e : out.history.events()) {
       if (e.kind == OpKind::kSendInvoke || e.kind == OpKind::kSendOk) continue;
-      if (e.kind == OpKind::kProcess && e.offset % 50 != 0) continue;
+      if (e.kind == OpKind::kProcess && e.offset->value() % 50 != 0) continue;
       std::string a;
       for (const auto& tp : e.assignment) a += std::to_string(tp.partition.value()) + ",";
       std::printf("%lld %s %s g%d p%d o%lld %s %s [%s]\n", static_cast<long long>(e.at / 1000000), std::string(op_kind_name(e.kind)).c_str(),
-                  e.process.c_str(), e.generation, e.partition, static_cast<long long>(e.offset), e.error.c_str(), e.note.c_str(), a.c_str());
+                  e.process.c_str(), properties::History::packed(e.generation), properties::History::packed(e.partition), static_cast<long long>(properties::History::packed(e.offset)), e.error.c_str(), e.note.c_str(), a.c_str());
     }
   }
   return out;
@@ -58,11 +58,12 @@ std::set<std::uint64_t> processed_by(const properties::History& h, const std::st
 
 // Within one generation of a group, each partition is processed by at most one member.
 void expect_single_owner_per_generation(const properties::History& h, const std::string& group) {
-  std::map<std::tuple<std::int32_t, std::string, std::int32_t>, std::string> owner;
+  std::map<std::tuple<std::optional<GenerationId>, std::string, std::optional<PartitionId>>, std::string> owner;
   for (const auto& e : h.events()) {
     if (e.kind != OpKind::kProcess || e.group != group) continue;
     auto [it, fresh] = owner.emplace(std::make_tuple(e.generation, e.topic, e.partition), e.process);
-    EXPECT_EQ(it->second, e.process) << group << " generation " << e.generation << " partition " << e.partition
+    EXPECT_EQ(it->second, e.process) << group << " generation " << properties::History::packed(e.generation) << " partition "
+                                     << properties::History::packed(e.partition)
                                      << " processed by two members (event #" << e.index << ")";
   }
 }
@@ -78,9 +79,9 @@ void expect_handover_resumes_at_the_commit(const properties::History& h, const s
   int checked = 0;
   for (const auto& e : h.events()) {
     if (e.group != group) continue;
-    const Key key{e.topic, e.partition};
+    const Key key{e.topic, properties::History::packed(e.partition)};
     if (e.kind == OpKind::kCommitOk) {
-      committed[key] = std::max(committed[key], e.offset);
+      committed[key] = std::max(committed[key], e.offset->value());
     } else if (e.kind == OpKind::kAssign) {
       auto& f = fresh[e.process];
       f.clear();
@@ -88,12 +89,12 @@ void expect_handover_resumes_at_the_commit(const properties::History& h, const s
     } else if (e.kind == OpKind::kProcess) {
       if (fresh[e.process].erase(key) > 0 && committed.count(key) > 0) {
         ++checked;
-        EXPECT_GE(e.offset, committed[key]) << e.process << " rewound " << e.topic << "/" << e.partition
+        EXPECT_GE(e.offset, Offset(committed[key])) << e.process << " rewound " << e.topic << "/" << properties::History::packed(e.partition)
                                             << " below the committed offset (event #" << e.index << ")";
-        EXPECT_LE(e.offset, next_unseen[key]) << e.process << " skipped offsets of " << e.topic << "/" << e.partition
+        EXPECT_LE(e.offset, Offset(next_unseen[key])) << e.process << " skipped offsets of " << e.topic << "/" << properties::History::packed(e.partition)
                                               << " (event #" << e.index << ")";
       }
-      next_unseen[key] = std::max(next_unseen[key], e.offset + 1);
+      next_unseen[key] = std::max(next_unseen[key], e.offset->value() + 1);
     }
   }
   EXPECT_GT(checked, 0) << "no partition changed hands after a commit in " << group;
@@ -102,7 +103,7 @@ void expect_handover_resumes_at_the_commit(const properties::History& h, const s
 std::int32_t last_generation(const properties::History& h, const std::string& group) {
   std::int32_t g = -1;
   for (const auto& e : h.events()) {
-    if (e.group == group && e.kind == OpKind::kAssign) g = std::max(g, e.generation);
+    if (e.group == group && e.kind == OpKind::kAssign) g = std::max(g, e.generation->value());
   }
   return g;
 }
@@ -134,7 +135,7 @@ TEST(GroupsRun, EachGroupProcessesEveryAcknowledgedRecord) {
   // Every member got partitions: 3 members share 6 partitions, 2 members too.
   std::map<std::string, std::set<std::int32_t>> partitions_of;
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kProcess) partitions_of[e.process].insert(e.partition);
+    if (e.kind == OpKind::kProcess) partitions_of[e.process].insert(e.partition->value());
   }
   for (const char* m : {"fulfillment-1", "fulfillment-2", "fulfillment-3"}) EXPECT_EQ(partitions_of[m].size(), 2u) << m;
   for (const char* m : {"email-1", "email-2"}) EXPECT_EQ(partitions_of[m].size(), 3u) << m;
@@ -166,19 +167,19 @@ TEST(GroupsRun, ACrashedMembersPartitionsMoveAfterTheSessionTimeout) {
   const std::int32_t before = [&] {
     std::int32_t g = -1;
     for (const auto& e : out.history.events()) {
-      if (e.kind == OpKind::kAssign && e.at < seconds(8)) g = std::max(g, e.generation);
+      if (e.kind == OpKind::kAssign && e.at < seconds(8)) g = std::max(g, e.generation->value());
     }
     return g;
   }();
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kAssign && e.at > seconds(8) && e.generation > before && moved_at < 0) moved_at = e.at;
+    if (e.kind == OpKind::kAssign && e.at > seconds(8) && e.generation->value() > before && moved_at < 0) moved_at = e.at;
   }
   ASSERT_GT(moved_at, 0) << "no rebalance after the crash";
   EXPECT_GE(moved_at, seconds(18)) << "the group must wait session.timeout.ms for a crashed member";
   EXPECT_LT(moved_at, seconds(25));
   std::set<std::int32_t> late;
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kProcess && e.at > moved_at) late.insert(e.partition);
+    if (e.kind == OpKind::kProcess && e.at > moved_at) late.insert(e.partition->value());
     if (e.kind == OpKind::kProcess && e.at > seconds(8)) {
       EXPECT_NE(e.process, "billing-2");
     }
@@ -219,11 +220,11 @@ void expect_graceful_handover(const std::string& commit, const std::string& clos
   for (const auto& e : out.history.events()) {
     if (e.kind == OpKind::kCommitInvoke && e.process == "billing-1" && e.at >= seconds(8)) {
       EXPECT_EQ(e.note, closing_note);
-      closing[e.partition] = e.offset;
+      closing[e.partition->value()] = e.offset->value();
     }
-    if (e.kind == OpKind::kProcess && e.process == "billing-2" && e.at >= all_at && closing.count(e.partition) &&
-        !resumed.count(e.partition)) {
-      resumed[e.partition] = e.offset;
+    if (e.kind == OpKind::kProcess && e.process == "billing-2" && e.at >= all_at && closing.count(e.partition->value()) &&
+        !resumed.count(e.partition->value())) {
+      resumed[e.partition->value()] = e.offset->value();
     }
   }
   ASSERT_EQ(closing.size(), 2u);
@@ -298,11 +299,11 @@ TEST(GroupsRun, AMemberPausedPastItsSessionIsFencedAndRejoins) {
   std::map<std::pair<std::string, std::uint64_t>, std::int32_t> newest_at_invoke;
   for (const auto& e : out.history.events()) {
     if (e.group != "billing") continue;
-    if (e.kind == OpKind::kAssign) newest = std::max(newest, e.generation);
+    if (e.kind == OpKind::kAssign) newest = std::max(newest, e.generation->value());
     if (e.kind == OpKind::kCommitInvoke) newest_at_invoke[{e.process, e.commit_id}] = newest;
     if (e.kind == OpKind::kCommitOk) {
       const std::int32_t at_invoke = newest_at_invoke[{e.process, e.commit_id}];
-      EXPECT_GE(e.generation, at_invoke) << "stale commit accepted at event #" << e.index;
+      EXPECT_GE(e.generation, GenerationId(at_invoke)) << "stale commit accepted at event #" << e.index;
     }
   }
   expect_single_owner_per_generation(out.history, "billing");
@@ -329,13 +330,13 @@ struct CrashReplay {
 CrashReplay crash_replay(const properties::History& h, Nanos crash) {
   CrashReplay r;
   for (const auto& e : h.events()) {
-    if (e.kind == OpKind::kCommitOk && e.at < crash) r.committed_before[e.partition] = e.offset;
+    if (e.kind == OpKind::kCommitOk && e.at < crash) r.committed_before[e.partition->value()] = e.offset->value();
     if (e.kind != OpKind::kProcess) continue;
-    r.processed[e.partition].insert(e.offset);
+    r.processed[e.partition->value()].insert(e.offset->value());
     if (e.at < crash) {
-      r.last_processed_before[e.partition] = std::max(r.last_processed_before[e.partition], e.offset);
-    } else if (!r.resumed_at.count(e.partition)) {
-      r.resumed_at[e.partition] = e.offset;
+      r.last_processed_before[e.partition->value()] = std::max(r.last_processed_before[e.partition->value()], e.offset->value());
+    } else if (!r.resumed_at.count(e.partition->value())) {
+      r.resumed_at[e.partition->value()] = e.offset->value();
     }
   }
   return r;
@@ -418,11 +419,11 @@ TEST(GroupsRunFailures, APoisonRecordRetriedForeverBlocksItsPartition) {
   // Each partition stops at its first poison record: nothing after it is processed.
   std::map<std::int32_t, std::int64_t> highest;
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kProcess) highest[e.partition] = std::max(highest[e.partition], e.offset);
+    if (e.kind == OpKind::kProcess) highest[e.partition->value()] = std::max(highest[e.partition->value()], e.offset->value());
   }
   std::map<std::int32_t, std::int64_t> end;
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kSendOk) end[e.partition] = std::max(end[e.partition], e.offset + 1);
+    if (e.kind == OpKind::kSendOk) end[e.partition->value()] = std::max(end[e.partition->value()], e.offset->value() + 1);
   }
   ASSERT_EQ(end.size(), 2u);
   for (const auto& [p, e] : end) EXPECT_LT(highest[p] + 1, e) << "partition " << p << " was not blocked";
@@ -480,8 +481,8 @@ TEST(GroupsRunStatic, AStaticMemberRestartingWithinTheSessionKeepsItsPartitionsW
   std::vector<std::int32_t> generations_of_2;
   std::vector<std::pair<std::int32_t, std::size_t>> assigns_of_1;
   for (const auto& e : out.history.events()) {
-    if (e.kind == OpKind::kAssign && e.process == "billing-2") generations_of_2.push_back(e.generation);
-    if (e.kind == OpKind::kAssign && e.process == "billing-1") assigns_of_1.emplace_back(e.generation, e.assignment.size());
+    if (e.kind == OpKind::kAssign && e.process == "billing-2") generations_of_2.push_back(properties::History::packed(e.generation));
+    if (e.kind == OpKind::kAssign && e.process == "billing-1") assigns_of_1.emplace_back(properties::History::packed(e.generation), e.assignment.size());
   }
   EXPECT_EQ(generations_of_2, std::vector<std::int32_t>{1});
   // billing-1 comes back into the same generation with the same two partitions.
@@ -501,7 +502,7 @@ TEST(GroupsRunStatic, ADynamicMemberRestartingStallsTheGroupUntilItsOldSessionEx
   Nanos revoked = -1, reassigned = -1;
   for (const auto& e : out.history.events()) {
     if (e.kind == OpKind::kAssign && e.process == "billing-2" && e.note == "revoked" && revoked < 0) revoked = e.at;
-    if (e.kind == OpKind::kAssign && e.process == "billing-2" && e.generation == 2) reassigned = e.at;
+    if (e.kind == OpKind::kAssign && e.process == "billing-2" && e.generation == GenerationId(2)) reassigned = e.at;
   }
   EXPECT_GT(revoked, seconds(12));
   EXPECT_LT(revoked, seconds(13));
@@ -628,7 +629,7 @@ TEST(GroupsRunPlants, AStaleCommitIsFoundWhenTheCoordinatorIsPlantedToAcceptIt) 
   bool zombie_commit_ok = false;
   for (const auto& e : planted.history.events()) {
     zombie_commit_ok = zombie_commit_ok || (e.kind == OpKind::kCommitOk && e.process == "ledger-1" && e.at > seconds(22) &&
-                                            e.generation == 1);
+                                            e.generation == GenerationId(1));
   }
   EXPECT_TRUE(zombie_commit_ok);
 }
@@ -687,7 +688,7 @@ std::map<std::string, std::vector<std::int32_t>> assignments_in(const properties
   std::map<std::string, std::vector<std::int32_t>> out;
   for (const auto& e : h.events()) {
     // An eager revocation is an empty assignment in the old generation: skip it.
-    if (e.kind != OpKind::kAssign || e.generation != generation || e.assignment.empty()) continue;
+    if (e.kind != OpKind::kAssign || e.generation != GenerationId(generation) || e.assignment.empty()) continue;
     auto& parts = out[e.process];
     parts.clear();
     for (const auto& tp : e.assignment) parts.push_back(tp.partition.value());

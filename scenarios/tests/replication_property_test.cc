@@ -256,16 +256,16 @@ Audit audit(const properties::History& h) {
   Audit a;
   for (const auto& e : h.events()) {
     if (e.kind != OpKind::kSendOk && e.kind != OpKind::kProcess) continue;
-    if (e.kind == OpKind::kSendOk) acked[e.value_id] = {e.partition, e.offset};
+    if (e.kind == OpKind::kSendOk) acked[e.value_id] = {e.partition->value(), e.offset->value()};
     if (e.kind == OpKind::kProcess) {
       processed.insert(e.value_id);
       if (e.process == "late") {
         processed_late.insert(e.value_id);
-        auto& to = a.late_read_to.try_emplace(e.partition, -1).first->second;
-        to = std::max(to, e.offset);
+        auto& to = a.late_read_to.try_emplace(e.partition->value(), -1).first->second;
+        to = std::max(to, e.offset->value());
       }
     }
-    const auto [it, fresh] = at.emplace(std::make_pair(e.partition, e.offset), e.value_id);
+    const auto [it, fresh] = at.emplace(std::make_pair(e.partition->value(), e.offset->value()), e.value_id);
     if (!fresh && it->second != e.value_id) ++a.conflicts;
   }
   a.acknowledged = acked.size();

@@ -30,10 +30,10 @@ Audit audit(const properties::History& h) {
   std::set<std::uint64_t> processed;
   Audit a;
   for (const auto& e : h.events()) {
-    if (e.kind == OpKind::kSendOk) acked[e.value_id] = {e.partition, e.offset};
+    if (e.kind == OpKind::kSendOk) acked[e.value_id] = {e.partition->value(), e.offset->value()};
     if (e.kind != OpKind::kProcess) continue;
     processed.insert(e.value_id);
-    auto [it, fresh] = at.emplace(std::make_pair(e.partition, e.offset), e.value_id);
+    auto [it, fresh] = at.emplace(std::make_pair(e.partition->value(), e.offset->value()), e.value_id);
     if (!fresh && it->second != e.value_id) ++a.conflicts;
   }
   a.acknowledged = acked.size();

@@ -52,8 +52,8 @@ TEST(Runner, TheReturnedHistoryOutlivesTheRunsCheckers) {
   e.kind = properties::OpKind::kProcess;
   e.process = "late-reader";
   e.topic = "orders";
-  e.partition = 0;
-  e.offset = 1;
+  e.partition = PartitionId(0);
+  e.offset = Offset(1);
   e.value_id = 1;
   EXPECT_EQ(out.history.append(e), before);
   EXPECT_EQ(out.history.size(), before + 1);
@@ -79,8 +79,8 @@ TEST(Runner, HistoryRecordsEverySendAndItsOutcomeWithOffsets) {
     if (e.kind == properties::OpKind::kSendInvoke) invoked.insert(e.value_id);
     if (e.kind == properties::OpKind::kSendOk) {
       acked.insert(e.value_id);
-      EXPECT_GE(e.offset, 0);
-      EXPECT_TRUE(acked_offsets.insert({e.partition, e.offset}).second) << "two acks at one offset";
+      EXPECT_GE(e.offset, Offset(0));
+      EXPECT_TRUE(acked_offsets.insert({e.partition->value(), e.offset->value()}).second) << "two acks at one offset";
     }
     if (e.kind == properties::OpKind::kProcess) processed.insert(e.value_id);
   }
@@ -91,7 +91,7 @@ TEST(Runner, HistoryRecordsEverySendAndItsOutcomeWithOffsets) {
 
 TEST(Runner, KeysAlwaysLandOnTheirMurmur2Partition) {
   const RunOutput out = run_scenario(small(), {5, false});
-  std::map<std::string, std::int32_t> partition_of_key;
+  std::map<std::string, std::optional<PartitionId>> partition_of_key;
   for (const auto& e : out.history.events()) {
     if (e.kind != properties::OpKind::kSendOk) continue;
     auto [it, fresh] = partition_of_key.emplace(*e.key, e.partition);
@@ -241,7 +241,7 @@ TEST(Retention, AReplayAfterRetentionStartsAtTheMovedLogStart) {
   std::int64_t first_replayed = -1, replayed_after_restart = 0;
   for (const auto& e : out.history.events()) {
     if (e.kind != properties::OpKind::kProcess || e.process != "replay" || e.at < seconds(30)) continue;
-    if (first_replayed < 0) first_replayed = e.offset;
+    if (first_replayed < 0) first_replayed = e.offset->value();
     ++replayed_after_restart;
   }
   // The live reader saw every record; the replay from "earliest" began well past offset 0:

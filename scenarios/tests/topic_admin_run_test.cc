@@ -93,10 +93,10 @@ TEST(TopicAdminRun, KeysSpreadOverAddedPartitions) {
   std::set<std::int32_t> used_after;
   for (const auto& e : out.history.events()) {
     if (e.kind != OpKind::kSendOk || e.process != "shop") continue;
-    if (e.at < seconds(8)) partitions_of_key_before[*e.key].insert(e.partition);
+    if (e.at < seconds(8)) partitions_of_key_before[*e.key].insert(e.partition->value());
     if (e.at > seconds(10)) {
-      partitions_of_key_after[*e.key].insert(e.partition);
-      used_after.insert(e.partition);
+      partitions_of_key_after[*e.key].insert(e.partition->value());
+      used_after.insert(e.partition->value());
     }
   }
   EXPECT_EQ(used_after, (std::set<std::int32_t>{0, 1, 2, 3, 4, 5}));

@@ -106,7 +106,7 @@ TEST(Workload, ALyingDiskLosesWhatFsyncedAppendsKeepThroughAPowerLoss) {
   const RunOutput b = run_scenario(lying, RunOptions{lying.seed, false});
   ASSERT_EQ(b.result.verdict.outcome, properties::Outcome::kViolated);
   EXPECT_EQ(b.result.verdict.violations.front().anomaly, "inconsistent-offsets") << "the offsets were given out again";
-  EXPECT_EQ(b.result.verdict.violations.front().offset, 0);
+  EXPECT_EQ(b.result.verdict.violations.front().offset, Offset(0));
 }
 
 TEST(Workload, RacksAreOnePerBroker) {
