@@ -11,17 +11,6 @@
 
 namespace logsim {
 
-namespace {
-
-// A scenario built in code is named "<...>": there is no file to give `logsim run`.
-bool built_in_code(const RunResult& r) { return r.file.empty() || r.file.front() == '<'; }
-
-std::string in_code_replay(const RunResult& r) {
-  return "run the same scenario again with seed " + std::to_string(r.seed) + " (it was built in code, so there is no file to replay)";
-}
-
-}  // namespace
-
 Scenario load_scenario(const std::string& path) { return scenarios::load_scenario_file(path); }
 
 Scenario parse_scenario(std::string_view json_text, const std::string& name) { return scenarios::parse_scenario(json_text, name); }
@@ -65,27 +54,14 @@ std::int64_t stat(const RunOutput& out, std::string_view name) {
   return it == out.result.stats.end() ? 0 : it->second;
 }
 
-std::string replay_command(const RunOutput& out) {
-  return built_in_code(out.result) ? in_code_replay(out.result) : reports::replay_command(out.result);
-}
+std::string replay_command(const RunOutput& out) { return reports::replay_command(out.result); }
 
-std::string describe(const RunOutput& out) {
-  std::string text = reports::terminal_summary(out.result, 0);
-  if (!built_in_code(out.result)) return text;
-  // The summary's replay line names the file; a scenario built in code has none.
-  const std::string label = "  replay     ";
-  const auto at = text.rfind(label);
-  if (at == std::string::npos) return text;
-  const auto end = text.find('\n', at);
-  return text.replace(at + label.size(), end == std::string::npos ? std::string::npos : end - at - label.size(),
-                      in_code_replay(out.result));
-}
+std::string describe(const RunOutput& out) { return reports::terminal_summary(out.result, 0); }
 
 std::string write_report(const RunOutput& out, const std::string& dir) {
   const RunResult& r = out.result;
   reports::RunDirOptions options;
   options.junit_suite = "logsim";
-  if (built_in_code(r)) options.replay = in_code_replay(r);  // report.html shows it
   const std::string err = reports::write_run_dir(dir, r, out, options);
   if (!err.empty()) throw std::runtime_error("logsim: " + err);
   return dir + "/report.html";

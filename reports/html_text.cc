@@ -3,26 +3,14 @@
 
 #include <fmt/format.h>
 
+#include "reports/junit.h"
+
 namespace logsim::reports::html {
 
 using properties::HistoryEvent;
 using properties::OpKind;
 
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string esc(std::string_view s) { return xml_escape(s); }
 
 std::string seconds(double ms) { return fmt::format("{:.3f}s", ms / 1000.0); }
 double ms_of(Nanos t) { return static_cast<double>(t) / 1e6; }

@@ -15,7 +15,8 @@
 
 namespace logsim::reports::html {
 
-// `s` with & < > " and ' escaped: safe in HTML text and in a quoted attribute value.
+// `s` with & < > " and ' escaped (and control characters but tab and newlines as ?), as in
+// junit.xml (xml_escape): safe in HTML text and in a quoted attribute value.
 std::string esc(std::string_view s);
 // A time in milliseconds, in seconds to the millisecond: "1.250s".
 std::string seconds(double ms);

@@ -7,7 +7,7 @@
 
 namespace logsim::reports {
 
-std::string xml_escape(const std::string& text) {
+std::string xml_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scenarios/runner.h"
@@ -20,6 +21,6 @@ struct JUnitCase {
 // `suite` names the <testsuite> (e.g. "logsim run").
 std::string junit_xml(const std::string& suite, const std::vector<JUnitCase>& cases);
 // XML-escapes text for an attribute or element content.
-std::string xml_escape(const std::string& text);
+std::string xml_escape(std::string_view text);
 
 }  // namespace logsim::reports

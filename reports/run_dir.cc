@@ -23,7 +23,6 @@ std::string trace_jsonl(const sim::Trace& trace) {
 std::string write_run_dir(const std::string& dir, const scenarios::RunResult& result, const scenarios::RunOutput& out,
                           const RunDirOptions& options) {
   nlohmann::json summary = summary_json(result, options.wall_ms);
-  if (!options.replay.empty()) summary["replay"] = options.replay;
   std::string err = write_file_atomically(dir + "/summary.json", summary.dump(2) + "\n");
   if (err.empty()) err = write_file_atomically(dir + "/history.jsonl", history_jsonl(out.history));
   if (err.empty() && !options.junit_suite.empty()) {

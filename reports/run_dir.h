@@ -15,7 +15,6 @@ struct RunDirOptions {
   double wall_ms = 0;         // the run's wall-clock time, for summary.json and junit.xml
   std::string junit_suite;    // junit.xml's test suite ("logsim run"); empty: no junit.xml
   bool trace = false;         // also trace.jsonl (the run must have recorded its trace)
-  std::string replay;         // replaces summary.json's "replay" (what report.html shows) when not empty
 };
 
 // Writes the run into `dir` (created if missing). `result` is what summary.json and junit.xml

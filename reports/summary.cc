@@ -21,6 +21,11 @@ std::string shell_word(const std::string& s) {
 }
 
 std::string replay_command(const scenarios::RunResult& r) {
+  // A name in angle brackets is no file (api/logsim.h's kInCode, a fuzz candidate): no `logsim
+  // run` line could work, so say how to run it again instead.
+  if (!r.file.empty() && r.file.front() == '<') {
+    return fmt::format("run the same scenario again with seed {} (it was built in code, so there is no file to replay)", r.seed);
+  }
   std::string cmd = fmt::format("logsim run {} --seed {}", shell_word(r.file), r.seed);
   for (const auto& p : r.cli_plants) cmd += " --plant " + p;
   return cmd;

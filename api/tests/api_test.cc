@@ -160,6 +160,9 @@ TEST(Api, AScenarioBuiltInCodeRunsLikeItsText) {
   const std::string dir = scratch_dir("in-code");
   EXPECT_EQ(logsim::write_report(ra, dir), dir + "/report.html");
   EXPECT_NE(read_file(dir + "/summary.json").find("built in code"), std::string::npos);
+  // junit.xml's reproduce line too: no `logsim run <in-code>` that cannot work.
+  EXPECT_NE(read_file(dir + "/junit.xml").find("reproduce: run the same scenario again with seed 5"), std::string::npos);
+  EXPECT_EQ(read_file(dir + "/junit.xml").find("logsim run"), std::string::npos);
 }
 
 TEST(Api, ABadScenarioThrowsWithWhereAndWhat) {

@@ -339,7 +339,8 @@ TEST_F(BrokerTest, LongPollFetchIsAnsweredEmptyWhenItsWaitEnds) {
   EXPECT_EQ(resp.error, ErrorCode::NONE);
   EXPECT_TRUE(resp.records.empty());
   EXPECT_EQ(resp.high_watermark, Offset(1));
-  // The same timer again, or a timer with another tag, answers nothing more.
+  // A timer that already fired, handed back again, reaches nobody (the TimerMux forgot it); a
+  // live timer handed back with a tag that names no broker timer is dropped. Neither answers.
   broker.on_timer(env.timers[0].id, env.timers[0].tag);
   broker.on_timer(env.timers[1].id, env.timers[1].tag + 1000);
   EXPECT_EQ(env.sent.size(), 1u);
