@@ -1,0 +1,298 @@
+// The live world (see live_world.h).
+#include "live/live_world.h"
+
+#include <boost/asio/post.hpp>
+
+#include "engine/base/assert.h"
+
+namespace logsim::live {
+
+namespace asio = boost::asio;
+
+std::string_view node_state_name(NodeState s) {
+  switch (s) {
+    case NodeState::kDown: return "down";
+    case NodeState::kUp: return "up";
+    case NodeState::kCrashed: return "crashed";
+    case NodeState::kPaused: return "paused";
+    case NodeState::kRemoved: return "removed";
+  }
+  return "?";
+}
+
+// The Env one node sees, for all its incarnations.
+class LiveWorld::SlotEnv final : public Env {
+ public:
+  SlotEnv(LiveWorld& world, Slot& slot) : world_(world), slot_(slot) {}
+  NodeId self() const override;
+  Nanos now() const override { return world_.now(); }
+  TimerId set_timer(Nanos delay, std::uint64_t tag) override { return world_.arm_timer(slot_, delay, tag); }
+  void cancel_timer(TimerId id) override { world_.disarm_timer(slot_, id); }
+  void send(NodeId to, Message msg) override { world_.send(slot_, to, std::move(msg)); }
+  Disk& disk() override;
+  Rng& rng() override;
+
+ private:
+  LiveWorld& world_;
+  Slot& slot_;
+};
+
+struct LiveWorld::Slot {
+  Slot(NodeId i, std::string n, NodeFactory f, std::unique_ptr<LiveDisk> d, Rng r)
+      : id(i), name(std::move(n)), factory(std::move(f)), disk(std::move(d)), rng(r) {}
+  NodeId id;
+  std::string name;
+  NodeFactory factory;
+  std::unique_ptr<LiveDisk> disk;
+  Rng rng;
+  std::unique_ptr<SlotEnv> env;
+  std::unique_ptr<Node> node;
+  NodeState state = NodeState::kDown;
+  std::uint32_t incarnation = 0;
+  std::map<TimerId, std::unique_ptr<asio::steady_timer>> timers;
+  std::deque<std::function<void(Node&)>> held;  // what reached it while paused, in arrival order
+};
+
+NodeId LiveWorld::SlotEnv::self() const { return slot_.id; }
+Disk& LiveWorld::SlotEnv::disk() { return *slot_.disk; }
+Rng& LiveWorld::SlotEnv::rng() { return slot_.rng; }
+
+LiveWorld::LiveWorld(asio::io_context& io, LiveOptions options)
+    : io_(io), options_(options), epoch_(std::chrono::steady_clock::now()) {}
+
+LiveWorld::~LiveWorld() {
+  *alive_ = false;
+  for (auto& s : slots_) {
+    for (auto& [id, t] : s->timers) t->cancel();
+    s->timers.clear();
+    s->node.reset();
+  }
+}
+
+Nanos LiveWorld::now() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_).count();
+}
+
+NodeId LiveWorld::add_node(std::string name, NodeFactory factory, std::unique_ptr<LiveDisk> disk) {
+  LOGSIM_ASSERT(disk != nullptr, "a live node needs a disk");
+  const NodeId id(static_cast<std::int32_t>(slots_.size()));
+  auto s = std::make_unique<Slot>(id, std::move(name), std::move(factory), std::move(disk),
+                                  Rng::for_stream(options_.seed, "node/" + std::to_string(id.value())));
+  s->env = std::make_unique<SlotEnv>(*this, *s);
+  Slot& slot = *s;
+  slot.disk->on_fsync_done([this, &slot](std::uint64_t token) {
+    post_to(slot.id, slot.incarnation, [token](Node& n) { n.on_fsync(token); });
+  });
+  slots_.push_back(std::move(s));
+  return id;
+}
+
+LiveWorld::Slot& LiveWorld::slot(NodeId id) {
+  LOGSIM_ASSERT(id.value() >= 0 && static_cast<std::size_t>(id.value()) < slots_.size(), "no such live node");
+  return *slots_[static_cast<std::size_t>(id.value())];
+}
+
+const LiveWorld::Slot& LiveWorld::slot(NodeId id) const {
+  LOGSIM_ASSERT(id.value() >= 0 && static_cast<std::size_t>(id.value()) < slots_.size(), "no such live node");
+  return *slots_[static_cast<std::size_t>(id.value())];
+}
+
+const std::string& LiveWorld::name(NodeId id) const { return slot(id).name; }
+NodeState LiveWorld::state(NodeId id) const { return slot(id).state; }
+std::uint32_t LiveWorld::incarnation(NodeId id) const { return slot(id).incarnation; }
+
+std::optional<NodeId> LiveWorld::find(std::string_view name) const {
+  for (const auto& s : slots_) {
+    if (s->name == name) return s->id;
+  }
+  return std::nullopt;
+}
+
+Node* LiveWorld::node(NodeId id) {
+  Slot& s = slot(id);
+  return s.state == NodeState::kUp || s.state == NodeState::kPaused ? s.node.get() : nullptr;
+}
+
+void LiveWorld::fault(const Slot& s, std::string_view what) {
+  if (on_fault) on_fault(std::string(what) + " " + s.name);
+}
+
+void LiveWorld::boot(Slot& s) {
+  ++s.incarnation;
+  s.state = NodeState::kUp;
+  s.node = s.factory(*s.env);
+  s.node->on_start();
+}
+
+void LiveWorld::kill(Slot& s, bool tell_peers) {
+  ++s.incarnation;  // everything addressed to the old incarnation is now stale
+  for (auto& [id, t] : s.timers) t->cancel();
+  s.timers.clear();
+  s.held.clear();
+  s.node.reset();
+  if (!tell_peers) return;
+  // Its operating system resets every connection: each running peer hears of it.
+  for (auto& other : slots_) {
+    if (other.get() == &s || (other->state != NodeState::kUp && other->state != NodeState::kPaused)) continue;
+    post_to(other->id, other->incarnation, [peer = s.id](Node& n) { n.on_disconnect(peer); });
+  }
+}
+
+void LiveWorld::start(NodeId id) {
+  Slot& s = slot(id);
+  LOGSIM_ASSERT(s.state == NodeState::kDown || s.state == NodeState::kCrashed, "start of a running live node " + s.name);
+  fault(s, "start");
+  boot(s);
+}
+
+void LiveWorld::restart(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state == NodeState::kRemoved) return;
+  if (s.state == NodeState::kUp || s.state == NodeState::kPaused) crash(id);
+  fault(s, "restart");
+  boot(s);
+}
+
+void LiveWorld::crash(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state != NodeState::kUp && s.state != NodeState::kPaused) return;
+  fault(s, "crash");
+  kill(s, true);
+  s.state = NodeState::kCrashed;
+}
+
+void LiveWorld::power_loss(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state == NodeState::kRemoved) return;
+  fault(s, "power-loss");
+  s.disk->power_loss();
+  if (s.state == NodeState::kUp || s.state == NodeState::kPaused) {
+    kill(s, false);
+    s.state = NodeState::kCrashed;
+  }
+}
+
+void LiveWorld::stop(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state != NodeState::kUp && s.state != NodeState::kPaused) return;
+  fault(s, "stop");
+  s.state = NodeState::kUp;
+  s.node->on_stop();
+  kill(s, true);
+  s.state = NodeState::kDown;
+}
+
+void LiveWorld::remove(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state == NodeState::kRemoved) return;
+  kill(s, false);
+  s.state = NodeState::kRemoved;
+}
+
+void LiveWorld::pause(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state != NodeState::kUp) return;
+  fault(s, "pause");
+  s.state = NodeState::kPaused;
+}
+
+void LiveWorld::resume(NodeId id) {
+  Slot& s = slot(id);
+  if (s.state != NodeState::kPaused) return;
+  fault(s, "resume");
+  s.state = NodeState::kUp;
+  const std::uint32_t incarnation = s.incarnation;
+  std::deque<std::function<void(Node&)>> held = std::move(s.held);
+  s.held.clear();
+  for (auto& run : held) {
+    if (s.incarnation != incarnation || s.state != NodeState::kUp) break;
+    run(*s.node);
+  }
+}
+
+void LiveWorld::cut(NodeId from, NodeId to) {
+  cuts_.emplace(from.value(), to.value());
+  if (on_fault) on_fault("cut " + name(from) + " -> " + name(to));
+}
+
+void LiveWorld::delay(NodeId from, NodeId to, Nanos d) {
+  delays_[{from.value(), to.value()}] = d;
+  if (on_fault) on_fault("delay " + name(from) + " -> " + name(to) + " " + std::to_string(to_millis(d)) + "ms");
+}
+
+void LiveWorld::heal() {
+  cuts_.clear();
+  delays_.clear();
+  if (on_fault) on_fault("heal");
+}
+
+void LiveWorld::run_on(Slot& s, const std::function<void(Node&)>& run) {
+  if (s.state == NodeState::kPaused) {
+    s.held.push_back(run);
+  } else if (s.state == NodeState::kUp) {
+    run(*s.node);
+  }
+}
+
+void LiveWorld::post_to(NodeId id, std::uint32_t incarnation, std::function<void(Node&)> run) {
+  asio::post(io_, [this, alive = alive_, id, incarnation, run = std::move(run)] {
+    if (!*alive) return;
+    Slot& s = slot(id);
+    if (s.incarnation == incarnation) run_on(s, run);
+  });
+}
+
+void LiveWorld::send(Slot& from, NodeId to, Message msg) {
+  if (to.value() < 0 || static_cast<std::size_t>(to.value()) >= slots_.size()) return;
+  if (cuts_.contains({from.id.value(), to.value()})) return;
+  Slot& dest = slot(to);
+  if (dest.state != NodeState::kUp && dest.state != NodeState::kPaused) {
+    // Nobody listens: the connection is refused. The sender hears of it (unless it is gone).
+    if (dest.state != NodeState::kRemoved) post_to(from.id, from.incarnation, [to](Node& n) { n.on_disconnect(to); });
+    return;
+  }
+  auto shared = std::make_shared<const Message>(std::move(msg));
+  auto deliver = [this, alive = alive_, from_id = from.id, from_inc = from.incarnation, to, to_inc = dest.incarnation, shared] {
+    if (!*alive) return;
+    Slot& sender = slot(from_id);
+    Slot& receiver = slot(to);
+    if (sender.incarnation != from_inc || receiver.incarnation != to_inc) return;  // never across a restart
+    run_on(receiver, [from_id, shared](Node& n) { n.on_message(from_id, *shared); });
+  };
+  const auto d = delays_.find({from.id.value(), to.value()});
+  if (d == delays_.end() || d->second <= 0) {
+    asio::post(io_, std::move(deliver));
+    return;
+  }
+  auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::nanoseconds(d->second));
+  timer->async_wait([timer, deliver = std::move(deliver)](const boost::system::error_code& ec) {
+    if (!ec) deliver();
+  });
+}
+
+TimerId LiveWorld::arm_timer(Slot& s, Nanos delay, std::uint64_t tag) {
+  const TimerId id = ++next_timer_;
+  auto timer = std::make_unique<asio::steady_timer>(io_, std::chrono::nanoseconds(std::max<Nanos>(delay, 0)));
+  timer->async_wait([this, alive = alive_, node = s.id, incarnation = s.incarnation, id, tag](const boost::system::error_code& ec) {
+    if (!*alive || ec) return;
+    Slot& owner = slot(node);
+    const auto it = owner.timers.find(id);
+    if (it == owner.timers.end()) return;  // cancelled
+    std::unique_ptr<asio::steady_timer> done = std::move(it->second);
+    owner.timers.erase(it);
+    if (owner.incarnation != incarnation) return;
+    run_on(owner, [id, tag](Node& n) { n.on_timer(id, tag); });
+    asio::post(io_, [done = std::shared_ptr<asio::steady_timer>(std::move(done))] {});  // freed outside its own handler
+  });
+  s.timers.emplace(id, std::move(timer));
+  return id;
+}
+
+void LiveWorld::disarm_timer(Slot& s, TimerId id) {
+  const auto it = s.timers.find(id);
+  if (it == s.timers.end()) return;
+  it->second->cancel();
+  s.timers.erase(it);
+}
+
+}  // namespace logsim::live

@@ -1,0 +1,185 @@
+// The live world: timers, delivery, lifecycle, link faults and disks on a real io_context.
+// Every test runs the io_context for a bounded time (run_for), so none can hang.
+#include "live/live_world.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "live/disks.h"
+
+namespace logsim::live {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Records what reaches it; on start it may send a hello or arm timers.
+struct Probe final : Node {
+  explicit Probe(Env& e, std::vector<std::string>& l) : env(e), log(l) {}
+  void on_start() override { log.push_back(env_name() + " start"); }
+  void on_message(NodeId from, const Message& msg) override {
+    const auto* m = std::get_if<MetadataRequest>(&msg);
+    log.push_back(env_name() + " got " + std::to_string(m ? m->correlation_id : -1) + " from " + std::to_string(from.value()));
+  }
+  void on_timer(TimerId, std::uint64_t tag) override { log.push_back(env_name() + " timer " + std::to_string(tag)); }
+  void on_fsync(std::uint64_t token) override { log.push_back(env_name() + " fsync " + std::to_string(token)); }
+  void on_disconnect(NodeId peer) override { log.push_back(env_name() + " disconnect " + std::to_string(peer.value())); }
+  std::string env_name() const { return "n" + std::to_string(env.self().value()); }
+  Env& env;
+  std::vector<std::string>& log;
+};
+
+struct Fixture : ::testing::Test {
+  boost::asio::io_context io;
+  LiveWorld world{io};
+  std::vector<std::string> log;
+  NodeId add() {
+    return world.add_node("n", [this](Env& env) { return std::make_unique<Probe>(env, log); }, std::make_unique<MemDisk>());
+  }
+  Probe& probe(NodeId id) { return *static_cast<Probe*>(world.node(id)); }
+  void run(std::chrono::milliseconds d = 50ms) {
+    io.restart();
+    io.run_for(d);
+  }
+  bool logged(const std::string& line) const { return std::find(log.begin(), log.end(), line) != log.end(); }
+};
+
+TEST_F(Fixture, TimersFireInDelayOrderAndACancelledOneNever) {
+  const NodeId a = add();
+  world.start(a);
+  Env& env = probe(a).env;
+  env.set_timer(millis(20), 2);
+  const TimerId cancelled = env.set_timer(millis(5), 9);
+  env.set_timer(millis(1), 1);
+  env.cancel_timer(cancelled);
+  run(100ms);
+  EXPECT_EQ(log, (std::vector<std::string>{"n0 start", "n0 timer 1", "n0 timer 2"}));
+  EXPECT_GE(world.now(), millis(20));
+}
+
+TEST_F(Fixture, AMessageIsDeliveredAfterTheSendersHandlerNeverInsideIt) {
+  const NodeId a = add(), b = add();
+  world.start(a);
+  world.start(b);
+  probe(a).env.send(b, MetadataRequest{7, {}});
+  EXPECT_FALSE(logged("n1 got 7 from 0")) << "delivered synchronously";
+  run();
+  EXPECT_TRUE(logged("n1 got 7 from 0"));
+}
+
+TEST_F(Fixture, AMessageNeverCrossesARestartOfEitherEnd) {
+  const NodeId a = add(), b = add();
+  world.start(a);
+  world.start(b);
+  probe(a).env.send(b, MetadataRequest{1, {}});
+  world.restart(b);  // the receiver restarted before delivery
+  probe(b).env.send(a, MetadataRequest{2, {}});
+  world.restart(b);  // the sender restarted before delivery
+  run();
+  EXPECT_FALSE(logged("n1 got 1 from 0"));
+  EXPECT_FALSE(logged("n0 got 2 from 1"));
+  probe(a).env.send(b, MetadataRequest{3, {}});
+  run();
+  EXPECT_TRUE(logged("n1 got 3 from 0"));
+}
+
+TEST_F(Fixture, ACrashTellsThePeersAndASendToTheDeadNodeIsRefused) {
+  const NodeId a = add(), b = add();
+  world.start(a);
+  world.start(b);
+  probe(a).env.set_timer(millis(5), 4);
+  world.crash(a);
+  run();
+  EXPECT_TRUE(logged("n1 disconnect 0"));
+  EXPECT_FALSE(logged("n0 timer 4")) << "a dead incarnation's timer fired";
+  probe(b).env.send(a, MetadataRequest{5, {}});
+  run();
+  EXPECT_EQ(std::count(log.begin(), log.end(), "n1 disconnect 0"), 2);
+  EXPECT_EQ(world.state(a), NodeState::kCrashed);
+}
+
+TEST_F(Fixture, APausedNodeHandlesNothingUntilResumedThenAllInArrivalOrder) {
+  const NodeId a = add(), b = add();
+  world.start(a);
+  world.start(b);
+  world.pause(b);
+  probe(b).env.set_timer(millis(1), 3);
+  probe(a).env.send(b, MetadataRequest{1, {}});
+  run(30ms);
+  EXPECT_EQ(log, (std::vector<std::string>{"n0 start", "n1 start"}));
+  world.resume(b);
+  EXPECT_EQ(log, (std::vector<std::string>{"n0 start", "n1 start", "n1 got 1 from 0", "n1 timer 3"}));
+}
+
+TEST_F(Fixture, ACutLosesMessagesOneWayAndADelayHoldsThem) {
+  const NodeId a = add(), b = add();
+  world.start(a);
+  world.start(b);
+  world.cut(a, b);
+  probe(a).env.send(b, MetadataRequest{1, {}});
+  probe(b).env.send(a, MetadataRequest{2, {}});
+  run();
+  EXPECT_FALSE(logged("n1 got 1 from 0"));
+  EXPECT_TRUE(logged("n0 got 2 from 1"));
+  world.heal();
+  world.delay(a, b, millis(40));
+  const Nanos sent = world.now();
+  probe(a).env.send(b, MetadataRequest{3, {}});
+  run(20ms);
+  EXPECT_FALSE(logged("n1 got 3 from 0"));
+  run(100ms);
+  EXPECT_TRUE(logged("n1 got 3 from 0"));
+  EXPECT_GE(world.now() - sent, millis(40));
+}
+
+TEST_F(Fixture, AnFsyncCompletesAfterTheCallAndAPowerLossKeepsOnlyWhatWasSynced) {
+  const NodeId a = add();
+  world.start(a);
+  Disk& disk = probe(a).env.disk();
+  disk.append("log", "synced");
+  disk.fsync("log", 42);
+  EXPECT_FALSE(logged("n0 fsync 42"));
+  disk.append("log", "+lost");
+  disk.append("other", "never synced");
+  run();
+  EXPECT_TRUE(logged("n0 fsync 42"));
+  world.power_loss(a);
+  world.start(a);
+  Disk& after = probe(a).env.disk();
+  EXPECT_EQ(after.read("log", 0, 100), "synced");
+  EXPECT_FALSE(after.exists("other"));
+}
+
+TEST(FileDisk, KeepsFilesAcrossInstancesAndAPowerLossCutsToTheSyncedSize) {
+  const std::string dir = (std::filesystem::temp_directory_path() / ("logsim-filedisk-" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  {
+    FileDisk d(dir);
+    std::vector<std::uint64_t> done;
+    d.on_fsync_done([&](std::uint64_t t) { done.push_back(t); });
+    d.append("orders-0/00000.log", "abc");
+    d.fsync("orders-0/00000.log", 1);
+    d.append("orders-0/00000.log", "def");
+    d.append("tmp", "x");
+    EXPECT_EQ(done, std::vector<std::uint64_t>{1});
+    EXPECT_EQ(d.read("orders-0/00000.log", 1, 4), "bcde");
+    EXPECT_EQ(d.list(), (std::vector<std::string>{"orders-0/00000.log", "tmp"}));
+    d.rename("tmp", "renamed");
+    EXPECT_FALSE(d.exists("tmp"));
+    EXPECT_EQ(d.read("renamed", 0, 10), "x");
+    d.power_loss();
+    EXPECT_EQ(d.read("orders-0/00000.log", 0, 10), "abc");
+    EXPECT_FALSE(d.exists("renamed"));
+  }
+  FileDisk again(dir);  // what an earlier run left counts as synced
+  EXPECT_EQ(again.read("orders-0/00000.log", 0, 10), "abc");
+  again.power_loss();
+  EXPECT_EQ(again.size("orders-0/00000.log"), 3u);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace logsim::live
