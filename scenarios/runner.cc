@@ -13,6 +13,7 @@
 #include "engine/base/assert.h"
 #include "properties/checker.h"
 #include "properties/group_checkers.h"
+#include "scenarios/cluster.h"
 #include "scenarios/apps/admin_app.h"
 #include "scenarios/apps/consumer_app.h"
 #include "scenarios/apps/group_member_app.h"
@@ -189,50 +190,19 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
 
 // Adds the brokers (broker-1..N) and the controller; returns the brokers' ids.
 std::vector<NodeId> add_cluster(sim::World& world, const Scenario& scenario) {
-  const BrokerSettings& c = scenario.cluster.config;
-  const auto n = scenario.cluster.brokers;
-  // Node ids are given in order of addition: brokers first, then the controller.
-  std::vector<NodeId> brokers;
-  for (std::int32_t b = 0; b < n; ++b) brokers.push_back(NodeId(b));
-  const NodeId controller_id(n);
-  engine::BrokerConfig broker_config;
-  broker_config.controller = controller_id;
-  broker_config.replica_lag_time_max_ms = c.replica_lag_time_max_ms;
-  broker_config.replica_fetch_wait_max_ms = c.replica_fetch_wait_max_ms;
-  broker_config.broker_heartbeat_interval_ms = c.broker_heartbeat_interval_ms;
-  broker_config.log_retention_check_interval_ms = c.log_retention_check_interval_ms;
-  broker_config.offsets_topic_num_partitions = c.offsets_topic_num_partitions;
-  broker_config.offsets_topic_replication_factor = c.offsets_topic_replication_factor;
-  broker_config.group.group_initial_rebalance_delay_ms = c.group_initial_rebalance_delay_ms;
-  broker_config.group.group_min_session_timeout_ms = c.group_min_session_timeout_ms;
-  broker_config.group.group_max_session_timeout_ms = c.group_max_session_timeout_ms;
-  broker_config.group.offsets_commit_timeout_ms = c.offsets_commit_timeout_ms;
-  broker_config.group.plants = scenario.plants;
-  broker_config.plants = scenario.plants;
-  for (std::int32_t b = 1; b <= n; ++b) {
+  const ClusterIds ids = cluster_ids(scenario);
+  const engine::BrokerConfig broker_config = scenarios::broker_config(scenario, ids);
+  for (std::int32_t b = 1; b <= scenario.cluster.brokers; ++b) {
     const NodeId id = world.add_node("broker-" + std::to_string(b), [broker_config](Env& env) {
       return std::make_unique<engine::Broker>(env, broker_config);
     }, scenario.cluster.disk);
-    LOGSIM_ASSERT(id == brokers[static_cast<std::size_t>(b - 1)], "broker ids out of order");
+    LOGSIM_ASSERT(id == ids.brokers[static_cast<std::size_t>(b - 1)], "broker ids out of order");
   }
-  engine::ControllerConfig cc;
-  cc.brokers = brokers;
-  for (std::size_t i = 0; i < scenario.cluster.racks.size(); ++i) cc.racks[brokers[i]] = scenario.cluster.racks[i];
-  cc.num_partitions = c.num_partitions;
-  cc.default_replication_factor = c.default_replication_factor;
-  cc.topic_defaults = engine::TopicConfigs{c.min_insync_replicas, c.unclean_leader_election_enable, LogConfig{}};
-  cc.broker_session_timeout_ms = c.broker_session_timeout_ms;
-  cc.auto_leader_rebalance_enable = c.auto_leader_rebalance_enable;
-  cc.leader_imbalance_check_interval_ms = c.leader_imbalance_check_interval_seconds * 1000;
-  for (const auto& t : scenario.topics) {
-    cc.topics.push_back(engine::TopicCreation{
-        t.name, t.partitions, t.replication_factor,
-        engine::TopicConfigs{t.min_insync_replicas, t.unclean_leader_election.value_or(c.unclean_leader_election_enable), t.log}});
-  }
+  const engine::ControllerConfig cc = controller_config(scenario, ids);
   const NodeId id = world.add_node("controller", [cc](Env& env) { return std::make_unique<engine::Controller>(env, cc); },
                                    scenario.cluster.disk);
-  LOGSIM_ASSERT(id == controller_id, "controller id out of order");
-  return brokers;
+  LOGSIM_ASSERT(id == ids.controller, "controller id out of order");
+  return ids.brokers;
 }
 
 char state_letter(sim::NodeState s) {
