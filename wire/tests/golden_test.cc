@@ -1,0 +1,156 @@
+// Golden frames: the codec against bytes written by hand from Kafka's specs and from what
+// librdkafka 2.0.2 and kafkajs 2.2.4 send (golden_frames.h). A wrong field order, width or
+// version condition changes these bytes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "engine/protocol/messages.h"
+#include "engine/protocol/record_batch.h"
+#include "wire/request.h"
+#include "wire/tests/golden_frames.h"
+
+namespace logsim::wire {
+namespace {
+
+using golden::as_bytes;
+using golden::cat;
+using golden::hex;
+
+std::string framed(const std::string& body) {
+  std::string out;
+  Writer w(out);
+  w.int32(static_cast<std::int32_t>(body.size()));
+  return out + body;
+}
+
+template <class M>
+const M& body_as(const DecodedRequest& d) {
+  EXPECT_EQ(d.support, Support::kSupported);
+  return std::get<M>(d.body.value());
+}
+
+TEST(Golden, ApiVersionsV3FromLibrdkafka) {
+  const std::string frame = golden::api_versions_v3_librdkafka();
+  const DecodedRequest d = decode_request(as_bytes(frame));
+  EXPECT_EQ(d.header, (RequestHeader{ApiKey::API_VERSIONS, 3, 1, "rdkafka"}));
+  const auto& m = body_as<ApiVersionsRequest>(d);
+  EXPECT_EQ(m.client_software_name, "librdkafka");
+  EXPECT_EQ(m.client_software_version, "2.0.2");
+  EXPECT_EQ(encode_request(d.header, m), framed(frame));
+  EXPECT_EQ(request_header_version(ApiKey::API_VERSIONS, 3), 2);
+}
+
+TEST(Golden, ApiVersionsV0AndV2HaveAnEmptyBody) {
+  for (const std::string& frame : {golden::api_versions_v0_librdkafka(), golden::api_versions_v2_kafkajs()}) {
+    const DecodedRequest d = decode_request(as_bytes(frame));
+    EXPECT_EQ(body_as<ApiVersionsRequest>(d), ApiVersionsRequest{});
+    EXPECT_EQ(encode_request(d.header, ApiVersionsRequest{}), framed(frame));
+  }
+  EXPECT_EQ(decode_request(as_bytes(golden::api_versions_v2_kafkajs())).header,
+            (RequestHeader{ApiKey::API_VERSIONS, 2, 0, "kafkajs"}));
+}
+
+TEST(Golden, ApiVersionsV3ResponseHasAHeaderV0AndACompactBody) {
+  ApiVersionsResponse m;
+  m.api_keys = {{0, 3, 7}, {18, 0, 3}};
+  const std::string expected = cat({hex("00 00 00 01"),        // correlation_id; header v0: no tags
+                                    hex("00 00"),              // error_code 0
+                                    hex("03"),                 // api_keys: compact array, 2 + 1
+                                    hex("00 00 00 03 00 07 00"),  // Produce 3..7, element tags
+                                    hex("00 12 00 00 00 03 00"),  // ApiVersions 0..3, element tags
+                                    hex("00 00 00 00"),        // throttle_time_ms
+                                    hex("00")});               // body tagged fields
+  EXPECT_EQ(encode_response({ApiKey::API_VERSIONS, 3, 1, "rdkafka"}, m), framed(expected));
+  EXPECT_EQ(response_header_version(ApiKey::API_VERSIONS, 3), 0);
+}
+
+TEST(Golden, AnUnsupportedApiVersionsVersionIsAnsweredInV0WithError35AndEveryRange) {
+  // librdkafka's next version would be v4 (flexible: header v2). The answer is v0 throughout.
+  const std::string v4 = cat({hex("00 12 00 04 00 00 00 03 00 07"), "rdkafka", hex("00 00 00")});
+  const DecodedRequest d = decode_request(as_bytes(v4));
+  ASSERT_EQ(d.support, Support::kUnsupportedVersion);
+  const std::optional<std::string> answer = unsupported_version_response(d.header);
+  ASSERT_TRUE(answer.has_value());
+  const std::size_t n = supported_apis().size();
+  std::string expected = cat({hex("00 00 00 03"),  // correlation_id 3, header v0
+                              hex("00 23")});      // error_code 35, UNSUPPORTED_VERSION
+  Writer w(expected);
+  w.int32(static_cast<std::int32_t>(n));  // api_keys: int32 count (v0 is not flexible)
+  for (const ApiRange& r : supported_apis()) {
+    w.int16(static_cast<std::int16_t>(r.key));
+    w.int16(r.min_version);
+    w.int16(r.max_version);
+  }  // v0 has no throttle_time_ms and no tagged fields
+  EXPECT_EQ(*answer, framed(expected));
+  EXPECT_EQ(unsupported_version_response({ApiKey::PRODUCE, 8, 3, {}}), std::nullopt);
+}
+
+TEST(Golden, MetadataV1WithNullTopicsAsksForAllTopics) {
+  const std::string frame = golden::metadata_v1_all_topics();
+  const DecodedRequest d = decode_request(as_bytes(frame));
+  const auto& m = body_as<MetadataRequest>(d);
+  EXPECT_EQ(m.topics, std::nullopt);
+  EXPECT_TRUE(m.allow_auto_topic_creation);  // v4+ only: the default below that
+  EXPECT_EQ(encode_request(d.header, m), framed(frame));
+  // v0 has no null: an empty array means all topics there.
+  EXPECT_THROW(decode_request(as_bytes(cat({hex("00 03 00 00 00 00 00 05 ff ff ff ff ff ff")}))), DecodeError);
+}
+
+TEST(Golden, ProduceV7CarriesTheRecordBatchAsOpaqueBytes) {
+  const std::string frame = golden::produce_v7_request();
+  const DecodedRequest d = decode_request(as_bytes(frame));
+  EXPECT_EQ(d.header, (RequestHeader{ApiKey::PRODUCE, 7, 7, "kafkajs"}));
+  const auto& m = body_as<ProduceRequest>(d);
+  EXPECT_EQ(m.transactional_id, std::nullopt);
+  EXPECT_EQ(m.acks, -1);
+  EXPECT_EQ(m.timeout_ms, 30000);
+  ASSERT_EQ(m.topic_data.size(), 1u);
+  EXPECT_EQ(m.topic_data[0].name, "topic");
+  ASSERT_EQ(m.topic_data[0].partition_data.size(), 1u);
+  EXPECT_EQ(m.topic_data[0].partition_data[0].index, 2);
+  EXPECT_EQ(m.topic_data[0].partition_data[0].records, golden::record_batch());
+  EXPECT_EQ(encode_request(d.header, m), framed(frame));
+  // The hand-written batch is a valid one (its CRC-32C too), so the golden is realistic.
+  EXPECT_TRUE(batch_is_valid(golden::record_batch(), true));
+  EXPECT_EQ(decode_batches(std::string_view(golden::record_batch())).at(0).record.value, "hello");
+}
+
+TEST(Golden, FetchV11ResponseFieldsThatKafkajsNeeds) {
+  FetchResponse m;
+  FetchResponse::Partition p;
+  p.partition_index = 2;
+  p.high_watermark = 1;
+  p.last_stable_offset = 1;
+  p.log_start_offset = 0;
+  p.records = golden::record_batch();  // aborted_transactions null, preferred_read_replica -1
+  m.responses = {{"topic", {p}}};
+  const RequestHeader request{ApiKey::FETCH, 11, 9, "kafkajs"};
+  EXPECT_EQ(encode_response(request, m), framed(golden::fetch_v11_response()));
+  const std::string response = golden::fetch_v11_response();
+  EXPECT_TRUE(decode_response(ApiKey::FETCH, 11, as_bytes(response)).body == ResponseBody{m});
+  // An empty aborted_transactions list is a count of 0 where null was -1.
+  m.responses[0].partitions[0].aborted_transactions.emplace();
+  std::string empty_list = golden::fetch_v11_response();
+  empty_list.replace(empty_list.find(hex("ff ff ff ff ff ff ff ff")), 4, hex("00 00 00 00"));
+  EXPECT_EQ(encode_response(request, m), framed(empty_list));
+}
+
+// The fuzzer's seed corpus holds the golden request frames. Set LOGSIM_UPDATE_CORPUS=1 to
+// write them again after changing golden_frames.h.
+TEST(Golden, CorpusFilesAreTheGoldenFrames) {
+  const std::string dir = std::string(LOGSIM_SOURCE_DIR) + "/wire/tests/corpus/";
+  for (const golden::NamedFrame& f : golden::corpus_frames()) {
+    if (std::getenv("LOGSIM_UPDATE_CORPUS") != nullptr) std::ofstream(dir + f.name, std::ios::binary) << f.bytes;
+    std::ifstream in(dir + f.name, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    EXPECT_EQ(bytes.str(), f.bytes) << f.name;
+    EXPECT_NO_THROW(decode_request(as_bytes(f.bytes))) << f.name;
+  }
+}
+
+}  // namespace
+}  // namespace logsim::wire
