@@ -14,6 +14,7 @@
 #include "cli/exit_codes.h"
 #include "cli/fuzz_commands.h"
 #include "cli/run_commands.h"
+#include "cli/serve_command.h"
 #include "engine/client/partitioner.h"
 #include "engine/base/assert.h"
 #include "properties/checker.h"
@@ -83,7 +84,26 @@ struct Commands {
   std::string key;
   std::int32_t partitions = 0;
   CLI::App* part_cmd = nullptr;
+
+  cli::ServeArgs serve;
+  CLI::App* serve_cmd = nullptr;
 };
+
+void add_serve_command(CLI::App& app, Commands& c) {
+  cli::ServeArgs& s = c.serve;
+  auto* cmd = app.add_subcommand("serve", "Serve real Kafka clients from the engine on loopback, with the scenario's faults in real time");
+  c.serve_cmd = cmd;
+  cmd->add_option("scenario", s.scenario, "Scenario file: its cluster, topics and timeline (default: an empty cluster)");
+  cmd->add_option("--brokers", s.brokers, "Brokers, without a scenario (default 3)");
+  cmd->add_option("--listen", s.listen, "The first broker's HOST:PORT; the others take the next ports (default 127.0.0.1:9092; port 0: any free)");
+  cmd->add_flag("--allow-remote", s.allow_remote, "Allow a non-loopback --listen (there is no authentication)");
+  cmd->add_option("--bootstrap-file", s.bootstrap_file, "Also write the bootstrap servers (HOST:PORT,...) to this file");
+  cmd->add_option("--duration", s.duration, "Stop after this long, e.g. 30s (default: at SIGINT or SIGTERM)");
+  cmd->add_option("--data", s.data, "Keep the brokers' logs in this directory (default: in memory)");
+  cmd->add_flag("--in-memory", s.in_memory, "Keep the brokers' logs in memory (the default)");
+  cmd->add_option("--num-partitions", s.num_partitions, "num.partitions of auto-created topics (default: the scenario's, or 1)");
+  cmd->add_flag("--quiet", s.quiet, "No log lines on stderr");
+}
 
 void add_run_command(CLI::App& app, Commands& c) {
   RunArgs& run = c.run;
@@ -169,6 +189,7 @@ int dispatch(Commands& c) {
     return kExitPass;
   }
   if (*c.check_cmd) return check_command(c.check);
+  if (*c.serve_cmd) return cli::serve_command(c.serve);
   if (*c.fuzz_cmd) return cli::fuzz_command(c.fuzz);
   if (*c.replay_cmd) return cli::replay_command(c.replay_file);
   if (*c.report_cmd) return cli::report_command(c.report_dir);
@@ -219,6 +240,7 @@ int main(int argc, char** argv) {
   add_check_command(app, commands);
   add_fuzz_command(app, commands);
   add_small_commands(app, commands);
+  add_serve_command(app, commands);
   if (const std::optional<int> code = parse(app, argc, argv)) return *code;
   return dispatch_reporting_errors(commands, argc, argv);
 }

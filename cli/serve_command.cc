@@ -1,0 +1,277 @@
+// logsim serve (see serve_command.h): the scenario's cluster on a live world, one TCP listener
+// per broker, the timeline's cluster faults in wall-clock time, a clean stop.
+#include "cli/serve_command.h"
+
+#include <fmt/format.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "cli/exit_codes.h"
+#include "engine/broker/broker.h"
+#include "engine/controller/controller.h"
+#include "live/disks.h"
+#include "live/live_world.h"
+#include "live/server.h"
+#include "reports/atomic_file.h"
+#include "scenarios/cluster.h"
+#include "scenarios/loader.h"
+
+namespace logsim::cli {
+namespace {
+
+namespace asio = boost::asio;
+using scenarios::Scenario;
+
+// An error in what the user asked for: exit 2 with the message.
+struct ServeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct ListenAt {
+  std::string host;
+  std::uint16_t port = 0;
+};
+
+ListenAt parse_listen(const ServeArgs& args) {
+  const auto colon = args.listen.rfind(':');
+  if (colon == std::string::npos) throw ServeError("--listen " + args.listen + ": expected HOST:PORT, e.g. 127.0.0.1:9092");
+  ListenAt at{args.listen.substr(0, colon), 0};
+  const std::string port = args.listen.substr(colon + 1);
+  try {
+    const int p = std::stoi(port);
+    if (p < 0 || p > 65535 || std::to_string(p) != port) throw std::out_of_range(port);
+    at.port = static_cast<std::uint16_t>(p);
+  } catch (const std::exception&) {
+    throw ServeError("--listen " + args.listen + ": the port must be a number from 0 to 65535");
+  }
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(at.host, ec);
+  if (ec) throw ServeError("--listen " + args.listen + ": '" + at.host + "' is not an IP address (e.g. 127.0.0.1)");
+  if (!address.is_loopback() && !args.allow_remote) {
+    throw ServeError("--listen " + args.listen + ": not a loopback address. logsim serve has no authentication; "
+                     "add --allow-remote to listen there anyway");
+  }
+  return at;
+}
+
+Scenario scenario_for(const ServeArgs& args) {
+  Scenario s;
+  if (!args.scenario.empty()) {
+    s = scenarios::load_scenario_file(args.scenario);
+  } else {
+    if (args.brokers < 1 || args.brokers > 64) throw ServeError("--brokers must be from 1 to 64");
+    s.name = "serve";
+    s.cluster.brokers = args.brokers;
+    s.cluster.config.offsets_topic_replication_factor = std::min(args.brokers, 3);
+    s.cluster.config.default_replication_factor = std::min(args.brokers, 3);
+  }
+  if (args.num_partitions != -1) {
+    if (args.num_partitions < 1) throw ServeError("--num-partitions must be at least 1");
+    s.cluster.config.num_partitions = args.num_partitions;
+  }
+  return s;
+}
+
+std::unique_ptr<live::LiveDisk> disk_for(const ServeArgs& args, const std::string& node) {
+  if (args.data.empty()) return std::make_unique<live::MemDisk>();
+  return std::make_unique<live::FileDisk>(args.data + "/" + node);
+}
+
+// The cluster's nodes on the live world, started: broker-1..N, then the controller.
+scenarios::ClusterIds add_cluster(live::LiveWorld& world, const Scenario& s, const ServeArgs& args) {
+  const scenarios::ClusterIds ids = scenarios::cluster_ids(s);
+  const engine::BrokerConfig bc = scenarios::broker_config(s, ids);
+  for (std::int32_t b = 1; b <= s.cluster.brokers; ++b) {
+    const std::string name = "broker-" + std::to_string(b);
+    world.add_node(name, [bc](Env& env) { return std::make_unique<engine::Broker>(env, bc); }, disk_for(args, name));
+  }
+  const engine::ControllerConfig cc = scenarios::controller_config(s, ids);
+  world.add_node("controller", [cc](Env& env) { return std::make_unique<engine::Controller>(env, cc); }, disk_for(args, "controller"));
+  for (std::size_t i = 0; i < world.node_count(); ++i) world.start(NodeId(static_cast<std::int32_t>(i)));
+  return ids;
+}
+
+// Applies one timeline step to the live cluster. Steps about the scenario's own simulated
+// clients (producers, groups, seeks) have nothing to act on here: the clients are real.
+void apply(live::LiveWorld& world, const scenarios::TimelineStep& step) {
+  const auto id = [&](const std::string& name) { return *world.find(name); };
+  const auto all = [&world] {
+    std::vector<NodeId> out;
+    for (std::size_t i = 0; i < world.node_count(); ++i) {
+      const NodeId n(static_cast<std::int32_t>(i));
+      if (world.state(n) != live::NodeState::kRemoved) out.push_back(n);
+    }
+    return out;
+  };
+  using namespace scenarios::steps;
+  std::visit(scenarios::overloaded{
+                 [&](const Crash& s) { world.crash(id(s.target)); },
+                 [&](const PowerLoss& s) { world.power_loss(id(s.target)); },
+                 [&](const Stop& s) { world.stop(id(s.target)); },
+                 [&](const Restart& s) { world.restart(id(s.target)); },
+                 [&](const Pause& s) { world.pause(id(s.target)); },
+                 [&](const Resume& s) { world.resume(id(s.target)); },
+                 [&](const Heal&) { world.heal(); },
+                 [&](const Isolate& s) {
+                   const NodeId target = id(s.target);
+                   for (const NodeId other : all()) {
+                     if (other == target) continue;
+                     world.cut(target, other);
+                     world.cut(other, target);
+                   }
+                 },
+                 [&](const Partition& p) {
+                   for (std::size_t a = 0; a < p.groups.size(); ++a) {
+                     for (std::size_t b = 0; b < p.groups.size(); ++b) {
+                       if (a == b || (p.one_way && a != 0)) continue;
+                       for (const auto& from : p.groups[a]) {
+                         for (const auto& to : p.groups[b]) world.cut(id(from), id(to));
+                       }
+                     }
+                   }
+                 },
+                 [&](const auto&) {},
+             },
+             step.action);
+}
+
+bool applies_live(const scenarios::TimelineStep& step) {
+  using namespace scenarios::steps;
+  return step.is<Crash>() || step.is<PowerLoss>() || step.is<Stop>() || step.is<Restart>() || step.is<Pause>() ||
+         step.is<Resume>() || step.is<Heal>() || step.is<Isolate>() || step.is<Partition>();
+}
+
+// Whether every broker knows every broker as live and a leader for every partition of the
+// scenario's topics: then a client's first Metadata request sees the whole cluster.
+bool cluster_ready(live::LiveWorld& world, const scenarios::ClusterIds& ids, const Scenario& s) {
+  for (const NodeId b : ids.brokers) {
+    const auto* broker = dynamic_cast<const engine::Broker*>(world.node(b));
+    if (broker == nullptr) return false;
+    const engine::BrokerState& st = broker->state();
+    if (st.live_brokers.size() != ids.brokers.size()) return false;
+    for (const auto& t : s.topics) {
+      for (std::int32_t p = 0; p < t.partitions; ++p) {
+        const auto it = st.cluster.find(TopicPartitionView(t.name, PartitionId(p)));
+        if (it == st.cluster.end() || it->second.leader.value() < 0) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Runs the world until the cluster is ready, or `limit` has passed (then false).
+bool wait_until_ready(asio::io_context& io, live::LiveWorld& world, const scenarios::ClusterIds& ids, const Scenario& s,
+                      std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!cluster_ready(world, ids, s)) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    io.restart();
+    io.run_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+}  // namespace
+
+int serve_command(const ServeArgs& args) {
+  Scenario scenario;
+  ListenAt at;
+  std::optional<Nanos> duration;
+  try {
+    if (!args.data.empty() && args.in_memory) throw ServeError("--data and --in-memory: choose one");
+    at = parse_listen(args);
+    scenario = scenario_for(args);
+    if (!args.duration.empty()) {
+      duration = scenarios::parse_duration(args.duration);
+      if (!duration || *duration <= 0) throw ServeError("--duration " + args.duration + ": expected a duration such as 30s or 5m");
+    }
+  } catch (const ServeError& e) {
+    std::fprintf(stderr, "logsim serve: %s\n", e.what());
+    return kExitBadInput;
+  }
+  if (!at.host.empty() && !asio::ip::make_address(at.host).is_loopback()) {
+    std::fprintf(stderr, "logsim serve: WARNING: listening on %s, which is not loopback; there is no authentication\n", at.host.c_str());
+  }
+
+  asio::io_context io;
+  live::LiveWorld world(io, live::LiveOptions{scenario.seed});
+  const auto log = [&world, &args](std::string_view line) {
+    if (!args.quiet) std::fprintf(stderr, "[serve %8.3fs] %.*s\n", static_cast<double>(world.now()) / 1e9, static_cast<int>(line.size()), line.data());
+  };
+  world.on_fault = log;
+  const scenarios::ClusterIds ids = add_cluster(world, scenario, args);
+
+  live::GatewayConfig gc;
+  for (std::size_t i = 0; i < ids.brokers.size(); ++i) {
+    gc.brokers.push_back({ids.brokers[i], at.host, static_cast<std::uint16_t>(at.port == 0 ? 0 : at.port + i)});
+  }
+  gc.controller = ids.controller;
+  live::Server server(world, gc);
+  server.log = log;
+  try {
+    server.listen();
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  }
+  if (!wait_until_ready(io, world, ids, scenario, std::chrono::seconds(60))) {
+    std::fprintf(stderr, "logsim serve: the cluster did not come up within 60s (its brokers never all registered)\n");
+    return kExitInternal;
+  }
+  io.restart();
+  std::cout << "bootstrap " << server.bootstrap() << std::endl;
+  if (!args.bootstrap_file.empty()) {
+    const std::string err = reports::write_file_atomically(args.bootstrap_file, server.bootstrap() + "\n");
+    if (!err.empty()) {
+      std::fprintf(stderr, "logsim serve: %s\n", err.c_str());
+      return kExitBadInput;
+    }
+  }
+
+  // The timeline, in wall-clock time from now.
+  std::vector<std::unique_ptr<asio::steady_timer>> steps;
+  for (const auto& step : scenario.timeline) {
+    if (!applies_live(step)) {
+      log("the timeline's " + std::string(step.name()) + " step has no live effect (it acts on the scenario's own clients)");
+      continue;
+    }
+    auto t = std::make_unique<asio::steady_timer>(io, std::chrono::nanoseconds(step.at));
+    t->async_wait([&world, &step](const boost::system::error_code& ec) {
+      if (!ec) apply(world, step);
+    });
+    steps.push_back(std::move(t));
+  }
+  bool stopped = false;
+  const auto stop = [&](std::string_view why) {
+    if (stopped) return;
+    stopped = true;
+    log(why);
+    server.close();
+    io.stop();
+  };
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (!ec) stop(sig == SIGINT ? "stopping: SIGINT" : "stopping: SIGTERM");
+  });
+  asio::steady_timer end(io);
+  if (duration) {
+    end.expires_after(std::chrono::nanoseconds(*duration));
+    end.async_wait([&](const boost::system::error_code& ec) {
+      if (!ec) stop("stopping: --duration reached");
+    });
+  }
+  io.run();
+  log(fmt::format("served {} connections", server.accepted()));
+  return kExitPass;
+}
+
+}  // namespace logsim::cli

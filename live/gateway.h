@@ -1,0 +1,96 @@
+// The gateway: one real client's connection to one broker, as a node of the live world.
+//
+// It speaks Kafka's wire protocol (wire/) on one side and the engine's typed messages
+// (engine/protocol/) on the other, so the broker that serves a kafkajs or librdkafka client is
+// the very engine the simulator runs; the broker never learns that a socket is involved. The
+// gateway holds no Asio: it is a Node on an Env, and its connection hands it whole request
+// frames (on_frame) and takes back whole response frames (Output::write).
+//
+// What it does per API:
+// - ApiVersions: answered here, from wire/'s table of implemented versions (byte for byte what
+//   is implemented); an unknown API or version gets UNSUPPORTED_VERSION (35).
+// - Produce, Fetch, ListOffsets: split per partition into the engine's one-partition requests
+//   to this broker, gathered back into one response. A Fetch is answered as soon as one of its
+//   partitions has records or an error (the partitions that answered in the same turn come
+//   along), or when all have answered; answers that come later are dropped (the client fetches
+//   again from where it is). acks=0 produces get no response, as in Kafka.
+// - Metadata: the broker's answer with each node's advertised host:port, the cluster id and a
+//   controller id (a live broker: admin requests sent there reach the engine's controller). A
+//   named topic the cluster lacks is created (auto.create.topics.enable, num.partitions) and
+//   answered LEADER_NOT_AVAILABLE until it exists, as Kafka does.
+// - The group APIs go to this broker one to one (its coordinator answers, or says
+//   NOT_COORDINATOR); the admin APIs go to the engine's controller.
+// Responses leave in request order, as a Kafka broker sends them.
+//
+// Bad input: a frame that does not decode closes the connection (Output::close, with the
+// reason); nothing is sent to the broker. When the broker's process goes away (on_disconnect)
+// the connection is closed, as the client's socket would be reset.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/env/env.h"
+
+namespace logsim::live {
+
+struct BrokerAddress {
+  NodeId node;            // the engine's broker node; also its node id on the wire
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;
+};
+
+struct GatewayConfig {
+  std::vector<BrokerAddress> brokers;
+  NodeId controller{-1};              // the engine's controller node
+  bool auto_create_topics = true;     // auto.create.topics.enable
+  std::string cluster_id = "logsim";
+  std::int32_t max_request_bytes = 104857600;  // socket.request.max.bytes
+};
+
+class Gateway final : public Node {
+ public:
+  struct Output {
+    std::function<void(std::string frame)> write;    // one whole response, with its size prefix
+    std::function<void(std::string why)> close;      // close the connection
+  };
+
+  Gateway(Env& env, NodeId broker, std::shared_ptr<const GatewayConfig> config, Output out);
+  ~Gateway() override;
+
+  // One request, without its 4-byte size.
+  void on_frame(std::string_view frame);
+
+  void on_start() override {}
+  void on_message(NodeId from, const Message& msg) override;
+  void on_timer(TimerId id, std::uint64_t tag) override;
+  void on_disconnect(NodeId peer) override;
+
+  std::uint64_t requests() const { return requests_; }
+
+  struct Pending;  // one wire request waiting for its engine answers (gateway.cc)
+
+ private:
+  friend struct GatewayApis;
+  void flush();
+  void fail(std::string why);
+
+  Env& env_;
+  NodeId broker_;
+  std::shared_ptr<const GatewayConfig> config_;
+  Output out_;
+  std::deque<std::unique_ptr<Pending>> pending_;          // in request order
+  std::map<CorrelationId, Pending*> by_correlation_;      // engine correlation id -> its request
+  CorrelationId next_correlation_ = 0;
+  std::uint64_t requests_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace logsim::live

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# logsim serve against a real librdkafka client (kcat 1.7.1, librdkafka 2.0.2): the cluster's
+# metadata, keyed produce onto an auto-created topic, and a consume from the beginning that
+# returns every record, each on the partition Kafka's partitioner picks for its key.
+# Every wait is bounded (timeout, counted loops); the server is stopped by its process id.
+# Usage: kcat_test.sh LOGSIM [SOURCE_ROOT]
+set -u
+logsim=$1
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+check() {  # check NAME COMMAND...
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+
+command -v kcat >/dev/null || { echo "kcat is not installed (scripts/install-deps installs it)"; exit 1; }
+
+"$logsim" serve --brokers 3 --listen 127.0.0.1:0 --num-partitions 4 --bootstrap-file "$tmp/bootstrap" \
+  --duration 90s > "$tmp/stdout" 2> "$tmp/stderr" &
+pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
+check "serve writes the bootstrap file" test -s "$tmp/bootstrap"
+bs=$(cat "$tmp/bootstrap")
+check "serve prints the bootstrap line" grep -qx "bootstrap $bs" "$tmp/stdout"
+check "the brokers listen on loopback" grep -qE '^127\.0\.0\.1:[0-9]+,127\.0\.0\.1:[0-9]+,127\.0\.0\.1:[0-9]+$' "$tmp/bootstrap"
+
+# Metadata (kcat -L): three brokers, each at the address it listens on.
+timeout 20 kcat -b "$bs" -L -J > "$tmp/metadata.json" 2> "$tmp/metadata.err"
+check "kcat -L answers" test -s "$tmp/metadata.json"
+check "kcat -L sees 3 brokers" python3 -c '
+import json, sys
+md = json.load(open(sys.argv[1]))
+brokers = sorted(f"{b['"'"'name'"'"']}" for b in md["brokers"])
+expected = sorted(sys.argv[2].split(","))
+sys.exit(0 if brokers == expected else 1)' "$tmp/metadata.json" "$bs"
+
+# Produce 200 keyed records (auto-creating the topic with 4 partitions) with Kafka's murmur2.
+for i in $(seq 1 200); do echo "key-$((i % 17)):value-$i"; done > "$tmp/records"
+timeout 30 kcat -b "$bs" -P -t orders -K: -X partitioner=murmur2_random -X topic.request.required.acks=-1 \
+  -l "$tmp/records" 2> "$tmp/produce.err"
+check "kcat -P exits 0" test $? -eq 0
+
+# Consume everything from the beginning, then stop at the end (-e).
+timeout 30 kcat -b "$bs" -C -t orders -o beginning -e -f '%k %s %p %o\n' > "$tmp/consumed" 2> "$tmp/consume.err"
+check "kcat -C exits 0" test $? -eq 0
+check "every record comes back" test "$(wc -l < "$tmp/consumed")" -eq 200
+check "no record twice, none lost" test "$(cut -d' ' -f2 "$tmp/consumed" | sort -u | wc -l)" -eq 200
+check "offsets per partition count from 0 without a gap" python3 -c '
+import sys, collections
+by = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    k, v, p, o = line.split()
+    by[p].append(int(o))
+sys.exit(0 if all(sorted(os) == list(range(len(os))) for os in by.values()) and len(by) > 1 else 1)' "$tmp/consumed"
+wrong=0
+while read -r key _ partition _; do
+  want=$("$logsim" partition "$key" --partitions 4)
+  [ "$want" = "$partition" ] || wrong=$((wrong + 1))
+done < <(sort -u -k1,1 "$tmp/consumed")
+check "each key is on murmur2's partition" test "$wrong" -eq 0
+
+# A topic read again by a second consumer from an offset (-o 5 on partition 0).
+timeout 30 kcat -b "$bs" -C -t orders -p 0 -o 5 -e -f '%o\n' > "$tmp/again" 2>/dev/null
+first=$(head -1 "$tmp/again")
+check "a consumer starts at the offset it asks for" test "$first" = "5"
+
+kill -TERM "$pid"
+for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+check "serve stops on SIGTERM" bash -c "! kill -0 $pid 2>/dev/null"
+wait "$pid"; rc=$?
+pid=
+check "serve exits 0 after SIGTERM" test $rc -eq 0
+if [ $fails -ne 0 ]; then
+  echo "--- serve stderr"; tail -40 "$tmp/stderr"
+  echo "--- kcat stderr"; cat "$tmp"/*.err 2>/dev/null | tail -20
+fi
+echo "$fails failed"
+exit $((fails > 0))
