@@ -43,6 +43,11 @@ constexpr std::array kSupported = {
     ApiRange{ApiKey::DESCRIBE_GROUPS, 0, 2, 5},
     ApiRange{ApiKey::LIST_GROUPS, 0, 2, 3},
     ApiRange{ApiKey::API_VERSIONS, 0, 3, 3},
+    ApiRange{ApiKey::CREATE_TOPICS, 0, 4, 5},
+    ApiRange{ApiKey::DELETE_TOPICS, 0, 3, 4},
+    ApiRange{ApiKey::INIT_PRODUCER_ID, 0, 1, 2},
+    ApiRange{ApiKey::DESCRIBE_CONFIGS, 0, 2, 4},
+    ApiRange{ApiKey::CREATE_PARTITIONS, 0, 1, 2},
     ApiRange{ApiKey::DELETE_GROUPS, 0, 1, 2},
     ApiRange{ApiKey::OFFSET_DELETE, 0, 0, kNeverFlexible},
 };

@@ -16,6 +16,7 @@
 #include <string>
 #include <variant>
 
+#include "wire/admin_messages.h"
 #include "wire/api.h"
 #include "wire/core_messages.h"
 #include "wire/group_messages.h"
@@ -28,12 +29,15 @@ using RequestBody =
     std::variant<ProduceRequest, FetchRequest, ListOffsetsRequest, MetadataRequest, OffsetCommitRequest,
                  OffsetFetchRequest, FindCoordinatorRequest, JoinGroupRequest, HeartbeatRequest,
                  LeaveGroupRequest, SyncGroupRequest, DescribeGroupsRequest, ListGroupsRequest,
-                 ApiVersionsRequest, DeleteGroupsRequest, OffsetDeleteRequest>;
+                 ApiVersionsRequest, CreateTopicsRequest, DeleteTopicsRequest, InitProducerIdRequest,
+                 DescribeConfigsRequest, CreatePartitionsRequest, DeleteGroupsRequest, OffsetDeleteRequest>;
 using ResponseBody =
     std::variant<ProduceResponse, FetchResponse, ListOffsetsResponse, MetadataResponse, OffsetCommitResponse,
                  OffsetFetchResponse, FindCoordinatorResponse, JoinGroupResponse, HeartbeatResponse,
                  LeaveGroupResponse, SyncGroupResponse, DescribeGroupsResponse, ListGroupsResponse,
-                 ApiVersionsResponse, DeleteGroupsResponse, OffsetDeleteResponse>;
+                 ApiVersionsResponse, CreateTopicsResponse, DeleteTopicsResponse, InitProducerIdResponse,
+                 DescribeConfigsResponse, CreatePartitionsResponse, DeleteGroupsResponse,
+                 OffsetDeleteResponse>;
 
 ApiKey api_key_of(const RequestBody& body);
 ApiKey api_key_of(const ResponseBody& body);
