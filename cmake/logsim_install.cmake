@@ -1,6 +1,6 @@
 # What `cmake --install` puts under the prefix, for other projects' find_package(logsim):
 #   lib/liblogsim_*.a                       the static libraries (each directory installs its own)
-#   include/logsim/{api,engine,sim,properties,scenarios,reports}/*.h   the headers, in the
+#   include/logsim/{api,engine,sim,properties,scenarios,reports,wire}/*.h   the headers, in the
 #                                           source layout, so the include style stays the same
 #   lib/cmake/logsim/logsim-config.cmake    (+ -version, -targets): targets logsim::logsim, ...
 #   bin/logsim                              the CLI, for the replay commands failing tests print
@@ -13,6 +13,7 @@ set(LOGSIM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/logsim)
 # installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/api ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/sim
                   ${PROJECT_SOURCE_DIR}/properties ${PROJECT_SOURCE_DIR}/scenarios ${PROJECT_SOURCE_DIR}/reports
+                  ${PROJECT_SOURCE_DIR}/wire
         DESTINATION ${LOGSIM_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h"
         PATTERN "tests" EXCLUDE PATTERN "regressions" EXCLUDE PATTERN "templates" EXCLUDE)

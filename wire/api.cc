@@ -25,13 +25,31 @@ constexpr std::array<std::string_view, 52> kNames = {
     "DescribeClientQuotas", "AlterClientQuotas", "DescribeUserScramCredentials",
     "AlterUserScramCredentials"};
 
+constexpr std::int16_t kNeverFlexible = std::numeric_limits<std::int16_t>::max();
+
 // Ascending by key. The last column is Kafka's first flexible version of the API.
 constexpr std::array kSupported = {
     ApiRange{ApiKey::PRODUCE, 3, 7, 9},
     ApiRange{ApiKey::FETCH, 4, 11, 12},
     ApiRange{ApiKey::LIST_OFFSETS, 1, 3, 6},
     ApiRange{ApiKey::METADATA, 0, 4, 9},
+    ApiRange{ApiKey::OFFSET_COMMIT, 2, 5, 8},
+    ApiRange{ApiKey::OFFSET_FETCH, 1, 5, 6},
+    ApiRange{ApiKey::FIND_COORDINATOR, 0, 2, 3},
+    ApiRange{ApiKey::JOIN_GROUP, 0, 5, 6},
+    ApiRange{ApiKey::HEARTBEAT, 0, 3, 4},
+    ApiRange{ApiKey::LEAVE_GROUP, 0, 3, 4},
+    ApiRange{ApiKey::SYNC_GROUP, 0, 3, 4},
+    ApiRange{ApiKey::DESCRIBE_GROUPS, 0, 2, 5},
+    ApiRange{ApiKey::LIST_GROUPS, 0, 2, 3},
     ApiRange{ApiKey::API_VERSIONS, 0, 3, 3},
+    ApiRange{ApiKey::CREATE_TOPICS, 0, 4, 5},
+    ApiRange{ApiKey::DELETE_TOPICS, 0, 3, 4},
+    ApiRange{ApiKey::INIT_PRODUCER_ID, 0, 1, 2},
+    ApiRange{ApiKey::DESCRIBE_CONFIGS, 0, 2, 4},
+    ApiRange{ApiKey::CREATE_PARTITIONS, 0, 1, 2},
+    ApiRange{ApiKey::DELETE_GROUPS, 0, 1, 2},
+    ApiRange{ApiKey::OFFSET_DELETE, 0, 0, kNeverFlexible},
 };
 
 static_assert(std::is_sorted(kSupported.begin(), kSupported.end(),

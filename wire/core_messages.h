@@ -16,6 +16,7 @@
 
 #include "wire/api.h"
 #include "wire/codec.h"
+#include "wire/topics.h"
 
 namespace logsim::wire {
 
@@ -206,11 +207,7 @@ struct ListOffsetsRequest {
     std::int64_t timestamp = 0;
     bool operator==(const Partition&) const = default;
   };
-  struct Topic {
-    std::string name;
-    std::vector<Partition> partitions;
-    bool operator==(const Topic&) const = default;
-  };
+  using Topic = NamedTopic<Partition>;
   std::int32_t replica_id = -1;
   std::int8_t isolation_level = 0;  // v2+
   std::vector<Topic> topics;
@@ -226,11 +223,7 @@ struct ListOffsetsResponse {
     std::int64_t offset = -1;
     bool operator==(const Partition&) const = default;
   };
-  struct Topic {
-    std::string name;
-    std::vector<Partition> partitions;
-    bool operator==(const Topic&) const = default;
-  };
+  using Topic = NamedTopic<Partition>;
   std::int32_t throttle_time_ms = 0;  // v2+
   std::vector<Topic> topics;
   bool operator==(const ListOffsetsResponse&) const = default;

@@ -16,16 +16,28 @@
 #include <string>
 #include <variant>
 
+#include "wire/admin_messages.h"
 #include "wire/api.h"
 #include "wire/core_messages.h"
+#include "wire/group_messages.h"
+#include "wire/offset_messages.h"
 
 namespace logsim::wire {
 
-// One alternative per supported API, in the order of supported_apis() by key.
+// One alternative per supported API, in the order of supported_apis() (by key).
 using RequestBody =
-    std::variant<ProduceRequest, FetchRequest, ListOffsetsRequest, MetadataRequest, ApiVersionsRequest>;
+    std::variant<ProduceRequest, FetchRequest, ListOffsetsRequest, MetadataRequest, OffsetCommitRequest,
+                 OffsetFetchRequest, FindCoordinatorRequest, JoinGroupRequest, HeartbeatRequest,
+                 LeaveGroupRequest, SyncGroupRequest, DescribeGroupsRequest, ListGroupsRequest,
+                 ApiVersionsRequest, CreateTopicsRequest, DeleteTopicsRequest, InitProducerIdRequest,
+                 DescribeConfigsRequest, CreatePartitionsRequest, DeleteGroupsRequest, OffsetDeleteRequest>;
 using ResponseBody =
-    std::variant<ProduceResponse, FetchResponse, ListOffsetsResponse, MetadataResponse, ApiVersionsResponse>;
+    std::variant<ProduceResponse, FetchResponse, ListOffsetsResponse, MetadataResponse, OffsetCommitResponse,
+                 OffsetFetchResponse, FindCoordinatorResponse, JoinGroupResponse, HeartbeatResponse,
+                 LeaveGroupResponse, SyncGroupResponse, DescribeGroupsResponse, ListGroupsResponse,
+                 ApiVersionsResponse, CreateTopicsResponse, DeleteTopicsResponse, InitProducerIdResponse,
+                 DescribeConfigsResponse, CreatePartitionsResponse, DeleteGroupsResponse,
+                 OffsetDeleteResponse>;
 
 ApiKey api_key_of(const RequestBody& body);
 ApiKey api_key_of(const ResponseBody& body);

@@ -18,6 +18,18 @@ struct Sample {
   ResponseBody (*response)(std::int16_t version);
 };
 
-std::vector<Sample> core_samples();  // ApiVersions, Metadata, Produce, Fetch, ListOffsets
+std::vector<Sample> core_samples();   // ApiVersions, Metadata, Produce, Fetch, ListOffsets
+std::vector<Sample> group_samples();  // the consumer-group and offset APIs
+std::vector<Sample> admin_samples();  // CreateTopics, DeleteTopics, CreatePartitions,
+                                      // DescribeConfigs, InitProducerId
+
+// Every sample, of every supported API.
+inline std::vector<Sample> all_samples() {
+  std::vector<Sample> all;
+  for (auto part : {core_samples, group_samples, admin_samples}) {
+    for (const Sample& s : part()) all.push_back(s);
+  }
+  return all;
+}
 
 }  // namespace logsim::wire::samples
