@@ -91,7 +91,9 @@ std::string_view reset_mode_name(ResetMode mode) {
 }
 
 GroupAdmin::GroupAdmin(Env& env, TimerMux& timers, GroupAdminConfig config)
-    : env_(env), timers_(timers, [this](TimerId id, GroupAdminTimer tag) { on_timer(id, tag); }), config_(std::move(config)) {
+    : env_(env), timers_(timers, [this](TimerId id, GroupAdminTimer tag) { on_timer(id, tag); }), config_(std::move(config)),
+      channel_(env, channel_config(config_), kFirstCorrelationId - 1),
+      requests_(channel_, timers_, GroupAdminTimer::kRequestTimeout, GroupAdminTimer::kBackoff) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "GroupAdmin needs at least one bootstrap server");
 }
 
@@ -147,10 +149,7 @@ void GroupAdmin::dispatch(ExchangeId x) {
   Exchange& ex = exchanges_.at(x);
   Call& call = calls_.at(ex.call);
   switch (ex.to.route) {
-    case Route::kAnyBroker: {
-      const NodeId to = config_.bootstrap_servers[next_bootstrap_++ % config_.bootstrap_servers.size()];
-      return transmit(x, to);
-    }
+    case Route::kAnyBroker: return transmit(x, channel_.next_bootstrap());
     case Route::kBroker: return transmit(x, ex.to.broker);
     case Route::kCoordinator:
       if (call.coordinator) return transmit(x, *call.coordinator);
@@ -166,18 +165,12 @@ void GroupAdmin::dispatch(ExchangeId x) {
 void GroupAdmin::transmit(ExchangeId x, NodeId to) {
   Exchange& ex = exchanges_.at(x);
   Call& call = calls_.at(ex.call);
-  ex.correlation = next_correlation_++;
-  ex.sent_to = to;
-  std::visit(
-      [&](auto& m) {
-        if constexpr (requires { m.correlation_id; }) m.correlation_id = ex.correlation;
-      },
-      ex.request);
-  by_correlation_[ex.correlation] = x;
+  const CorrelationId id = channel_.next_correlation();
+  set_correlation(ex.request, id);
   ++call.attempts;
   call.last_api = std::string(message_name(ex.request));
-  ex.timer = timers_.set(millis(config_.request_timeout_ms), GroupAdminTimer::kRequestTimeout);
-  exchange_timers_[ex.timer] = x;
+  // (The timeout is armed before the send: the order this client has always had.)
+  requests_.track(x, ex.attempt, id, to, channel_.request_timeout());
   env_.send(to, ex.request);
 }
 
@@ -185,17 +178,11 @@ void GroupAdmin::transmit(ExchangeId x, NodeId to) {
 void GroupAdmin::attempt_failed(ExchangeId x, ErrorCode error) {
   Exchange& ex = exchanges_.at(x);
   Call& call = calls_.at(ex.call);
-  by_correlation_.erase(ex.correlation);
-  ex.correlation = 0;
-  if (ex.timer != 0) {
-    timers_.cancel(ex.timer);
-    exchange_timers_.erase(ex.timer);
-    ex.timer = 0;
-  }
+  requests_.end(ex.attempt);
   // A coordinator that moved, is gone or does not answer is looked up again; one that is
   // still loading its groups is asked again.
   if (ex.to.route == Route::kCoordinator && error != ErrorCode::COORDINATOR_LOAD_IN_PROGRESS &&
-      call.coordinator == ex.sent_to) {
+      call.coordinator == ex.attempt.target) {
     call.coordinator.reset();
   }
   retry_later(x, error);
@@ -205,19 +192,14 @@ void GroupAdmin::retry_later(ExchangeId x, ErrorCode error) {
   Exchange& ex = exchanges_.at(x);
   calls_.at(ex.call).last_error = error;
   if (ex.to.route == Route::kLeader) ex.refresh_leader = true;
-  ex.timer = timers_.set(millis(config_.retry_backoff_ms), GroupAdminTimer::kBackoff);
-  exchange_timers_[ex.timer] = x;
+  requests_.wait(x, ex.attempt);
 }
 
 // Forgets an exchange with its attempt and timer (its call removes it from its own set).
 void GroupAdmin::drop_exchange(ExchangeId x) {
   auto it = exchanges_.find(x);
   if (it == exchanges_.end()) return;
-  if (it->second.correlation != 0) by_correlation_.erase(it->second.correlation);
-  if (it->second.timer != 0) {
-    timers_.cancel(it->second.timer);
-    exchange_timers_.erase(it->second.timer);
-  }
+  requests_.end(it->second.attempt);
   exchanges_.erase(it);
 }
 
@@ -274,9 +256,9 @@ bool GroupAdmin::retriable_for(Route route, ErrorCode error) const {
 bool GroupAdmin::on_message(NodeId, const Message& msg) {
   const auto answer = answer_of(msg);
   if (!answer) return false;
-  auto c = by_correlation_.find(answer->correlation_id);
-  if (c == by_correlation_.end()) return false;
-  const ExchangeId x = c->second;
+  const auto found = requests_.find(answer->correlation_id);
+  if (!found) return false;
+  const ExchangeId x = *found;
   Exchange& ex = exchanges_.at(x);
   if (msg.index() != ex.answer_index) return false;  // another client's answer with a like id
   if (retriable_for(ex.to.route, answer->error)) {
@@ -291,38 +273,33 @@ bool GroupAdmin::on_message(NodeId, const Message& msg) {
 }
 
 void GroupAdmin::on_timer(TimerId timer, GroupAdminTimer tag) {
-  if (tag == GroupAdminTimer::kDeadline) {
-    auto it = deadline_timers_.find(timer);
-    if (it == deadline_timers_.end()) return;
-    const CallId id = it->second;
-    deadline_timers_.erase(it);
-    Call& call = calls_.at(id);
-    call.deadline_timer = 0;
-    std::string message = "Call(callName=" + call.name + ") timed out after " + std::to_string(call.attempts) +
-                          " attempt(s)";
-    if (!call.last_api.empty()) message += "; the last request was " + call.last_api;
-    if (call.last_error != ErrorCode::NONE) message += "; the last failure was " + std::string(error_name(call.last_error));
-    fail_call(id, ErrorCode::REQUEST_TIMED_OUT, message);
-    return;
-  }
-  auto it = exchange_timers_.find(timer);
-  if (it == exchange_timers_.end()) return;
-  const ExchangeId x = it->second;
-  exchange_timers_.erase(it);
-  exchanges_.at(x).timer = 0;
+  if (tag == GroupAdminTimer::kDeadline) return on_deadline(timer);
+  const auto x = requests_.fired(timer);
+  if (!x) return;
+  exchanges_.at(*x).attempt.timer = 0;
   if (tag == GroupAdminTimer::kBackoff) {
-    dispatch(x);
+    dispatch(*x);
   } else {
-    attempt_failed(x, ErrorCode::REQUEST_TIMED_OUT);
+    attempt_failed(*x, ErrorCode::REQUEST_TIMED_OUT);
   }
 }
 
+// default.api.timeout.ms since the call began.
+void GroupAdmin::on_deadline(TimerId timer) {
+  auto it = deadline_timers_.find(timer);
+  if (it == deadline_timers_.end()) return;
+  const CallId id = it->second;
+  deadline_timers_.erase(it);
+  Call& call = calls_.at(id);
+  call.deadline_timer = 0;
+  std::string message = "Call(callName=" + call.name + ") timed out after " + std::to_string(call.attempts) + " attempt(s)";
+  if (!call.last_api.empty()) message += "; the last request was " + call.last_api;
+  if (call.last_error != ErrorCode::NONE) message += "; the last failure was " + std::string(error_name(call.last_error));
+  fail_call(id, ErrorCode::REQUEST_TIMED_OUT, message);
+}
+
 void GroupAdmin::on_disconnect(NodeId peer) {
-  std::vector<ExchangeId> broken;
-  for (const auto& [x, ex] : exchanges_) {
-    if (ex.correlation != 0 && ex.sent_to == peer) broken.push_back(x);
-  }
-  for (ExchangeId x : broken) attempt_failed(x, ErrorCode::NETWORK_EXCEPTION);
+  for (ExchangeId x : requests_.in_flight_to(peer)) attempt_failed(x, ErrorCode::NETWORK_EXCEPTION);
 }
 
 // ============================================================== list_groups

@@ -21,10 +21,10 @@
 // Determinism: brokers are chosen round robin over the configured list; results are sorted
 // (groups by id, rows by topic and partition); nothing reads a clock but env.now().
 //
-// Correlation ids start at kFirstCorrelationId so that they do not collide with those of a
-// producer or consumer on the same node: on_message returns true only for answers to this
-// client's own requests. The host node forwards messages and disconnects.
-// Not thread-safe.
+// Attempts go through the client's ClientChannel (client_channel.h). Correlation ids start at
+// kFirstCorrelationId so that they do not collide with those of a producer or consumer on the
+// same node: on_message returns true only for answers to this client's own requests. The host
+// node forwards messages and disconnects. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/client/client_channel.h"
 #include "engine/client/metadata.h"
 #include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
@@ -253,9 +254,7 @@ class GroupAdmin {
     Destination to;
     std::size_t answer_index = 0;   // the Message alternative that answers it
     AnswerFn on_answer;             // the final (non-retriable) answer
-    CorrelationId correlation = 0;  // of the attempt in flight; 0 when none is
-    NodeId sent_to{-1};
-    TimerId timer = 0;           // the attempt's request timeout, or the backoff before the next
+    RequestSlot attempt;            // the attempt in flight, or the backoff before the next
     bool refresh_leader = false;  // kLeader: refresh metadata before the next attempt
   };
 
@@ -278,6 +277,7 @@ class GroupAdmin {
   void await_metadata(ExchangeId x);
   bool retriable_for(Route route, ErrorCode error) const;
   void on_timer(TimerId id, GroupAdminTimer tag);
+  void on_deadline(TimerId id);
 
   // list_groups
   void list_each_broker(const std::shared_ptr<ListOp>& op, std::vector<NodeId> brokers);
@@ -296,14 +296,12 @@ class GroupAdmin {
   Env& env_;
   Timers<GroupAdminTimer> timers_;
   GroupAdminConfig config_;
-  std::size_t next_bootstrap_ = 0;  // round robin over bootstrap_servers
+  ClientChannel channel_;
+  RequestTable<ExchangeId, GroupAdminTimer> requests_;  // request timeouts and backoffs
   CallId next_call_ = 0;
   ExchangeId next_exchange_ = 0;
-  CorrelationId next_correlation_ = kFirstCorrelationId;
   std::map<CallId, Call> calls_;
   std::map<ExchangeId, Exchange> exchanges_;
-  std::map<CorrelationId, ExchangeId> by_correlation_;
-  std::map<TimerId, ExchangeId> exchange_timers_;  // request timeouts and backoffs
   std::map<TimerId, CallId> deadline_timers_;
 };
 
