@@ -24,7 +24,8 @@
 // Attempts go through the client's ClientChannel (client_channel.h). Correlation ids start at
 // kFirstCorrelationId so that they do not collide with those of a producer or consumer on the
 // same node: on_message returns true only for answers to this client's own requests. The host
-// node forwards messages and disconnects. Not thread-safe.
+// node forwards messages and disconnects. reset_offsets's steps are in group_admin_reset.cc,
+// the other calls' in group_admin.cc. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -228,6 +229,18 @@ class GroupAdmin {
     static Destination leader(TopicPartition tp) { return {Route::kLeader, NodeId(-1), std::move(tp)}; }
   };
 
+  // What a call's exchanges may wait for (its coordinator, its metadata): one lookup in flight
+  // at a time, which every exchange parked meanwhile waits for.
+  struct Lookup {
+    std::optional<ExchangeId> in_flight;
+    std::vector<ExchangeId> parked;
+    // The lookup answered: the exchanges it held back.
+    std::vector<ExchangeId> answered() {
+      in_flight.reset();
+      return std::exchange(parked, {});
+    }
+  };
+
   // One public call: its deadline and what its exchanges share (coordinator, metadata).
   struct Call {
     std::string name;      // Kafka's call name, for the timeout message
@@ -238,12 +251,10 @@ class GroupAdmin {
     std::string last_api;                    // of the latest attempt, for the timeout message
     ErrorCode last_error = ErrorCode::NONE;  // of the latest failed attempt
     std::optional<NodeId> coordinator;
-    std::optional<ExchangeId> coordinator_lookup;  // the FindCoordinator in flight
-    std::vector<ExchangeId> awaiting_coordinator;
+    Lookup coordinator_lookup;  // FindCoordinator
     MetadataCache metadata;
     std::vector<std::string> metadata_topics;  // what a metadata refresh asks for
-    std::optional<ExchangeId> metadata_refresh;
-    std::vector<ExchangeId> awaiting_metadata;
+    Lookup metadata_refresh;
     std::set<ExchangeId> exchanges;  // not yet answered
   };
 
@@ -266,8 +277,14 @@ class GroupAdmin {
   CallId begin_call(std::string name, std::string group_id, FailFn fail);
   void end_call(CallId id);
   void fail_call(CallId id, ErrorCode error, const std::string& message);
+  // A new exchange of `call`, answered by a `Response`; its first attempt goes out at once (or
+  // once its route is known).
   template <typename Response>
-  ExchangeId request(CallId call, Destination to, Message message, std::function<void(const Response&)> on_answer);
+  ExchangeId request(CallId call, Destination to, Message message, std::function<void(const Response&)> on_answer) {
+    return add_exchange(call, std::move(to), std::move(message), Message(Response{}).index(),
+                        [fn = std::move(on_answer)](const Message& m) { fn(std::get<Response>(m)); });
+  }
+  ExchangeId add_exchange(CallId call, Destination to, Message message, std::size_t answer_index, AnswerFn on_answer);
   void dispatch(ExchangeId x);
   void transmit(ExchangeId x, NodeId to);
   void attempt_failed(ExchangeId x, ErrorCode error);
@@ -275,9 +292,18 @@ class GroupAdmin {
   void drop_exchange(ExchangeId x);
   void await_coordinator(ExchangeId x);
   void await_metadata(ExchangeId x);
+  void park(ExchangeId x, Lookup& lookup, const std::function<ExchangeId()>& start);
   bool retriable_for(Route route, ErrorCode error) const;
   void on_timer(TimerId id, GroupAdminTimer tag);
   void on_deadline(TimerId id);
+
+  // Steps that more than one call takes. Each ends the call on the coordinator's error.
+  template <typename Response>
+  void coordinator_step(CallId call, const std::string& group_id, Message message, std::function<void(const Response&)> then);
+  using Committed = std::map<TopicPartition, Offset>;
+  void describe_step(CallId call, const std::string& group_id, std::function<void(const DescribeGroupsResponse&)> then);
+  // The group's committed offsets (OffsetFetch of every partition).
+  void committed_step(CallId call, const std::string& group_id, std::function<void(Committed)> then);
 
   // list_groups
   void list_each_broker(const std::shared_ptr<ListOp>& op, std::vector<NodeId> brokers);
