@@ -41,18 +41,21 @@ enum class ControllerTimer : std::uint64_t {
   kInitialTopics = 3,  // create the configured topics once brokers registered
 };
 
-// The producer client (engine/client/producer.h).
+// A client's metadata refresh (engine/client/metadata.h): the producer's and the consumer's.
+enum class MetadataTimer : std::uint64_t {
+  kRetry = 1,  // a Metadata request timed out, or its wait ended
+};
+
+// The producer client (engine/client/producer.h). (1 is its metadata refresh's.)
 enum class ProducerTimer : std::uint64_t {
-  kMetadataRetry = 1,   // a Metadata request timed out, or its backoff ended
   kSend = 2,            // a Produce request timed out
   kDrain = 3,           // a batch may be sent, retried or expired now
   kInit = 4,            // an InitProducerId request timed out, or its backoff ended
   kMetadataMaxAge = 5,  // metadata.max.age.ms: refresh
 };
 
-// The consumer client's fetching (engine/client/consumer.h).
+// The consumer client's fetching (engine/client/consumer.h). (1 is its metadata refresh's.)
 enum class ConsumerTimer : std::uint64_t {
-  kMetadata = 1,   // a Metadata request timed out, or its backoff ended
   kPartition = 2,  // a partition's request timed out, or its delay ended
 };
 

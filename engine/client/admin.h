@@ -8,8 +8,8 @@
 // calls end with a TimeoutException. Like Kafka's, a retried CreateTopics whose first attempt
 // did create the topic ends with TOPIC_ALREADY_EXISTS: the client cannot tell.
 //
-// The client owns correlation ids; its host node forwards messages and disconnects.
-// Not thread-safe.
+// Its attempts go through its ClientChannel (client_channel.h), numbered from 1; its host node
+// forwards messages and disconnects. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/client/client_channel.h"
 #include "engine/env/env.h"
 #include "engine/timer_mux.h"
 #include "engine/timer_tags.h"
@@ -45,7 +46,9 @@ class AdminClient {
  public:
   // Arms its timers on the node's `timers`, which hands them back.
   AdminClient(Env& env, TimerMux& timers, AdminConfig config)
-      : env_(env), timers_(timers, [this](TimerId id, AdminTimer tag) { on_timer(id, tag); }), config_(config) {}
+      : env_(env), timers_(timers, [this](TimerId id, AdminTimer tag) { on_timer(id, tag); }), config_(config),
+        channel_(env, ChannelConfig{{}, config.request_timeout_ms, config.retry_backoff_ms}, 0),
+        requests_(channel_, timers_, AdminTimer::kTimeout, AdminTimer::kBackoff) {}
   AdminClient(const AdminClient&) = delete;
   AdminClient& operator=(const AdminClient&) = delete;
 
@@ -72,8 +75,7 @@ class AdminClient {
     Message request;
     AdminCallback done;
     Nanos deadline = 0;
-    CorrelationId attempt = 0;  // the correlation id of the attempt in flight; 0 while backing off
-    TimerId timer = 0;          // request timeout, or the backoff before the next attempt
+    RequestSlot attempt;  // the attempt in flight, or the backoff before the next
     std::int32_t attempts = 0;
   };
 
@@ -86,11 +88,10 @@ class AdminClient {
   Env& env_;
   Timers<AdminTimer> timers_;
   AdminConfig config_;
+  ClientChannel channel_;
+  RequestTable<std::uint64_t, AdminTimer> requests_;  // by call id
   std::uint64_t next_call_ = 0;
-  CorrelationId next_correlation_ = 0;
-  std::map<std::uint64_t, Call> calls_;          // by call id, in start order
-  std::map<CorrelationId, std::uint64_t> by_correlation_;
-  std::map<TimerId, std::uint64_t> by_timer_;
+  std::map<std::uint64_t, Call> calls_;  // by call id, in start order
 };
 
 }  // namespace logsim::engine

@@ -7,20 +7,18 @@
 #include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
-namespace {
-// metadata_correlation_ while waiting out a backoff: no request is in flight, none may start.
-constexpr CorrelationId kMetadataBackoff = -1;
-}  // namespace
 
 Consumer::Consumer(Env& env, TimerMux& timers, ConsumerConfig config)
-    : env_(env),
-      timers_(timers, [this](TimerId id, ConsumerTimer tag) { on_timer(id, tag); }),
+    : timers_(timers, [this](TimerId id, ConsumerTimer tag) { on_timer(id, tag); }),
       config_(std::move(config)),
+      // A static member's held JoinGroup, fenced by its own rejoin, must not match the new one.
+      channel_(env, channel_config(config_),
+               fresh_correlation_base(env.rng())),
+      metadata_(channel_, timers, [this] { return metadata_topics(); }),
+      requests_(channel_, timers_, ConsumerTimer::kPartition, ConsumerTimer::kPartition),
       group_(env, timers, config_, *this) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "consumer needs bootstrap.servers");
   LOGSIM_ASSERT(config_.max_poll_records > 0, "max.poll.records must be positive");
-  // A static member's held JoinGroup, fenced by its own rejoin, must not match the new one.
-  next_correlation_ = fresh_correlation_base(env_.rng());
 }
 
 void Consumer::assign(const std::vector<TopicPartition>& partitions) {
@@ -40,15 +38,12 @@ void Consumer::set_assignment(const std::vector<TopicPartition>& partitions, boo
     }
   }
   for (auto& [tp, st] : partitions_) {
-    if (kept.contains(tp)) continue;
-    timers_.cancel(st.timer);
-    by_timer_.erase(st.timer);
-    by_correlation_.erase(st.in_flight);
+    if (!kept.contains(tp)) requests_.end(st.request);
   }
   partitions_ = std::move(kept);
   assignment_ = partitions;
   next_poll_partition_ = 0;
-  request_metadata();
+  metadata_.request();
 }
 
 void Consumer::subscribe(std::vector<std::string> topics, RebalanceListener* listener) {
@@ -123,12 +118,7 @@ void Consumer::drop_fetching(PartitionState& st) {
   st.reset_from.reset();
   st.seek_to.reset();
   st.awaiting_committed = false;
-  by_correlation_.erase(st.in_flight);
-  st.in_flight = 0;
-  timers_.cancel(st.timer);
-  by_timer_.erase(st.timer);
-  st.timer = 0;
-  st.waiting = false;
+  requests_.end(st.request);
 }
 
 std::optional<Offset> Consumer::position(const TopicPartition& tp) const {
@@ -139,24 +129,6 @@ std::optional<Offset> Consumer::position(const TopicPartition& tp) const {
 std::optional<ErrorCode> Consumer::partition_error(const TopicPartition& tp) const {
   auto it = partitions_.find(tp);
   return it == partitions_.end() ? std::nullopt : it->second.error;
-}
-
-void Consumer::request_metadata() {
-  if (metadata_correlation_ != 0) return;
-  // Refresh no more often than retry.backoff.ms: a partition without a leader would otherwise
-  // be asked about in a tight loop.
-  if (last_metadata_request_ >= 0 && env_.now() - last_metadata_request_ < millis(config_.retry_backoff_ms)) {
-    metadata_correlation_ = kMetadataBackoff;
-    metadata_timer_ = timers_.set(last_metadata_request_ + millis(config_.retry_backoff_ms) - env_.now(), ConsumerTimer::kMetadata);
-    return;
-  }
-  last_metadata_request_ = env_.now();
-  const auto& servers = config_.bootstrap_servers;
-  const NodeId target = servers[env_.rng().uniform_u64(servers.size())];
-  metadata_correlation_ = ++next_correlation_;
-  metadata_target_ = target;
-  env_.send(target, MetadataRequest{metadata_correlation_, metadata_topics()});
-  metadata_timer_ = timers_.set(millis(config_.request_timeout_ms), ConsumerTimer::kMetadata);
 }
 
 std::vector<std::string> Consumer::metadata_topics() const {
@@ -171,10 +143,10 @@ std::vector<std::string> Consumer::metadata_topics() const {
 
 void Consumer::pump(const TopicPartition& tp) {
   PartitionState& st = partitions_.at(tp);
-  if (st.error || st.awaiting_committed || st.in_flight != 0 || st.timer != 0) return;
-  const auto leader = metadata_.leader(tp.topic, tp.partition);
+  if (st.error || st.awaiting_committed || !st.request.idle()) return;
+  const auto leader = metadata_.cache().leader(tp.topic, tp.partition);
   if (!leader) {
-    request_metadata();  // pumped again when metadata arrives
+    metadata_.request();  // pumped again when metadata arrives
     return;
   }
   if (!st.position) {
@@ -190,29 +162,19 @@ void Consumer::pump(const TopicPartition& tp) {
 }
 
 void Consumer::send_request(const TopicPartition& tp, PartitionState& st, NodeId leader, bool list_offsets) {
-  st.in_flight = ++next_correlation_;
-  st.target = leader;
-  by_correlation_[st.in_flight] = tp;
   if (list_offsets) {
     const std::int64_t ts = st.seek_to ? *st.seek_to
                             : config_.auto_offset_reset == OffsetReset::kEarliest ? kListOffsetsEarliest
                                                                                  : kListOffsetsLatest;
-    env_.send(leader, ListOffsetsRequest{st.in_flight, tp.topic, tp.partition, ts});
+    requests_.send(tp, st.request, leader, ListOffsetsRequest{0, tp.topic, tp.partition, ts});
   } else {
     st.fetch_offset = st.buffer.fetched_to.value() >= 0 ? st.buffer.fetched_to : *st.position;
-    env_.send(leader, FetchRequest{st.in_flight, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records,
-                                   config_.fetch_max_wait_ms});
+    requests_.send(tp, st.request, leader,
+                   FetchRequest{0, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records, config_.fetch_max_wait_ms});
   }
-  st.timer = timers_.set(millis(config_.request_timeout_ms), ConsumerTimer::kPartition);
-  st.waiting = false;
-  by_timer_[st.timer] = tp;
 }
 
-void Consumer::delay(PartitionState& st, const TopicPartition& tp, Nanos after) {
-  st.timer = timers_.set(after, ConsumerTimer::kPartition);
-  st.waiting = true;
-  by_timer_[st.timer] = tp;
-}
+void Consumer::delay(PartitionState& st, const TopicPartition& tp, Nanos after) { requests_.wait(tp, st.request, after); }
 
 void Consumer::reset_position(const TopicPartition& tp, PartitionState& st, const FetchResponse& out_of_range) {
   if (st.position) {
@@ -225,25 +187,22 @@ void Consumer::reset_position(const TopicPartition& tp, PartitionState& st, cons
   pump(tp);
 }
 
-Consumer::PartitionState* Consumer::state_for(CorrelationId id, TopicPartition& tp) {
-  auto it = by_correlation_.find(id);
-  if (it == by_correlation_.end()) return nullptr;
-  tp = it->second;
-  by_correlation_.erase(it);
+// The partition whose request this answers, with the request ended; null for a late answer.
+Consumer::PartitionState* Consumer::answered(CorrelationId id, TopicPartition& tp) {
+  auto found = requests_.find(id);
+  if (!found) return nullptr;
+  tp = std::move(*found);
   PartitionState& st = partitions_.at(tp);
-  st.in_flight = 0;
-  timers_.cancel(st.timer);
-  by_timer_.erase(st.timer);
-  st.timer = 0;
+  requests_.end(st.request);
   return &st;
 }
 
 void Consumer::on_list_offsets(const ListOffsetsResponse& resp) {
   TopicPartition tp;
-  PartitionState* st = state_for(resp.correlation_id, tp);
+  PartitionState* st = answered(resp.correlation_id, tp);
   if (st == nullptr) return;
   if (resp.error != ErrorCode::NONE) {
-    if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER) request_metadata();
+    if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER) metadata_.request();
     delay(*st, tp, millis(config_.retry_backoff_ms));
     return;
   }
@@ -266,7 +225,7 @@ void Consumer::on_list_offsets(const ListOffsetsResponse& resp) {
 
 void Consumer::on_fetch(const FetchResponse& resp) {
   TopicPartition tp;
-  PartitionState* st = state_for(resp.correlation_id, tp);
+  PartitionState* st = answered(resp.correlation_id, tp);
   if (st == nullptr) return;
   if (resp.error == ErrorCode::OFFSET_OUT_OF_RANGE) {
     reset_position(tp, *st, resp);
@@ -274,7 +233,7 @@ void Consumer::on_fetch(const FetchResponse& resp) {
   }
   if (resp.error != ErrorCode::NONE) {
     if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER || resp.error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
-      request_metadata();
+      metadata_.request();
     }
     delay(*st, tp, millis(config_.retry_backoff_ms));
     return;
@@ -293,10 +252,7 @@ void Consumer::on_fetch(const FetchResponse& resp) {
 
 bool Consumer::on_message(NodeId, const Message& msg) {
   if (const auto* meta = std::get_if<MetadataResponse>(&msg)) {
-    if (metadata_correlation_ <= 0 || meta->correlation_id != metadata_correlation_) return false;
-    metadata_correlation_ = 0;
-    timers_.cancel(metadata_timer_);
-    metadata_.update(*meta);
+    if (!metadata_.on_response(*meta)) return false;
     for (const auto& tp : assignment_) pump(tp);
     group_.on_metadata();
     return true;
@@ -312,36 +268,21 @@ bool Consumer::on_message(NodeId, const Message& msg) {
   return group_.on_message(msg);
 }
 
-void Consumer::on_timer(TimerId id, ConsumerTimer tag) {
-  switch (tag) {
-    case ConsumerTimer::kMetadata:
-      if (id != metadata_timer_) return;
-      metadata_correlation_ = 0;  // the request timed out, or its backoff ended
-      request_metadata();
-      return;
-    case ConsumerTimer::kPartition:
-      on_partition_timer(id);
-      return;
-  }
-}
-
-void Consumer::on_partition_timer(TimerId id) {
-  auto it = by_timer_.find(id);
-  if (it == by_timer_.end()) return;
-  const TopicPartition tp = it->second;
-  by_timer_.erase(it);
-  PartitionState& st = partitions_.at(tp);
-  st.timer = 0;
-  if (!st.waiting) {
+// A partition's request timed out, or its delay ended (the fetching half's only timers).
+void Consumer::on_timer(TimerId id, ConsumerTimer) {
+  const auto tp = requests_.fired(id);
+  if (!tp) return;
+  PartitionState& st = partitions_.at(*tp);
+  st.request.timer = 0;
+  if (st.request.in_flight()) {
     // The request timed out. As Kafka's NetworkClient does, the connection to that broker is
     // closed: this request and every other one in flight to it fail as a disconnect (late
     // answers are dropped), and each asks again after a backoff. (The group coordinator has
     // a connection of its own, as in Kafka, and is not affected.)
-    close_connection(st.target);
+    close_connection(st.request.target);
     return;
   }
-  st.waiting = false;
-  pump(tp);
+  pump(*tp);  // the delay ended
 }
 
 void Consumer::on_disconnect(NodeId peer) {
@@ -350,19 +291,12 @@ void Consumer::on_disconnect(NodeId peer) {
 }
 
 void Consumer::close_connection(NodeId peer) {
-  if (metadata_correlation_ > 0 && metadata_target_ == peer) {
-    // Ask again after a backoff (reconnect.backoff.ms in Kafka), not at once: a broker that is
-    // down would answer every immediate retry with another reset.
-    timers_.cancel(metadata_timer_);
-    metadata_correlation_ = kMetadataBackoff;
-    metadata_timer_ = timers_.set(millis(config_.retry_backoff_ms), ConsumerTimer::kMetadata);
-  }
+  metadata_.on_disconnect(peer);
   for (const auto& tp : assignment_) {
     PartitionState& st = partitions_.at(tp);
-    if (st.in_flight == 0 || st.target != peer) continue;
-    TopicPartition ignored;
-    state_for(st.in_flight, ignored);  // forgets the request and its timeout
-    request_metadata();
+    if (!st.request.in_flight() || st.request.target != peer) continue;
+    requests_.end(st.request);  // forgets the request and its timeout
+    metadata_.request();
     delay(st, tp, millis(config_.retry_backoff_ms));
   }
 }

@@ -9,8 +9,9 @@
 // (the long poll), so an empty answer is followed by the next fetch at once.
 //
 // With subscribe(), the consumer is a group member: its group half is the ConsumerCoordinator
-// (consumer_coordinator.h), driven from inside poll() as in Kafka.
-// One client per application node.
+// (consumer_coordinator.h), driven from inside poll() as in Kafka. Both halves send through one
+// ClientChannel (client_channel.h): one sequence of correlation ids. Metadata comes from the
+// consumer's MetadataRefresh (metadata.h). One client per application node.
 #pragma once
 
 #include <compare>
@@ -23,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/client/client_channel.h"
 #include "engine/client/consumer_coordinator.h"
 #include "engine/client/metadata.h"
 #include "engine/base/topic_partition.h"
@@ -166,17 +168,15 @@ class Consumer : private GroupHost {
     std::optional<Offset> position;  // next offset to hand out
     bool awaiting_committed = false; // newly assigned in a group: waiting for OffsetFetch
     RecordBuffer buffer;             // fetched, not yet handed out
-    CorrelationId in_flight = 0;     // Fetch or ListOffsets awaiting a response
+    // The Fetch or ListOffsets in flight (with its request timeout), or the delay before the
+    // next request.
+    RequestSlot request;
     Offset fetch_offset{-1};         // what the Fetch in flight asked for
-    NodeId target{-1};               // where the request in flight went
-    TimerId timer = 0;               // request timeout or next-fetch delay
-    bool waiting = false;            // timer is a delay, not a request timeout
     std::optional<ErrorCode> error;
     std::optional<OutOfRange> reset_from;  // out of range: auto.offset.reset is under way
     std::optional<std::int64_t> seek_to;  // a seek_to is under way: what ListOffsets asks for
   };
 
-  void request_metadata();
   void pump(const TopicPartition& tp);
   void send_request(const TopicPartition& tp, PartitionState& st, NodeId leader, bool list_offsets);
   void delay(PartitionState& st, const TopicPartition& tp, Nanos after);
@@ -186,9 +186,8 @@ class Consumer : private GroupHost {
   void drop_fetching(PartitionState& st);
   void on_fetch(const FetchResponse& resp);
   void on_list_offsets(const ListOffsetsResponse& resp);
-  PartitionState* state_for(CorrelationId id, TopicPartition& tp);
+  PartitionState* answered(CorrelationId id, TopicPartition& tp);
   void on_timer(TimerId id, ConsumerTimer tag);
-  void on_partition_timer(TimerId id);
   std::vector<std::string> metadata_topics() const;
 
   // GroupHost: what the coordinator asks of the fetching half.
@@ -196,25 +195,19 @@ class Consumer : private GroupHost {
   void assign_from_group(const std::vector<TopicPartition>& partitions) override { set_assignment(partitions, true); }
   std::vector<TopicPartition> awaiting_committed() const override;
   void committed(const TopicPartition& tp, std::optional<Offset> offset) override;
-  void refresh_metadata() override { request_metadata(); }
-  const MetadataCache& metadata() const override { return metadata_; }
-  CorrelationId next_correlation() override { return ++next_correlation_; }
+  void refresh_metadata() override { metadata_.request(); }
+  const MetadataCache& metadata() const override { return metadata_.cache(); }
+  ClientChannel& channel() override { return channel_; }
   void set_assignment(const std::vector<TopicPartition>& partitions, bool from_group);
 
-  Env& env_;
   Timers<ConsumerTimer> timers_;
   ConsumerConfig config_;
-  MetadataCache metadata_;
+  ClientChannel channel_;
+  MetadataRefresh metadata_;
+  RequestTable<TopicPartition, ConsumerTimer> requests_;  // the partitions' Fetch and ListOffsets
   std::vector<TopicPartition> assignment_;
   std::map<TopicPartition, PartitionState> partitions_;
   std::vector<AutoReset> resets_;  // for take_resets()
-  std::map<CorrelationId, TopicPartition> by_correlation_;
-  std::map<TimerId, TopicPartition> by_timer_;
-  CorrelationId next_correlation_ = 0;
-  CorrelationId metadata_correlation_ = 0;
-  NodeId metadata_target_{-1};
-  TimerId metadata_timer_ = 0;
-  Nanos last_metadata_request_ = -1;
   std::size_t next_poll_partition_ = 0;  // round-robin start of poll()
   ConsumerCoordinator group_;  // after what it uses (config_, the GroupHost's state)
 };

@@ -54,11 +54,10 @@ void ConsumerCoordinator::send_commit(std::uint64_t id) {
     find_coordinator();  // sent when it is found
     return;
   }
-  OffsetCommitRequest req{host_.next_correlation(), config_.group_id, c.generation, c.member_id, config_.group_instance_id, {}};
+  OffsetCommitRequest req{0, config_.group_id, c.generation, c.member_id, config_.group_instance_id, {}};
   for (const auto& [tp, offset] : c.offsets) req.partitions.push_back({tp.topic, tp.partition, offset, {}});
-  c.in_flight = req.correlation_id;
   c.sent = env_.now();
-  env_.send(group_.coordinator, std::move(req));
+  c.in_flight = host_.channel().send(group_.coordinator, std::move(req));
   timers_.cancel(c.request_timer);
   c.request_timer = timers_.set(millis(config_.request_timeout_ms), ConsumerGroupTimer::kCommit);
 }
@@ -167,8 +166,8 @@ void ConsumerCoordinator::fetch_committed() {
   std::vector<OffsetFetchPartitionRef> wanted;
   for (const auto& tp : host_.awaiting_committed()) wanted.push_back({tp.topic, tp.partition});
   if (wanted.empty()) return;
-  group_.offset_fetch_in_flight = host_.next_correlation();
-  env_.send(group_.coordinator, OffsetFetchRequest{group_.offset_fetch_in_flight, config_.group_id, std::move(wanted)});
+  group_.offset_fetch_in_flight =
+      host_.channel().send(group_.coordinator, OffsetFetchRequest{0, config_.group_id, std::move(wanted)});
 }
 
 }  // namespace logsim::engine

@@ -156,8 +156,7 @@ void ConsumerCoordinator::send_join() {
   group_.state = MemberState::kJoining;
   group_.rejoin_needed = false;
   group_.join_started = false;
-  JoinGroupRequest req;
-  req.correlation_id = host_.next_correlation();
+  JoinGroupRequest req;  // (the channel numbers it)
   req.group_id = config_.group_id;
   req.session_timeout_ms = config_.session_timeout_ms;
   req.rebalance_timeout_ms = config_.max_poll_interval_ms;
@@ -171,9 +170,8 @@ void ConsumerCoordinator::send_join() {
                                  : ConsumerSubscription{group_.topics, group_.last_assignment, group_.last_assignment_generation};
   const std::string metadata = encode_subscription(sub);
   for (const auto& a : group_.assignors) req.protocols.push_back({std::string(a.name), metadata});
-  group_.join_in_flight = req.correlation_id;
   group_.join_sent = env_.now();
-  env_.send(group_.coordinator, std::move(req));
+  group_.join_in_flight = host_.channel().send(group_.coordinator, std::move(req));
   timers_.cancel(group_.retry_timer);
   // Kafka's JoinGroup timeout: the rebalance timeout plus 5 s.
   group_.retry_timer = timers_.set(millis(config_.max_poll_interval_ms) + seconds(5), ConsumerGroupTimer::kGroupRetry);
@@ -223,10 +221,8 @@ void ConsumerCoordinator::try_assign() {
 
 void ConsumerCoordinator::send_sync(std::vector<SyncGroupAssignment> assignments) {
   group_.state = MemberState::kSyncing;
-  SyncGroupRequest req{host_.next_correlation(), config_.group_id, group_.generation, group_.member_id,
-                       config_.group_instance_id, std::move(assignments)};
-  group_.join_in_flight = req.correlation_id;
-  env_.send(group_.coordinator, std::move(req));
+  group_.join_in_flight = host_.channel().send(group_.coordinator, SyncGroupRequest{0, config_.group_id, group_.generation, group_.member_id,
+                                                                                   config_.group_instance_id, std::move(assignments)});
   timers_.cancel(group_.retry_timer);
   group_.retry_timer = timers_.set(millis(config_.request_timeout_ms), ConsumerGroupTimer::kGroupRetry);
   arm_heartbeat();  // heartbeats run from the JoinGroup answer on
@@ -259,11 +255,8 @@ void ConsumerCoordinator::find_coordinator() {
     if (group_.retry_timer == 0) group_.retry_timer = timers_.set(group_.find_backoff_until - env_.now(), ConsumerGroupTimer::kGroupRetry);
     return;
   }
-  const auto& servers = config_.bootstrap_servers;
-  const NodeId target = servers[env_.rng().uniform_u64(servers.size())];
-  group_.find_in_flight = host_.next_correlation();
-  group_.find_target = target;
-  env_.send(target, FindCoordinatorRequest{group_.find_in_flight, config_.group_id, CoordinatorKeyType::kGroup});
+  group_.find_target = host_.channel().any_bootstrap();
+  group_.find_in_flight = host_.channel().send(group_.find_target, FindCoordinatorRequest{0, config_.group_id, CoordinatorKeyType::kGroup});
   timers_.cancel(group_.retry_timer);
   group_.retry_timer = timers_.set(millis(config_.request_timeout_ms), ConsumerGroupTimer::kGroupRetry);
 }
@@ -298,9 +291,8 @@ void ConsumerCoordinator::send_heartbeat() {
     return;
   }
   if (group_.heartbeat_in_flight == 0) {
-    group_.heartbeat_in_flight = host_.next_correlation();
-    env_.send(group_.coordinator, HeartbeatRequest{group_.heartbeat_in_flight, config_.group_id, group_.generation,
-                                                   group_.member_id, config_.group_instance_id});
+    group_.heartbeat_in_flight = host_.channel().send(
+        group_.coordinator, HeartbeatRequest{0, config_.group_id, group_.generation, group_.member_id, config_.group_instance_id});
   }
   arm_heartbeat();
 }
@@ -339,9 +331,9 @@ void ConsumerCoordinator::on_poll_timeout() {
   // maybeLeaveGroup("consumer poll timeout has expired"): a static member only drops its
   // generation and lets the session time out.
   if (!config_.group_instance_id) {
-    env_.send(group_.coordinator,
-              LeaveGroupRequest{host_.next_correlation(), config_.group_id,
-                                {LeaveGroupMember{group_.member_id, std::nullopt, "consumer poll timeout has expired"}}});
+    host_.channel().send(group_.coordinator,
+                         LeaveGroupRequest{0, config_.group_id,
+                                           {LeaveGroupMember{group_.member_id, std::nullopt, "consumer poll timeout has expired"}}});
   }
   reset_generation(false);
   group_.state = MemberState::kUnjoined;
@@ -364,8 +356,8 @@ void ConsumerCoordinator::close() {
   }
   if (!config_.group_instance_id && !group_.member_id.empty() && group_.coordinator.value() >= 0) {
     // Sent after the commit on the same connection, so it arrives after it.
-    env_.send(group_.coordinator, LeaveGroupRequest{host_.next_correlation(), config_.group_id,
-                                                    {LeaveGroupMember{group_.member_id, std::nullopt, "the consumer is being closed"}}});
+    host_.channel().send(group_.coordinator, LeaveGroupRequest{0, config_.group_id,
+                                                               {LeaveGroupMember{group_.member_id, std::nullopt, "the consumer is being closed"}}});
   }
   group_.owned.clear();
   reset_generation(false);

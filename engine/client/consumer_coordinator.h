@@ -13,8 +13,8 @@
 // group (static members only drop their generation) and rejoins at its next poll.
 //
 // The coordinator knows nothing of fetching: what it needs of its consumer (positions, the
-// assignment, metadata, correlation ids) it asks through GroupHost, which the Consumer
-// implements. The consumer routes group responses, disconnects and metadata to it.
+// assignment, metadata, the channel its requests go through) it asks through GroupHost, which
+// the Consumer implements. The consumer routes group responses, disconnects and metadata to it.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/client/assignors/assignor.h"
+#include "engine/client/client_channel.h"
 #include "engine/client/metadata.h"
 #include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
@@ -80,8 +81,8 @@ class GroupHost {
   virtual void committed(const TopicPartition& tp, std::optional<Offset> offset) = 0;
   virtual void refresh_metadata() = 0;
   virtual const MetadataCache& metadata() const = 0;
-  // The next correlation id of the consumer's requests (one sequence for all of them).
-  virtual CorrelationId next_correlation() = 0;
+  // The consumer's channel: one sequence of correlation ids for all its requests.
+  virtual ClientChannel& channel() = 0;
 };
 
 class ConsumerCoordinator {

@@ -1,9 +1,9 @@
 // The group admin client: first the exchange machinery (routes, attempts, retries, the call's
-// deadline), then each call as its sequence of steps (list, describe, delete, reset-offsets).
+// deadline), then each call as its sequence of steps (list, describe, delete); reset-offsets's
+// are in group_admin_reset.cc.
 #include "engine/client/group_admin.h"
 
 #include <algorithm>
-#include <limits>
 #include <type_traits>
 
 #include "engine/client/consumer_protocol.h"
@@ -51,47 +51,17 @@ std::optional<Answer> answer_of(const Message& msg) {
       msg);
 }
 
-std::string partition_name(const TopicPartition& tp) {
-  return tp.topic + "-" + std::to_string(tp.partition.value());  // Kafka's TopicPartition.toString
-}
-
 std::string failed(std::string_view api, const std::string& group_id, ErrorCode error) {
   return std::string(api) + " for group '" + group_id + "' failed with " + std::string(error_name(error));
 }
 
-// Kafka's checkOffsetsRange: above the log end -> the log end; below the log start -> the log start.
-Offset clamp(Offset requested, Offset earliest, Offset latest) {
-  if (requested > latest) return latest;
-  if (requested < earliest) return earliest;
-  return requested;
-}
-
-// base + n without overflow (shift-by takes any long, as Kafka's option does).
-Offset shifted(Offset base, std::int64_t n) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
-  if (n > 0 && base.value() > kMax - n) return Offset(kMax);
-  if (n < 0 && base.value() < kMin - n) return Offset(kMin);
-  return base + n;
-}
-
 }  // namespace
 
-std::string_view reset_mode_name(ResetMode mode) {
-  switch (mode) {
-    case ResetMode::kToEarliest: return "to-earliest";
-    case ResetMode::kToLatest: return "to-latest";
-    case ResetMode::kToOffset: return "to-offset";
-    case ResetMode::kShiftBy: return "shift-by";
-    case ResetMode::kToDatetime: return "to-datetime";
-    case ResetMode::kByDuration: return "by-duration";
-    case ResetMode::kToCurrent: return "to-current";
-  }
-  return "unknown";
-}
-
 GroupAdmin::GroupAdmin(Env& env, TimerMux& timers, GroupAdminConfig config)
-    : env_(env), timers_(timers, [this](TimerId id, GroupAdminTimer tag) { on_timer(id, tag); }), config_(std::move(config)) {
+    : env_(env), timers_(timers, [this](TimerId id, GroupAdminTimer tag) { on_timer(id, tag); }), config_(std::move(config)),
+      channel_(env, channel_config(config_),
+               kFirstCorrelationId - 1),
+      requests_(channel_, timers_, GroupAdminTimer::kRequestTimeout, GroupAdminTimer::kBackoff) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "GroupAdmin needs at least one bootstrap server");
 }
 
@@ -127,16 +97,15 @@ void GroupAdmin::fail_call(CallId id, ErrorCode error, const std::string& messag
   fail(error, message);
 }
 
-template <typename Response>
-GroupAdmin::ExchangeId GroupAdmin::request(CallId call, Destination to, Message message,
-                                           std::function<void(const Response&)> on_answer) {
+GroupAdmin::ExchangeId GroupAdmin::add_exchange(CallId call, Destination to, Message message, std::size_t answer_index,
+                                                AnswerFn on_answer) {
   const ExchangeId x = ++next_exchange_;
   Exchange& ex = exchanges_[x];
   ex.call = call;
   ex.request = std::move(message);
   ex.to = std::move(to);
-  ex.answer_index = Message(Response{}).index();
-  ex.on_answer = [fn = std::move(on_answer)](const Message& m) { fn(std::get<Response>(m)); };
+  ex.answer_index = answer_index;
+  ex.on_answer = std::move(on_answer);
   calls_.at(call).exchanges.insert(x);
   dispatch(x);
   return x;
@@ -147,10 +116,7 @@ void GroupAdmin::dispatch(ExchangeId x) {
   Exchange& ex = exchanges_.at(x);
   Call& call = calls_.at(ex.call);
   switch (ex.to.route) {
-    case Route::kAnyBroker: {
-      const NodeId to = config_.bootstrap_servers[next_bootstrap_++ % config_.bootstrap_servers.size()];
-      return transmit(x, to);
-    }
+    case Route::kAnyBroker: return transmit(x, channel_.next_bootstrap());
     case Route::kBroker: return transmit(x, ex.to.broker);
     case Route::kCoordinator:
       if (call.coordinator) return transmit(x, *call.coordinator);
@@ -166,18 +132,12 @@ void GroupAdmin::dispatch(ExchangeId x) {
 void GroupAdmin::transmit(ExchangeId x, NodeId to) {
   Exchange& ex = exchanges_.at(x);
   Call& call = calls_.at(ex.call);
-  ex.correlation = next_correlation_++;
-  ex.sent_to = to;
-  std::visit(
-      [&](auto& m) {
-        if constexpr (requires { m.correlation_id; }) m.correlation_id = ex.correlation;
-      },
-      ex.request);
-  by_correlation_[ex.correlation] = x;
+  const CorrelationId id = channel_.next_correlation();
+  set_correlation(ex.request, id);
   ++call.attempts;
   call.last_api = std::string(message_name(ex.request));
-  ex.timer = timers_.set(millis(config_.request_timeout_ms), GroupAdminTimer::kRequestTimeout);
-  exchange_timers_[ex.timer] = x;
+  // (The timeout is armed before the send: the order this client has always had.)
+  requests_.track(x, ex.attempt, id, to, channel_.request_timeout());
   env_.send(to, ex.request);
 }
 
@@ -185,17 +145,11 @@ void GroupAdmin::transmit(ExchangeId x, NodeId to) {
 void GroupAdmin::attempt_failed(ExchangeId x, ErrorCode error) {
   Exchange& ex = exchanges_.at(x);
   Call& call = calls_.at(ex.call);
-  by_correlation_.erase(ex.correlation);
-  ex.correlation = 0;
-  if (ex.timer != 0) {
-    timers_.cancel(ex.timer);
-    exchange_timers_.erase(ex.timer);
-    ex.timer = 0;
-  }
+  requests_.end(ex.attempt);
   // A coordinator that moved, is gone or does not answer is looked up again; one that is
   // still loading its groups is asked again.
   if (ex.to.route == Route::kCoordinator && error != ErrorCode::COORDINATOR_LOAD_IN_PROGRESS &&
-      call.coordinator == ex.sent_to) {
+      call.coordinator == ex.attempt.target) {
     call.coordinator.reset();
   }
   retry_later(x, error);
@@ -205,19 +159,14 @@ void GroupAdmin::retry_later(ExchangeId x, ErrorCode error) {
   Exchange& ex = exchanges_.at(x);
   calls_.at(ex.call).last_error = error;
   if (ex.to.route == Route::kLeader) ex.refresh_leader = true;
-  ex.timer = timers_.set(millis(config_.retry_backoff_ms), GroupAdminTimer::kBackoff);
-  exchange_timers_[ex.timer] = x;
+  requests_.wait(x, ex.attempt);
 }
 
 // Forgets an exchange with its attempt and timer (its call removes it from its own set).
 void GroupAdmin::drop_exchange(ExchangeId x) {
   auto it = exchanges_.find(x);
   if (it == exchanges_.end()) return;
-  if (it->second.correlation != 0) by_correlation_.erase(it->second.correlation);
-  if (it->second.timer != 0) {
-    timers_.cancel(it->second.timer);
-    exchange_timers_.erase(it->second.timer);
-  }
+  requests_.end(it->second.attempt);
   exchanges_.erase(it);
 }
 
@@ -225,17 +174,17 @@ void GroupAdmin::drop_exchange(ExchangeId x) {
 void GroupAdmin::await_coordinator(ExchangeId x) {
   const CallId id = exchanges_.at(x).call;
   Call& call = calls_.at(id);
-  call.awaiting_coordinator.push_back(x);
-  if (call.coordinator_lookup) return;
-  call.coordinator_lookup = request<FindCoordinatorResponse>(
-      id, Destination::any_broker(), FindCoordinatorRequest{0, call.group_id, CoordinatorKeyType::kGroup},
-      [this, id](const FindCoordinatorResponse& resp) {
-        Call& c = calls_.at(id);
-        c.coordinator_lookup.reset();
-        if (resp.error != ErrorCode::NONE) return fail_call(id, resp.error, failed("FindCoordinator", c.group_id, resp.error));
-        c.coordinator = resp.node_id;
-        for (ExchangeId waiting : std::exchange(c.awaiting_coordinator, {})) dispatch(waiting);
-      });
+  park(x, call.coordinator_lookup, [&] {
+    return request<FindCoordinatorResponse>(
+        id, Destination::any_broker(), FindCoordinatorRequest{0, call.group_id, CoordinatorKeyType::kGroup},
+        [this, id](const FindCoordinatorResponse& resp) {
+          Call& c = calls_.at(id);
+          const std::vector<ExchangeId> parked = c.coordinator_lookup.answered();
+          if (resp.error != ErrorCode::NONE) return fail_call(id, resp.error, failed("FindCoordinator", c.group_id, resp.error));
+          c.coordinator = resp.node_id;
+          for (ExchangeId waiting : parked) dispatch(waiting);
+        });
+  });
 }
 
 // Parks a leader exchange until a metadata refresh (one per call at a time) answers; a
@@ -243,23 +192,29 @@ void GroupAdmin::await_coordinator(ExchangeId x) {
 void GroupAdmin::await_metadata(ExchangeId x) {
   const CallId id = exchanges_.at(x).call;
   Call& call = calls_.at(id);
-  call.awaiting_metadata.push_back(x);
-  if (call.metadata_refresh) return;
-  call.metadata_refresh = request<MetadataResponse>(
-      id, Destination::any_broker(), MetadataRequest{0, call.metadata_topics}, [this, id](const MetadataResponse& resp) {
-        Call& c = calls_.at(id);
-        c.metadata_refresh.reset();
-        c.metadata.update(resp);
-        for (ExchangeId waiting : std::exchange(c.awaiting_metadata, {})) {
-          Exchange& ex = exchanges_.at(waiting);
-          ex.refresh_leader = false;
-          if (c.metadata.leader(ex.to.partition.topic, ex.to.partition.partition)) {
-            dispatch(waiting);
-          } else {
-            retry_later(waiting, ErrorCode::LEADER_NOT_AVAILABLE);
+  park(x, call.metadata_refresh, [&] {
+    return request<MetadataResponse>(
+        id, Destination::any_broker(), MetadataRequest{0, call.metadata_topics}, [this, id](const MetadataResponse& resp) {
+          Call& c = calls_.at(id);
+          const std::vector<ExchangeId> parked = c.metadata_refresh.answered();
+          c.metadata.update(resp);
+          for (ExchangeId waiting : parked) {
+            Exchange& ex = exchanges_.at(waiting);
+            ex.refresh_leader = false;
+            if (c.metadata.leader(ex.to.partition.topic, ex.to.partition.partition)) {
+              dispatch(waiting);
+            } else {
+              retry_later(waiting, ErrorCode::LEADER_NOT_AVAILABLE);
+            }
           }
-        }
-      });
+        });
+  });
+}
+
+// Parks an exchange on one of its call's lookups, and starts the lookup unless one is in flight.
+void GroupAdmin::park(ExchangeId x, Lookup& lookup, const std::function<ExchangeId()>& start) {
+  lookup.parked.push_back(x);
+  if (!lookup.in_flight) lookup.in_flight = start();
 }
 
 bool GroupAdmin::retriable_for(Route route, ErrorCode error) const {
@@ -274,9 +229,9 @@ bool GroupAdmin::retriable_for(Route route, ErrorCode error) const {
 bool GroupAdmin::on_message(NodeId, const Message& msg) {
   const auto answer = answer_of(msg);
   if (!answer) return false;
-  auto c = by_correlation_.find(answer->correlation_id);
-  if (c == by_correlation_.end()) return false;
-  const ExchangeId x = c->second;
+  const auto found = requests_.find(answer->correlation_id);
+  if (!found) return false;
+  const ExchangeId x = *found;
   Exchange& ex = exchanges_.at(x);
   if (msg.index() != ex.answer_index) return false;  // another client's answer with a like id
   if (retriable_for(ex.to.route, answer->error)) {
@@ -291,38 +246,65 @@ bool GroupAdmin::on_message(NodeId, const Message& msg) {
 }
 
 void GroupAdmin::on_timer(TimerId timer, GroupAdminTimer tag) {
-  if (tag == GroupAdminTimer::kDeadline) {
-    auto it = deadline_timers_.find(timer);
-    if (it == deadline_timers_.end()) return;
-    const CallId id = it->second;
-    deadline_timers_.erase(it);
-    Call& call = calls_.at(id);
-    call.deadline_timer = 0;
-    std::string message = "Call(callName=" + call.name + ") timed out after " + std::to_string(call.attempts) +
-                          " attempt(s)";
-    if (!call.last_api.empty()) message += "; the last request was " + call.last_api;
-    if (call.last_error != ErrorCode::NONE) message += "; the last failure was " + std::string(error_name(call.last_error));
-    fail_call(id, ErrorCode::REQUEST_TIMED_OUT, message);
-    return;
-  }
-  auto it = exchange_timers_.find(timer);
-  if (it == exchange_timers_.end()) return;
-  const ExchangeId x = it->second;
-  exchange_timers_.erase(it);
-  exchanges_.at(x).timer = 0;
+  if (tag == GroupAdminTimer::kDeadline) return on_deadline(timer);
+  const auto x = requests_.fired(timer);
+  if (!x) return;
+  exchanges_.at(*x).attempt.timer = 0;
   if (tag == GroupAdminTimer::kBackoff) {
-    dispatch(x);
+    dispatch(*x);
   } else {
-    attempt_failed(x, ErrorCode::REQUEST_TIMED_OUT);
+    attempt_failed(*x, ErrorCode::REQUEST_TIMED_OUT);
   }
 }
 
+// default.api.timeout.ms since the call began.
+void GroupAdmin::on_deadline(TimerId timer) {
+  auto it = deadline_timers_.find(timer);
+  if (it == deadline_timers_.end()) return;
+  const CallId id = it->second;
+  deadline_timers_.erase(it);
+  Call& call = calls_.at(id);
+  call.deadline_timer = 0;
+  std::string message = "Call(callName=" + call.name + ") timed out after " + std::to_string(call.attempts) + " attempt(s)";
+  if (!call.last_api.empty()) message += "; the last request was " + call.last_api;
+  if (call.last_error != ErrorCode::NONE) message += "; the last failure was " + std::string(error_name(call.last_error));
+  fail_call(id, ErrorCode::REQUEST_TIMED_OUT, message);
+}
+
 void GroupAdmin::on_disconnect(NodeId peer) {
-  std::vector<ExchangeId> broken;
-  for (const auto& [x, ex] : exchanges_) {
-    if (ex.correlation != 0 && ex.sent_to == peer) broken.push_back(x);
-  }
-  for (ExchangeId x : broken) attempt_failed(x, ErrorCode::NETWORK_EXCEPTION);
+  for (ExchangeId x : requests_.in_flight_to(peer)) attempt_failed(x, ErrorCode::NETWORK_EXCEPTION);
+}
+
+// ============================================================== steps more than one call takes
+
+// A request to the group's coordinator whose answer's error, if any, ends the call.
+template <typename Response>
+void GroupAdmin::coordinator_step(CallId call, const std::string& group_id, Message message,
+                                  std::function<void(const Response&)> then) {
+  std::string api(message_name(message));
+  request<Response>(call, Destination::coordinator(), std::move(message),
+                    [this, call, group_id, api = std::move(api), then = std::move(then)](const Response& resp) {
+                      if (resp.error != ErrorCode::NONE) return fail_call(call, resp.error, failed(api, group_id, resp.error));
+                      then(resp);
+                    });
+}
+
+void GroupAdmin::describe_step(CallId call, const std::string& group_id,
+                               std::function<void(const DescribeGroupsResponse&)> then) {
+  coordinator_step<DescribeGroupsResponse>(call, group_id, DescribeGroupsRequest{0, group_id}, std::move(then));
+}
+
+void GroupAdmin::committed_step(CallId call, const std::string& group_id, std::function<void(Committed)> then) {
+  coordinator_step<OffsetFetchResponse>(call, group_id, OffsetFetchRequest{0, group_id, std::nullopt},
+                                        [then = std::move(then)](const OffsetFetchResponse& resp) {
+                                          Committed committed;
+                                          for (const OffsetFetchPartition& p : resp.partitions) {
+                                            if (p.error == ErrorCode::NONE && p.committed_offset.value() >= 0) {
+                                              committed[{p.topic, p.partition}] = p.committed_offset;
+                                            }
+                                          }
+                                          then(std::move(committed));
+                                        });
 }
 
 // ============================================================== list_groups
@@ -402,44 +384,30 @@ void GroupAdmin::describe_group(const std::string& group_id, DescribeGroupCallba
     failure.group_id = op->result.group_id;
     op->done(failure);
   });
-  request<DescribeGroupsResponse>(
-      op->call, Destination::coordinator(), DescribeGroupsRequest{0, group_id},
-      [this, op](const DescribeGroupsResponse& resp) {
-        if (resp.error != ErrorCode::NONE) {
-          return fail_call(op->call, resp.error, failed("DescribeGroups", op->result.group_id, resp.error));
-        }
-        DescribeGroupResult& r = op->result;
-        r.state = resp.state;
-        r.protocol_type = resp.protocol_type;
-        r.protocol_name = resp.protocol_name;
-        r.generation_id = resp.generation_id;
-        for (const DescribedGroupMember& m : resp.members) {
-          r.members.push_back({m.member_id, m.group_instance_id, m.client_id, m.assignment});
-        }
-        describe_fetch_offsets(op);
-      });
+  describe_step(op->call, group_id, [this, op](const DescribeGroupsResponse& resp) {
+    DescribeGroupResult& r = op->result;
+    r.state = resp.state;
+    r.protocol_type = resp.protocol_type;
+    r.protocol_name = resp.protocol_name;
+    r.generation_id = resp.generation_id;
+    for (const DescribedGroupMember& m : resp.members) {
+      r.members.push_back({m.member_id, m.group_instance_id, m.client_id, m.assignment});
+    }
+    describe_fetch_offsets(op);
+  });
 }
 
 // The rows: every committed offset, and every partition a member is assigned.
 void GroupAdmin::describe_fetch_offsets(const std::shared_ptr<DescribeOp>& op) {
-  request<OffsetFetchResponse>(
-      op->call, Destination::coordinator(), OffsetFetchRequest{0, op->result.group_id, std::nullopt},
-      [this, op](const OffsetFetchResponse& resp) {
-        if (resp.error != ErrorCode::NONE) {
-          return fail_call(op->call, resp.error, failed("OffsetFetch", op->result.group_id, resp.error));
-        }
-        for (const OffsetFetchPartition& p : resp.partitions) {
-          if (p.error == ErrorCode::NONE && p.committed_offset.value() >= 0) {
-            op->row({p.topic, p.partition}).committed = p.committed_offset;
-          }
-        }
-        for (const GroupMemberDescription& m : op->result.members) {
-          const auto assignment = decode_assignment(m.assignment);
-          if (!assignment) continue;  // not a consumer's, or not Stable (then Kafka sends none)
-          for (const TopicPartition& tp : assignment->partitions) op->row(tp).member_id = m.member_id;
-        }
-        describe_log_ends(op);
-      });
+  committed_step(op->call, op->result.group_id, [this, op](Committed committed) {
+    for (const auto& [tp, offset] : committed) op->row(tp).committed = offset;
+    for (const GroupMemberDescription& m : op->result.members) {
+      const auto assignment = decode_assignment(m.assignment);
+      if (!assignment) continue;  // not a consumer's, or not Stable (then Kafka sends none)
+      for (const TopicPartition& tp : assignment->partitions) op->row(tp).member_id = m.member_id;
+    }
+    describe_log_ends(op);
+  });
 }
 
 // LOG-END-OFFSET of each row: Metadata for the leaders, then ListOffsets latest to each.
@@ -521,217 +489,6 @@ void GroupAdmin::delete_offsets(const std::string& group_id, std::vector<TopicPa
                                   end_call(call);
                                   done(result);
                                 });
-}
-
-// ============================================================== reset_offsets
-
-struct GroupAdmin::ResetOp {
-  CallId call = 0;
-  ResetOffsetsRequest request;
-  ResetOffsetsCallback done;
-  std::map<TopicPartition, Offset> committed;  // the group's committed offsets before the reset
-  std::vector<TopicPartition> partitions;      // to reset, sorted
-  std::int64_t timestamp_ms = 0;               // to-datetime, by-duration: T
-  // ListOffsets answers by partition and the timestamp asked (earliest, latest or T).
-  std::map<std::pair<TopicPartition, std::int64_t>, Offset> log_offsets;
-  std::size_t waiting = 0;  // ListOffsets not yet answered
-  std::vector<ResetOffsetsRow> rows;
-
-  std::optional<Offset> previous(const TopicPartition& tp) const {
-    auto it = committed.find(tp);
-    return it == committed.end() ? std::nullopt : std::optional<Offset>(it->second);
-  }
-  Offset log_offset(const TopicPartition& tp, std::int64_t spec) const { return log_offsets.at({tp, spec}); }
-
-  // The ListOffsets timestamps a partition's new offset needs, by mode.
-  std::vector<std::int64_t> specs(const TopicPartition& tp) const {
-    switch (request.mode) {
-      case ResetMode::kToEarliest: return {kListOffsetsEarliest};
-      case ResetMode::kToLatest: return {kListOffsetsLatest};
-      case ResetMode::kToOffset:
-      case ResetMode::kShiftBy: return {kListOffsetsEarliest, kListOffsetsLatest};
-      case ResetMode::kToDatetime:
-      case ResetMode::kByDuration: return {timestamp_ms, kListOffsetsLatest};
-      case ResetMode::kToCurrent:
-        if (previous(tp)) return {};
-        return {kListOffsetsLatest};
-    }
-    return {};
-  }
-
-  // Kafka's rule for each mode (see ResetMode).
-  Offset new_offset(const TopicPartition& tp) const {
-    const std::int64_t n = request.value;
-    switch (request.mode) {
-      case ResetMode::kToEarliest: return log_offset(tp, kListOffsetsEarliest);
-      case ResetMode::kToLatest: return log_offset(tp, kListOffsetsLatest);
-      case ResetMode::kToOffset:
-        return clamp(Offset(n), log_offset(tp, kListOffsetsEarliest), log_offset(tp, kListOffsetsLatest));
-      case ResetMode::kShiftBy: {
-        const Offset base = previous(tp).value_or(log_offset(tp, kListOffsetsEarliest));
-        return clamp(shifted(base, n), log_offset(tp, kListOffsetsEarliest), log_offset(tp, kListOffsetsLatest));
-      }
-      case ResetMode::kToDatetime:
-      case ResetMode::kByDuration: {
-        const Offset at = log_offset(tp, timestamp_ms);
-        return at.value() >= 0 ? at : log_offset(tp, kListOffsetsLatest);
-      }
-      case ResetMode::kToCurrent:
-        if (auto current = previous(tp)) return *current;
-        return log_offset(tp, kListOffsetsLatest);
-    }
-    return Offset(-1);
-  }
-};
-
-void GroupAdmin::reset_offsets(ResetOffsetsRequest request, ResetOffsetsCallback done) {
-  auto op = std::make_shared<ResetOp>();
-  op->request = std::move(request);
-  op->done = std::move(done);
-  if (op->request.mode == ResetMode::kToDatetime) op->timestamp_ms = std::max<std::int64_t>(op->request.value, 0);
-  if (op->request.mode == ResetMode::kByDuration) {
-    op->timestamp_ms = std::max<std::int64_t>(to_millis(env_.now()) - op->request.value, 0);
-  }
-  op->call = begin_call("resetOffsets", op->request.group_id, [op](ErrorCode e, const std::string& m) {
-    op->done(ResetOffsetsResult{e, m, {}, false});
-  });
-  reset_check_state(op);
-}
-
-// Kafka's tool resets only an inactive group: Empty, or Dead (it does not exist).
-void GroupAdmin::reset_check_state(const std::shared_ptr<ResetOp>& op) {
-  request<DescribeGroupsResponse>(
-      op->call, Destination::coordinator(), DescribeGroupsRequest{0, op->request.group_id},
-      [this, op](const DescribeGroupsResponse& resp) {
-        const std::string& group = op->request.group_id;
-        if (resp.error != ErrorCode::NONE) return fail_call(op->call, resp.error, failed("DescribeGroups", group, resp.error));
-        if (resp.state != "Empty" && resp.state != "Dead") {
-          return fail_call(op->call, ErrorCode::NON_EMPTY_GROUP,
-                           "Assignments can only be reset if the group '" + group +
-                               "' is inactive, but the current state is " + resp.state + ".");
-        }
-        reset_fetch_offsets(op);
-      });
-}
-
-void GroupAdmin::reset_fetch_offsets(const std::shared_ptr<ResetOp>& op) {
-  request<OffsetFetchResponse>(
-      op->call, Destination::coordinator(), OffsetFetchRequest{0, op->request.group_id, std::nullopt},
-      [this, op](const OffsetFetchResponse& resp) {
-        if (resp.error != ErrorCode::NONE) {
-          return fail_call(op->call, resp.error, failed("OffsetFetch", op->request.group_id, resp.error));
-        }
-        for (const OffsetFetchPartition& p : resp.partitions) {
-          if (p.error == ErrorCode::NONE && p.committed_offset.value() >= 0) {
-            op->committed[{p.topic, p.partition}] = p.committed_offset;
-          }
-        }
-        reset_resolve_partitions(op);
-      });
-}
-
-// Which partitions to reset: those named, every partition of a named topic (from Metadata),
-// or, with no topics named (--all-topics), every partition with a committed offset. All must
-// exist; the metadata also gives the leaders that ListOffsets goes to.
-void GroupAdmin::reset_resolve_partitions(const std::shared_ptr<ResetOp>& op) {
-  std::set<std::string> topics;
-  for (const ResetTopic& t : op->request.topics) topics.insert(t.topic);
-  if (op->request.topics.empty()) {
-    for (const auto& [tp, offset] : op->committed) topics.insert(tp.topic);
-  }
-  if (topics.empty()) return reset_plan(op);  // nothing to reset
-  Call& call = calls_.at(op->call);
-  call.metadata_topics.assign(topics.begin(), topics.end());
-  request<MetadataResponse>(
-      op->call, Destination::any_broker(), MetadataRequest{0, call.metadata_topics},
-      [this, op](const MetadataResponse& resp) {
-        MetadataCache& metadata = calls_.at(op->call).metadata;
-        metadata.update(resp);
-        std::set<TopicPartition> wanted;
-        if (op->request.topics.empty()) {
-          for (const auto& [tp, offset] : op->committed) wanted.insert(tp);
-        }
-        for (const ResetTopic& t : op->request.topics) {
-          if (!metadata.knows(t.topic)) {
-            return fail_call(op->call, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
-                             "The topic \"" + t.topic + "\" does not exist");
-          }
-          for (const PartitionId p : t.partitions) wanted.insert({t.topic, p});
-          if (t.partitions.empty()) {
-            for (std::int32_t p = 0; p < metadata.partition_count(t.topic); ++p) wanted.insert({t.topic, PartitionId(p)});
-          }
-        }
-        std::string missing;  // Kafka's check: "The partitions \"t-7,u-0\" do not exist"
-        for (const TopicPartition& tp : wanted) {
-          if (tp.partition.value() < 0 || tp.partition.value() >= metadata.partition_count(tp.topic)) {
-            missing += (missing.empty() ? "" : ",") + partition_name(tp);
-          }
-        }
-        if (!missing.empty()) {
-          return fail_call(op->call, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, "The partitions \"" + missing + "\" do not exist");
-        }
-        op->partitions.assign(wanted.begin(), wanted.end());
-        reset_list_offsets(op);
-      });
-}
-
-// ListOffsets to each partition's leader for what its mode needs, all in parallel.
-void GroupAdmin::reset_list_offsets(const std::shared_ptr<ResetOp>& op) {
-  std::vector<std::pair<TopicPartition, std::int64_t>> queries;
-  for (const TopicPartition& tp : op->partitions) {
-    for (const std::int64_t spec : op->specs(tp)) queries.emplace_back(tp, spec);
-  }
-  op->waiting = queries.size();
-  if (queries.empty()) return reset_plan(op);
-  for (const auto& [tp, spec] : queries) {
-    request<ListOffsetsResponse>(
-        op->call, Destination::leader(tp), ListOffsetsRequest{0, tp.topic, tp.partition, spec},
-        [this, op, tp = tp, spec = spec](const ListOffsetsResponse& resp) {
-          if (resp.error != ErrorCode::NONE) {
-            return fail_call(op->call, resp.error,
-                             "Error getting offsets of topic partition " + partition_name(tp) + ": " +
-                                 std::string(error_name(resp.error)));
-          }
-          op->log_offsets[{tp, spec}] = resp.offset;
-          if (--op->waiting == 0) reset_plan(op);
-        });
-  }
-}
-
-void GroupAdmin::reset_plan(const std::shared_ptr<ResetOp>& op) {
-  for (const TopicPartition& tp : op->partitions) {
-    op->rows.push_back(ResetOffsetsRow{tp.topic, tp.partition, op->previous(tp).value_or(Offset(-1)),
-                                       op->new_offset(tp), ErrorCode::NONE});
-  }
-  if (op->request.execute && !op->rows.empty()) return reset_commit(op);
-  // A dry run commits nothing; an empty plan has nothing to commit (vacuously executed).
-  ResetOffsetsResult result{ErrorCode::NONE, "", op->rows, op->request.execute};
-  end_call(op->call);
-  op->done(result);
-}
-
-// One OffsetCommit of the whole plan, as an admin: generation -1 and no member id, which the
-// coordinator accepts only while the group is Empty (else UNKNOWN_MEMBER_ID per partition).
-void GroupAdmin::reset_commit(const std::shared_ptr<ResetOp>& op) {
-  OffsetCommitRequest commit{0, op->request.group_id, -1, "", std::nullopt, {}};
-  for (const ResetOffsetsRow& row : op->rows) commit.partitions.push_back({row.topic, row.partition, row.new_offset, ""});
-  request<OffsetCommitResponse>(
-      op->call, Destination::coordinator(), std::move(commit), [this, op](const OffsetCommitResponse& resp) {
-        ResetOffsetsResult result{ErrorCode::NONE, "", op->rows, false};
-        for (const OffsetCommitPartitionResult& p : resp.partitions) {
-          for (ResetOffsetsRow& row : result.rows) {
-            if (row.topic == p.topic && row.partition == p.partition) row.error = p.error;
-          }
-          if (p.error != ErrorCode::NONE && result.error == ErrorCode::NONE) {
-            result.error = p.error;
-            result.message = "Failed to commit the offset of " + partition_name({p.topic, p.partition}) +
-                             " for group '" + op->request.group_id + "': " + std::string(error_name(p.error));
-          }
-        }
-        result.executed = result.error == ErrorCode::NONE;
-        end_call(op->call);
-        op->done(result);
-      });
 }
 
 }  // namespace logsim::engine

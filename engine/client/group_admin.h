@@ -21,10 +21,11 @@
 // Determinism: brokers are chosen round robin over the configured list; results are sorted
 // (groups by id, rows by topic and partition); nothing reads a clock but env.now().
 //
-// Correlation ids start at kFirstCorrelationId so that they do not collide with those of a
-// producer or consumer on the same node: on_message returns true only for answers to this
-// client's own requests. The host node forwards messages and disconnects.
-// Not thread-safe.
+// Attempts go through the client's ClientChannel (client_channel.h). Correlation ids start at
+// kFirstCorrelationId so that they do not collide with those of a producer or consumer on the
+// same node: on_message returns true only for answers to this client's own requests. The host
+// node forwards messages and disconnects. reset_offsets's steps are in group_admin_reset.cc,
+// the other calls' in group_admin.cc. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/client/client_channel.h"
 #include "engine/client/metadata.h"
 #include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
@@ -227,6 +229,18 @@ class GroupAdmin {
     static Destination leader(TopicPartition tp) { return {Route::kLeader, NodeId(-1), std::move(tp)}; }
   };
 
+  // What a call's exchanges may wait for (its coordinator, its metadata): one lookup in flight
+  // at a time, which every exchange parked meanwhile waits for.
+  struct Lookup {
+    std::optional<ExchangeId> in_flight;
+    std::vector<ExchangeId> parked;
+    // The lookup answered: the exchanges it held back.
+    std::vector<ExchangeId> answered() {
+      in_flight.reset();
+      return std::exchange(parked, {});
+    }
+  };
+
   // One public call: its deadline and what its exchanges share (coordinator, metadata).
   struct Call {
     std::string name;      // Kafka's call name, for the timeout message
@@ -237,12 +251,10 @@ class GroupAdmin {
     std::string last_api;                    // of the latest attempt, for the timeout message
     ErrorCode last_error = ErrorCode::NONE;  // of the latest failed attempt
     std::optional<NodeId> coordinator;
-    std::optional<ExchangeId> coordinator_lookup;  // the FindCoordinator in flight
-    std::vector<ExchangeId> awaiting_coordinator;
+    Lookup coordinator_lookup;  // FindCoordinator
     MetadataCache metadata;
     std::vector<std::string> metadata_topics;  // what a metadata refresh asks for
-    std::optional<ExchangeId> metadata_refresh;
-    std::vector<ExchangeId> awaiting_metadata;
+    Lookup metadata_refresh;
     std::set<ExchangeId> exchanges;  // not yet answered
   };
 
@@ -253,9 +265,7 @@ class GroupAdmin {
     Destination to;
     std::size_t answer_index = 0;   // the Message alternative that answers it
     AnswerFn on_answer;             // the final (non-retriable) answer
-    CorrelationId correlation = 0;  // of the attempt in flight; 0 when none is
-    NodeId sent_to{-1};
-    TimerId timer = 0;           // the attempt's request timeout, or the backoff before the next
+    RequestSlot attempt;            // the attempt in flight, or the backoff before the next
     bool refresh_leader = false;  // kLeader: refresh metadata before the next attempt
   };
 
@@ -267,8 +277,14 @@ class GroupAdmin {
   CallId begin_call(std::string name, std::string group_id, FailFn fail);
   void end_call(CallId id);
   void fail_call(CallId id, ErrorCode error, const std::string& message);
+  // A new exchange of `call`, answered by a `Response`; its first attempt goes out at once (or
+  // once its route is known).
   template <typename Response>
-  ExchangeId request(CallId call, Destination to, Message message, std::function<void(const Response&)> on_answer);
+  ExchangeId request(CallId call, Destination to, Message message, std::function<void(const Response&)> on_answer) {
+    return add_exchange(call, std::move(to), std::move(message), Message(Response{}).index(),
+                        [fn = std::move(on_answer)](const Message& m) { fn(std::get<Response>(m)); });
+  }
+  ExchangeId add_exchange(CallId call, Destination to, Message message, std::size_t answer_index, AnswerFn on_answer);
   void dispatch(ExchangeId x);
   void transmit(ExchangeId x, NodeId to);
   void attempt_failed(ExchangeId x, ErrorCode error);
@@ -276,8 +292,18 @@ class GroupAdmin {
   void drop_exchange(ExchangeId x);
   void await_coordinator(ExchangeId x);
   void await_metadata(ExchangeId x);
+  void park(ExchangeId x, Lookup& lookup, const std::function<ExchangeId()>& start);
   bool retriable_for(Route route, ErrorCode error) const;
   void on_timer(TimerId id, GroupAdminTimer tag);
+  void on_deadline(TimerId id);
+
+  // Steps that more than one call takes. Each ends the call on the coordinator's error.
+  template <typename Response>
+  void coordinator_step(CallId call, const std::string& group_id, Message message, std::function<void(const Response&)> then);
+  using Committed = std::map<TopicPartition, Offset>;
+  void describe_step(CallId call, const std::string& group_id, std::function<void(const DescribeGroupsResponse&)> then);
+  // The group's committed offsets (OffsetFetch of every partition).
+  void committed_step(CallId call, const std::string& group_id, std::function<void(Committed)> then);
 
   // list_groups
   void list_each_broker(const std::shared_ptr<ListOp>& op, std::vector<NodeId> brokers);
@@ -296,14 +322,12 @@ class GroupAdmin {
   Env& env_;
   Timers<GroupAdminTimer> timers_;
   GroupAdminConfig config_;
-  std::size_t next_bootstrap_ = 0;  // round robin over bootstrap_servers
+  ClientChannel channel_;
+  RequestTable<ExchangeId, GroupAdminTimer> requests_;  // request timeouts and backoffs
   CallId next_call_ = 0;
   ExchangeId next_exchange_ = 0;
-  CorrelationId next_correlation_ = kFirstCorrelationId;
   std::map<CallId, Call> calls_;
   std::map<ExchangeId, Exchange> exchanges_;
-  std::map<CorrelationId, ExchangeId> by_correlation_;
-  std::map<TimerId, ExchangeId> exchange_timers_;  // request timeouts and backoffs
   std::map<TimerId, CallId> deadline_timers_;
 };
 

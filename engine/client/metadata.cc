@@ -1,4 +1,4 @@
-// Applying a Metadata response to the client's cache.
+// Applying a Metadata response to the client's cache, and the refresh that asks for it.
 #include "engine/client/metadata.h"
 
 namespace logsim::engine {
@@ -26,6 +26,45 @@ std::optional<NodeId> MetadataCache::leader(const std::string& topic, PartitionI
 std::int32_t MetadataCache::partition_count(const std::string& topic) const {
   auto it = counts_.find(topic);
   return it == counts_.end() ? 0 : it->second;
+}
+
+MetadataRefresh::MetadataRefresh(ClientChannel& channel, TimerMux& timers, Topics topics)
+    : channel_(channel),
+      timers_(timers, [this](TimerId id, MetadataTimer) { on_timer(id); }),
+      requests_(channel, timers_, MetadataTimer::kRetry, MetadataTimer::kRetry),
+      topics_(std::move(topics)) {}
+
+void MetadataRefresh::request() {
+  if (!slot_.idle()) return;
+  const Nanos now = channel_.env().now();
+  if (last_request_ >= 0 && now - last_request_ < channel_.retry_backoff()) {
+    requests_.wait({}, slot_, last_request_ + channel_.retry_backoff() - now);
+    return;
+  }
+  last_request_ = now;
+  const NodeId target = channel_.any_bootstrap();
+  requests_.send({}, slot_, target, MetadataRequest{0, topics_ ? topics_() : std::vector<std::string>{}});
+}
+
+bool MetadataRefresh::on_response(const MetadataResponse& resp) {
+  if (!slot_.in_flight() || resp.correlation_id != slot_.correlation) return false;
+  requests_.end(slot_);
+  cache_.update(resp);
+  return true;
+}
+
+void MetadataRefresh::on_disconnect(NodeId peer) {
+  if (!slot_.in_flight() || slot_.target != peer) return;
+  requests_.end(slot_);
+  requests_.wait({}, slot_);
+}
+
+// The request timed out (its late answer is ignored), or the wait ended: ask now.
+void MetadataRefresh::on_timer(TimerId id) {
+  if (!requests_.fired(id)) return;
+  slot_.timer = 0;
+  requests_.end(slot_);
+  request();
 }
 
 }  // namespace logsim::engine

@@ -1,17 +1,29 @@
 // The client's view of the cluster: which broker leads each partition, and how many
-// partitions each topic has. Refreshed from any bootstrap broker by a Metadata request.
+// partitions each topic has (MetadataCache); and how the producer and the consumer keep it
+// fresh (MetadataRefresh): a Metadata request to a bootstrap broker drawn at random.
+//
+// The refresh has at most one request in flight or waited for at a time. It asks no more often
+// than once per retry.backoff.ms (a partition without a leader would otherwise be asked about in
+// a tight loop): a request asked for sooner waits until then. A request unanswered for
+// request.timeout.ms is asked again at once (of a broker drawn again); one whose connection
+// broke is asked again after retry.backoff.ms (reconnect.backoff.ms in Kafka), not at once: a
+// broker that is down would answer every immediate retry with another reset.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
-#include "engine/protocol/messages.h"
 #include "engine/base/name_order.h"
 #include "engine/base/topic_partition.h"
-#include "engine/env/rng.h"
+#include "engine/client/client_channel.h"
+#include "engine/protocol/messages.h"
+#include "engine/timer_mux.h"
+#include "engine/timer_tags.h"
 
 namespace logsim::engine {
 
@@ -28,11 +40,36 @@ class MetadataCache {
   std::map<std::string, std::int32_t, NameLess> counts_;
 };
 
-// Where a client incarnation starts its correlation ids. Kafka matches a response to its
-// request on one connection, and a restarted client opens new connections, so it never sees
-// what a broker answers its previous incarnation. Here a broker answers a node id, so a
-// restarted client (same node id) starts at a fresh random base: an answer meant for its
-// previous incarnation matches nothing it has in flight.
-inline CorrelationId fresh_correlation_base(Rng& rng) { return static_cast<CorrelationId>(rng.uniform_u64(CorrelationId{1} << 30)); }
+class MetadataRefresh {
+ public:
+  // The topics a request asks about (none: every topic), asked when it is sent.
+  using Topics = std::function<std::vector<std::string>()>;
+
+  // Sends through `channel` and arms its timers on the node's `timers`, which hands them back.
+  MetadataRefresh(ClientChannel& channel, TimerMux& timers, Topics topics);
+  MetadataRefresh(const MetadataRefresh&) = delete;
+  MetadataRefresh& operator=(const MetadataRefresh&) = delete;
+
+  // Asks for metadata, unless a request is in flight or waited for already.
+  void request();
+  // A Metadata answer: true when it answers the request in flight (the cache is updated);
+  // false for any other (a late answer, or another client's).
+  bool on_response(const MetadataResponse& resp);
+  // The connection to `peer` broke: a request in flight to it is asked again after a wait.
+  void on_disconnect(NodeId peer);
+
+  const MetadataCache& cache() const { return cache_; }
+
+ private:
+  void on_timer(TimerId id);
+
+  ClientChannel& channel_;
+  Timers<MetadataTimer> timers_;
+  RequestTable<std::monostate, MetadataTimer> requests_;
+  Topics topics_;
+  MetadataCache cache_;
+  RequestSlot slot_;
+  Nanos last_request_ = -1;  // when the latest request was sent
+};
 
 }  // namespace logsim::engine

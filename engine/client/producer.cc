@@ -10,53 +10,35 @@
 
 namespace logsim::engine {
 namespace {
-// metadata_correlation_ while waiting out a backoff: no request is in flight, none may start.
-constexpr CorrelationId kMetadataBackoff = -1;
 constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 }  // namespace
 
 Producer::Producer(Env& env, TimerMux& timers, ProducerConfig config)
-    : env_(env), timers_(timers, [this](TimerId id, ProducerTimer tag) { on_timer(id, tag); }), config_(std::move(config)) {
+    : env_(env), timers_(timers, [this](TimerId id, ProducerTimer tag) { on_timer(id, tag); }), config_(std::move(config)),
+      // A produce answer meant for the previous incarnation must not complete this one's batch.
+      channel_(env, channel_config(config_),
+               fresh_correlation_base(env.rng())),
+      metadata_(channel_, timers, nullptr),  // every topic
+      produce_(channel_, timers_, ProducerTimer::kSend, ProducerTimer::kSend),
+      init_(channel_, timers_, ProducerTimer::kInit, ProducerTimer::kInit) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "producer needs bootstrap.servers");
   LOGSIM_ASSERT(config_.max_in_flight >= 1, "max.in.flight.requests.per.connection must be at least 1");
-  // A produce answer meant for the previous incarnation must not complete this one's batch.
-  next_correlation_ = fresh_correlation_base(env_.rng());
 }
 
 void Producer::start() {
-  request_metadata();
+  metadata_.request();
   timers_.set(millis(config_.metadata_max_age_ms), ProducerTimer::kMetadataMaxAge);
   if (config_.enable_idempotence) request_producer_id();
 }
 
 bool Producer::ready() const { return !config_.enable_idempotence || producer_id_.value() >= 0; }
 
-void Producer::request_metadata() {
-  if (metadata_correlation_ != 0) return;
-  // Refresh no more often than retry.backoff.ms: a partition without a leader would otherwise
-  // be asked about in a tight loop.
-  if (last_metadata_request_ >= 0 && env_.now() - last_metadata_request_ < millis(config_.retry_backoff_ms)) {
-    metadata_correlation_ = kMetadataBackoff;
-    metadata_timer_ = timers_.set(last_metadata_request_ + millis(config_.retry_backoff_ms) - env_.now(), ProducerTimer::kMetadataRetry);
-    return;
-  }
-  last_metadata_request_ = env_.now();
-  const auto& servers = config_.bootstrap_servers;
-  const NodeId target = servers[env_.rng().uniform_u64(servers.size())];
-  metadata_correlation_ = ++next_correlation_;
-  metadata_target_ = target;
-  env_.send(target, MetadataRequest{metadata_correlation_, {}});
-  // If no answer comes (broker down, message lost), ask again after the request timeout.
-  metadata_timer_ = timers_.set(millis(config_.request_timeout_ms), ProducerTimer::kMetadataRetry);
-}
-
+// Asks a bootstrap broker for a producer id, or (with one already) for its next epoch
+// (KIP-360). An attempt in flight is given up: its answer would be ignored.
 void Producer::request_producer_id() {
-  const auto& servers = config_.bootstrap_servers;
-  init_correlation_ = ++next_correlation_;
-  init_target_ = servers[env_.rng().uniform_u64(servers.size())];
-  // With an id already, this asks for the id's next epoch (KIP-360).
-  env_.send(init_target_, InitProducerIdRequest{init_correlation_, producer_id_, producer_epoch_});
-  init_timer_ = timers_.set(millis(config_.request_timeout_ms), ProducerTimer::kInit);
+  init_.end(init_slot_);
+  const NodeId target = channel_.any_bootstrap();
+  init_.send({}, init_slot_, target, InitProducerIdRequest{0, producer_id_, producer_epoch_});
 }
 
 // A batch's fate left a gap in a partition's sequences: ask for the next epoch, once. New
@@ -66,7 +48,6 @@ void Producer::request_epoch_bump() {
   if (epoch_bump_pending_) return;
   epoch_bump_pending_ = true;
   mark_all_dirty();  // may_number reads it
-  timers_.cancel(init_timer_);
   request_producer_id();
 }
 
@@ -91,7 +72,7 @@ void Producer::renumber_behind_refused(std::deque<Batch>& batches) {
   for (Batch& b : batches) {
     if (b.base_sequence.value() < 0) {
       refused_ahead = true;  // numbered batches precede unnumbered ones unless numbers were dropped
-    } else if (refused_ahead && b.correlation == 0) {
+    } else if (refused_ahead && !b.attempt.in_flight()) {
       b.drop_numbers();
     }
   }
@@ -119,7 +100,7 @@ void Producer::send(const std::string& topic, Record record, std::optional<Parti
 }
 
 PartitionId Producer::choose_partition(const PendingSend& s) {
-  const std::int32_t n = metadata_.partition_count(s.topic);
+  const std::int32_t n = metadata_.cache().partition_count(s.topic);
   if (s.record.key) return PartitionId(partition_for_key(*s.record.key, n));
   // Sticky partitioning (KIP-480): keep one partition until a batch's worth of bytes went to it.
   auto it = sticky_partition_.find(s.topic);
@@ -137,14 +118,14 @@ PartitionId Producer::choose_partition(const PendingSend& s) {
 // Puts a send into its partition's open batch (or a new one), or parks it until metadata
 // names the topic's partitions.
 void Producer::place(PendingSend&& s) {
-  if (!metadata_.knows(s.topic)) {
+  if (!metadata_.cache().knows(s.topic)) {
     if (unplaced_.empty()) {
       unplaced_sorted_ = true;
     } else if (s.deadline < unplaced_.back().deadline) {
       unplaced_sorted_ = false;
     }
     unplaced_.push_back(std::move(s));
-    request_metadata();
+    metadata_.request();
     return;
   }
   if (!s.partition) s.partition = choose_partition(s);
@@ -259,11 +240,11 @@ bool Producer::drain_partition(const TopicPartition& key, Partition& partition) 
 // Sends what may go now for one partition; arms the drain timer for what must wait. True when
 // the deque changed (a batch completed) and the partition must be drained again.
 bool Producer::drain_batches(const TopicPartition& key, std::deque<Batch>& batches) {
-  const auto leader = metadata_.leader(key.topic, key.partition);
+  const auto leader = metadata_.cache().leader(key.topic, key.partition);
   if (config_.enable_idempotence) renumber_behind_refused(batches);
   for (std::size_t i = 0; i < batches.size(); ++i) {
     Batch& b = batches[i];
-    if (b.correlation != 0) {
+    if (b.attempt.in_flight()) {
       // In flight: delivery.timeout.ms still bounds when its outcome is reported (Kafka's
       // Sender expires in-flight batches too); it may have been written.
       if (env_.now() < b.deadline) {
@@ -297,7 +278,7 @@ bool Producer::drain_batches(const TopicPartition& key, std::deque<Batch>& batch
     }
     if (!leader) {
       walk_memo_ = false;  // asks for metadata and arms by the clock: not a pass to skip
-      request_metadata();
+      metadata_.request();
       arm_drain(env_.now() + millis(config_.retry_backoff_ms));
       return false;
     }
@@ -322,24 +303,14 @@ void Producer::send_batch(const TopicPartition& key, Batch& b, NodeId leader) {
     run.next = run.next + b.count();
   }
   encode(b);
-  ProduceRequest req;
-  req.correlation_id = ++next_correlation_;
-  req.topic = key.topic;
-  req.partition = key.partition;
-  req.acks = config_.acks;
-  req.timeout_ms = config_.request_timeout_ms;
-  req.records = b.encoded;
-  env_.send(leader, std::move(req));
+  ProduceRequest req{0, key.topic, key.partition, config_.acks, config_.request_timeout_ms, b.encoded};  // (the channel numbers it)
   if (config_.acks == 0) {
+    channel_.send(leader, std::move(req));
     complete(key, b.id, SendOutcome::kAcknowledged, Offset(-1), ErrorCode::NONE);
     return;
   }
-  b.correlation = next_correlation_;
-  b.target = leader;
+  produce_.send(BatchRef{key, b.id}, b.attempt, leader, std::move(req));
   ++in_flight_[leader];
-  by_correlation_[b.correlation] = {key, b.id};
-  b.timer = timers_.set(millis(config_.request_timeout_ms), ProducerTimer::kSend);
-  by_timer_[b.timer] = {key, b.id};
 }
 
 // The batch's records as one record batch under its current numbers. A retry keeps the id and
@@ -379,23 +350,15 @@ Producer::Batch* Producer::find_batch(const TopicPartition& key, std::uint64_t b
 
 // The attempt in flight ends (answer, timeout or disconnect): free its slot and timer.
 // A freed slot may let any partition of that broker send: every partition is drained again.
-static void end_attempt(Timers<ProducerTimer>& timers, std::map<NodeId, std::int32_t>& in_flight, auto& by_correlation, auto& by_timer,
-                        auto& batch, std::uint64_t& drain_generation) {
-  ++drain_generation;
-  by_correlation.erase(batch.correlation);
-  batch.correlation = 0;
-  timers.cancel(batch.timer);
-  by_timer.erase(batch.timer);
-  batch.timer = 0;
-  --in_flight[batch.target];
+void Producer::end_attempt(Batch& batch) {
+  ++drain_generation_;
+  produce_.end(batch.attempt);
+  --in_flight_[batch.attempt.target];
 }
 
 bool Producer::on_message(NodeId, const Message& msg) {
   if (const auto* meta = std::get_if<MetadataResponse>(&msg)) {
-    if (metadata_correlation_ <= 0 || meta->correlation_id != metadata_correlation_) return false;
-    metadata_correlation_ = 0;
-    timers_.cancel(metadata_timer_);
-    metadata_.update(*meta);
+    if (!metadata_.on_response(*meta)) return false;
     mark_all_dirty();  // leaders may have moved
     std::vector<PendingSend> waiting = std::move(unplaced_);
     unplaced_.clear();
@@ -405,12 +368,11 @@ bool Producer::on_message(NodeId, const Message& msg) {
     return true;
   }
   if (const auto* init = std::get_if<InitProducerIdResponse>(&msg)) {
-    if (init->correlation_id != init_correlation_) return false;
-    timers_.cancel(init_timer_);
-    init_correlation_ = 0;
+    if (!init_.find(init->correlation_id)) return false;
+    init_.end(init_slot_);
     mark_all_dirty();  // a new id or epoch changes which batches may be numbered
     if (init->error != ErrorCode::NONE) {
-      init_timer_ = timers_.set(millis(config_.retry_backoff_ms), ProducerTimer::kInit);
+      init_.wait({}, init_slot_);
       return true;
     }
     producer_id_ = init->producer_id;
@@ -420,22 +382,23 @@ bool Producer::on_message(NodeId, const Message& msg) {
     return true;
   }
   if (const auto* resp = std::get_if<ProduceResponse>(&msg)) {
-    if (!by_correlation_.contains(resp->correlation_id)) return false;
-    on_produce_response(*resp);
+    const auto ref = produce_.find(resp->correlation_id);
+    if (!ref) return false;
+    on_produce_response(*ref, *resp);
     return true;
   }
   return false;
 }
 
-void Producer::on_produce_response(const ProduceResponse& resp) {
-  const auto [key, batch_id] = by_correlation_.at(resp.correlation_id);
+void Producer::on_produce_response(const BatchRef& ref, const ProduceResponse& resp) {
+  const auto& [key, batch_id] = ref;
   Batch& b = *find_batch(key, batch_id);
-  end_attempt(timers_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
+  end_attempt(b);
   if (resp.error == ErrorCode::NONE || resp.error == ErrorCode::DUPLICATE_SEQUENCE_NUMBER) {
     complete(key, batch_id, SendOutcome::kAcknowledged, resp.base_offset, ErrorCode::NONE);
   } else {
     if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER || resp.error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
-      request_metadata();
+      metadata_.request();
     }
     // A broker-side timeout or a shrunken ISR after the append leaves the batch in the log.
     const bool ambiguous = resp.error == ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND ||
@@ -489,7 +452,7 @@ void Producer::complete(const TopicPartition& key, std::uint64_t batch_id, SendO
   auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) { return b.id == batch_id; });
   Batch done = std::move(*it);
   batches.erase(it);
-  if (done.correlation != 0) end_attempt(timers_, in_flight_, by_correlation_, by_timer_, done, drain_generation_);
+  if (done.attempt.in_flight()) end_attempt(done);
   if (outcome != SendOutcome::kAcknowledged) release_sequences(key, done);
   sends_pending_ -= done.callbacks.size();
   // The batch is out of the deque: its callbacks may send again (and change any deque), and
@@ -505,16 +468,14 @@ void Producer::on_timer(TimerId timer, ProducerTimer tag) {
   switch (tag) {
     case ProducerTimer::kMetadataMaxAge:
       // metadata.max.age.ms: refresh even without an error, as Kafka's producer does.
-      request_metadata();
+      metadata_.request();
       timers_.set(millis(config_.metadata_max_age_ms), ProducerTimer::kMetadataMaxAge);
       return;
-    case ProducerTimer::kMetadataRetry:
-      if (timer != metadata_timer_) return;
-      metadata_correlation_ = 0;  // the request timed out, or its backoff ended
-      request_metadata();
-      return;
     case ProducerTimer::kInit:
-      if (timer == init_timer_) request_producer_id();
+      // The request timed out, or the wait after an error or a broken connection ended.
+      if (!init_.fired(timer)) return;
+      init_slot_.timer = 0;
+      request_producer_id();
       return;
     case ProducerTimer::kDrain:
       if (timer != drain_timer_) return;
@@ -529,19 +490,20 @@ void Producer::on_timer(TimerId timer, ProducerTimer tag) {
 
 // A Produce request went unanswered for request.timeout.ms.
 void Producer::on_request_timeout(TimerId timer) {
-  auto it = by_timer_.find(timer);
-  if (it == by_timer_.end()) return;
-  const auto [key, batch_id] = it->second;
+  const auto ref = produce_.fired(timer);
+  if (!ref) return;
+  const auto& [key, batch_id] = *ref;
   Batch& b = *find_batch(key, batch_id);
-  const NodeId peer = b.target;
+  b.attempt.timer = 0;
+  const NodeId peer = b.attempt.target;
   // The attempt timed out: it may have been written. A retry may duplicate it. As Kafka's
   // NetworkClient does for a timed-out request, close the connection (every other request in
   // flight to that broker fails as a disconnect, and late answers are never read) and ask
   // for metadata: a leader that went silent (cut off, paused, powered off) may have been
   // replaced meanwhile.
-  end_attempt(timers_, in_flight_, by_correlation_, by_timer_, b, drain_generation_);
+  end_attempt(b);
   close_connection(peer);  // (its callbacks may send, drain and so expire this batch)
-  request_metadata();
+  metadata_.request();
   if (find_batch(key, batch_id) != nullptr) retry_or_fail(key, batch_id, ErrorCode::REQUEST_TIMED_OUT, true);
   drain();
 }
@@ -552,17 +514,10 @@ void Producer::on_disconnect(NodeId peer) {
 }
 
 void Producer::close_connection(NodeId peer) {
-  if (metadata_correlation_ > 0 && metadata_target_ == peer) {
-    // Ask again after a backoff (reconnect.backoff.ms in Kafka), not at once: a broker that is
-    // down would answer every immediate retry with another reset.
-    timers_.cancel(metadata_timer_);
-    metadata_correlation_ = kMetadataBackoff;
-    metadata_timer_ = timers_.set(millis(config_.retry_backoff_ms), ProducerTimer::kMetadataRetry);
-  }
-  if (init_correlation_ != 0 && init_target_ == peer) {
-    timers_.cancel(init_timer_);
-    init_correlation_ = 0;
-    init_timer_ = timers_.set(millis(config_.retry_backoff_ms), ProducerTimer::kInit);
+  metadata_.on_disconnect(peer);
+  if (init_slot_.in_flight() && init_slot_.target == peer) {
+    init_.end(init_slot_);
+    init_.wait({}, init_slot_);
   }
   struct Broken {
     TopicPartition key;
@@ -572,16 +527,16 @@ void Producer::close_connection(NodeId peer) {
   std::vector<Broken> broken;
   for (auto& [key, partition] : batches_) {
     for (Batch& b : partition.batches) {
-      if (b.correlation != 0 && b.target == peer) broken.push_back(Broken{key, b.id, b.correlation});
+      if (b.attempt.in_flight() && b.attempt.target == peer) broken.push_back(Broken{key, b.id, b.attempt.correlation});
     }
   }
   for (const auto& [key, batch_id, correlation] : broken) {
     // An earlier one's outcome runs callbacks, which may send and drain: this batch may have
     // expired, or its attempt ended, since it was listed.
     Batch* b = find_batch(key, batch_id);
-    if (b == nullptr || b->correlation != correlation) continue;
-    end_attempt(timers_, in_flight_, by_correlation_, by_timer_, *b, drain_generation_);
-    request_metadata();
+    if (b == nullptr || b->attempt.correlation != correlation) continue;
+    end_attempt(*b);
+    metadata_.request();
     // Kafka's NetworkException: the request may have been processed before the reset.
     retry_or_fail(key, batch_id, ErrorCode::NETWORK_EXCEPTION, true);
   }

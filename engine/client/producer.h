@@ -26,7 +26,8 @@
 // Every send ends in exactly one of: acknowledged (with its offset), failed (definitely not
 // written), or unknown (it may or may not be in the log).
 //
-// The client owns correlation ids; an application node hosts one client. Not thread-safe.
+// Its requests go through its ClientChannel (client_channel.h), its metadata comes from its
+// MetadataRefresh (metadata.h). An application node hosts one client. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +38,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "engine/base/topic_partition.h"
+#include "engine/client/client_channel.h"
 #include "engine/client/metadata.h"
 #include "engine/env/env.h"
 #include "engine/protocol/record_batch.h"
@@ -132,9 +136,7 @@ class Producer {
       producer_id = ProducerId(-1);
       producer_epoch = ProducerEpoch(-1);
     }
-    CorrelationId correlation = 0;     // of the attempt in flight
-    NodeId target{-1};
-    TimerId timer = 0;                 // request timeout or backoff
+    RequestSlot attempt;               // the Produce in flight (no waits: drain() backs off)
     Nanos retry_at = 0;                // backing off until then
     bool maybe_written = false;
     bool closed = false;               // no more records join it
@@ -166,7 +168,9 @@ class Producer {
     Sequence next{0};
   };
 
-  void request_metadata();
+  // A batch: its partition and id.
+  using BatchRef = std::pair<TopicPartition, std::uint64_t>;
+
   void request_producer_id();
   void request_epoch_bump();
   bool is_current(const Batch& b) const;
@@ -182,7 +186,8 @@ class Producer {
   void mark_all_dirty() { ++drain_generation_; }
   void send_batch(const TopicPartition& key, Batch& b, NodeId leader);
   void encode(Batch& b);
-  void on_produce_response(const ProduceResponse& resp);
+  void on_produce_response(const BatchRef& ref, const ProduceResponse& resp);
+  void end_attempt(Batch& batch);
   void retry_or_fail(const TopicPartition& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous);
   void complete(const TopicPartition& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error);
   Batch* find_batch(const TopicPartition& key, std::uint64_t batch_id);
@@ -192,18 +197,14 @@ class Producer {
   Env& env_;
   Timers<ProducerTimer> timers_;
   ProducerConfig config_;
-  MetadataCache metadata_;
-  CorrelationId next_correlation_ = 0;
-  CorrelationId metadata_correlation_ = 0;  // of the Metadata request in flight
-  NodeId metadata_target_{-1};
-  TimerId metadata_timer_ = 0;
-  Nanos last_metadata_request_ = -1;
+  ClientChannel channel_;
+  MetadataRefresh metadata_;
+  RequestTable<BatchRef, ProducerTimer> produce_;  // the Produce requests in flight, by batch
   // Idempotence.
   ProducerId producer_id_{-1};
   ProducerEpoch producer_epoch_{-1};
-  CorrelationId init_correlation_ = 0;
-  NodeId init_target_{-1};
-  TimerId init_timer_ = 0;
+  RequestTable<std::monostate, ProducerTimer> init_;  // InitProducerId
+  RequestSlot init_slot_;
   bool epoch_bump_pending_ = false;  // a gap was found; the next epoch is being asked for
   std::map<TopicPartition, SequenceRun> sequences_;
   // Sends and batches.
@@ -223,8 +224,6 @@ class Producer {
   std::uint64_t drain_generation_ = 1;
   Nanos walk_wake_ = 0;    // the earliest drain time armed by the pass in progress
   bool walk_memo_ = false;  // whether the pass in progress may be remembered as clean
-  std::map<CorrelationId, std::pair<TopicPartition, std::uint64_t>> by_correlation_;
-  std::map<TimerId, std::pair<TopicPartition, std::uint64_t>> by_timer_;
   std::map<NodeId, std::int32_t> in_flight_;          // requests in flight per broker
   TimerId drain_timer_ = 0;
   Nanos drain_at_ = -1;
