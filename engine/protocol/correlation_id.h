@@ -1,7 +1,7 @@
 // The correlation id: a client numbers its requests, and each response echoes the number of
 // the request it answers (Kafka's int32 correlationId), so that the client can tell which of
 // its requests in flight an answer belongs to, and drop answers it no longer waits for.
-// Which numbers a client uses is its own affair (engine/client/metadata.h's
+// Which numbers a client uses is its own affair (engine/client/client_channel.h's
 // fresh_correlation_base); every message's digest folds its correlation id.
 #pragma once
 

@@ -1,0 +1,91 @@
+// The gateway's inside (see gateway.h): a wire request waiting for its engine answers, and the
+// per-API translations, which gateway_data.cc (Produce, Fetch, ListOffsets, Metadata),
+// gateway_groups.cc (the group and offset APIs) and gateway_admin.cc (the admin APIs and
+// InitProducerId) implement. Private to live/.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "live/gateway.h"
+#include "wire/request.h"
+
+namespace logsim::live {
+
+inline constexpr std::uint64_t kFinishTag = 1;  // a zero-delay timer: finish a fetch after this turn's answers
+
+inline std::int16_t code(ErrorCode e) { return static_cast<std::int16_t>(e); }
+
+// One wire request: its header, the response being assembled, and how many engine answers it
+// still waits for. `on_answer` folds one engine answer into the response.
+struct Gateway::Pending {
+  wire::RequestHeader header;
+  std::optional<wire::ResponseBody> response;  // none: nothing to send (acks=0)
+  std::optional<std::string> raw;              // a whole frame made elsewhere (UNSUPPORTED_VERSION)
+  std::size_t outstanding = 0;
+  bool done = false;
+  std::vector<CorrelationId> correlations;  // its engine requests, forgotten when it is done
+  std::function<void(Pending&, const Message&)> on_answer;
+  // A fetch: the first round asks without waiting; when nothing has records the second round
+  // waits (max_wait_ms), and its first answer with records finishes it.
+  std::int32_t fetch_round = 0;
+  bool finishing = false;
+  wire::FetchRequest fetch;
+};
+
+// The per-API translations. start() is called once per decoded request; it sends the engine
+// requests (ask) and sets the response and how answers fold into it.
+struct GatewayApis {
+  static const GatewayConfig& config(const Gateway& g) { return *g.config_; }
+  static NodeId broker(const Gateway& g) { return g.broker_; }
+  static Env& env(Gateway& g) { return g.env_; }
+  static NodeId controller(const Gateway& g) { return g.config_->controller; }
+  // The wire address of an engine broker (null when the config does not know it).
+  static const BrokerAddress* address(const Gateway& g, NodeId node);
+  // Sends one engine request that is the whole of `p`: its answer, of type Answer, converted,
+  // is the response.
+  template <class Answer>
+  static void ask_one(Gateway& g, Gateway::Pending& p, NodeId to, Message msg,
+                      std::function<wire::ResponseBody(const Answer&)> convert);
+
+  static void start(Gateway& g, Gateway::Pending& p, const wire::ApiVersionsRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::ProduceRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::FetchRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::ListOffsetsRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::MetadataRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::FindCoordinatorRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::JoinGroupRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::SyncGroupRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::HeartbeatRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::LeaveGroupRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::OffsetCommitRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::OffsetFetchRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::OffsetDeleteRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::DescribeGroupsRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::ListGroupsRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::DeleteGroupsRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::CreateTopicsRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::DeleteTopicsRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::CreatePartitionsRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::DescribeConfigsRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::InitProducerIdRequest& req);
+
+  static void fetch_round(Gateway& g, Gateway::Pending& p, bool wait);
+  static void fetch_answer(Gateway& g, Gateway::Pending& p, const FetchResponse& r);
+  static void metadata_answer(Gateway& g, Gateway::Pending& p, const wire::MetadataRequest& req, const MetadataResponse& r);
+  static CorrelationId ask(Gateway& g, Gateway::Pending& p, NodeId to, Message msg);
+};
+
+
+template <class Answer>
+void GatewayApis::ask_one(Gateway& g, Gateway::Pending& p, NodeId to, Message msg,
+                          std::function<wire::ResponseBody(const Answer&)> convert) {
+  p.on_answer = [convert = std::move(convert)](Gateway::Pending& pending, const Message& answer) {
+    if (const auto* a = std::get_if<Answer>(&answer)) pending.response = convert(*a);
+  };
+  ask(g, p, to, std::move(msg));
+}
+
+}  // namespace logsim::live
