@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -27,7 +29,9 @@ std::string read_file(const std::string& path) {
 
 // A fresh directory under the test's working directory (the build tree).
 std::string scratch_dir(const std::string& name) {
-  const std::string dir = "api_test_out/" + name;
+  // Under the system's temporary directory, not the working directory (a run from the source
+  // tree would leave files there).
+  const std::string dir = (std::filesystem::temp_directory_path() / ("logsim-api-test-" + std::to_string(::getpid())) / name).string();
   std::filesystem::remove_all(dir);
   return dir;
 }

@@ -170,8 +170,11 @@ std::optional<GroupMetadataValue> decode_group_metadata_value(std::string_view b
   return value;
 }
 
-Record offset_commit_record(const OffsetCommitKey& key, const std::optional<OffsetCommitValue>& value,
-                            std::int64_t timestamp_ms) {
+namespace {
+
+// A record of __consumer_offsets: its key, and its value or none (a tombstone).
+template <class Key, class Value>
+Record offsets_topic_record(const Key& key, const std::optional<Value>& value, std::int64_t timestamp_ms) {
   Record record;
   record.key = encode_key(key);
   if (value) record.value = encode_value(*value);
@@ -179,13 +182,16 @@ Record offset_commit_record(const OffsetCommitKey& key, const std::optional<Offs
   return record;
 }
 
+}  // namespace
+
+Record offset_commit_record(const OffsetCommitKey& key, const std::optional<OffsetCommitValue>& value,
+                            std::int64_t timestamp_ms) {
+  return offsets_topic_record(key, value, timestamp_ms);
+}
+
 Record group_metadata_record(const GroupMetadataKey& key, const std::optional<GroupMetadataValue>& value,
                              std::int64_t timestamp_ms) {
-  Record record;
-  record.key = encode_key(key);
-  if (value) record.value = encode_value(*value);
-  record.timestamp_ms = timestamp_ms;
-  return record;
+  return offsets_topic_record(key, value, timestamp_ms);
 }
 
 }  // namespace logsim::engine
