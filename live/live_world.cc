@@ -51,6 +51,7 @@ struct LiveWorld::Slot {
   std::uint32_t incarnation = 0;
   std::map<TimerId, std::unique_ptr<asio::steady_timer>> timers;
   std::deque<std::function<void(Node&)>> held;  // what reached it while paused, in arrival order
+  bool endpoint = false;
 };
 
 NodeId LiveWorld::SlotEnv::self() const { return slot_.id; }
@@ -73,12 +74,13 @@ Nanos LiveWorld::now() const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_).count();
 }
 
-NodeId LiveWorld::add_node(std::string name, NodeFactory factory, std::unique_ptr<LiveDisk> disk) {
+NodeId LiveWorld::add_node(std::string name, NodeFactory factory, std::unique_ptr<LiveDisk> disk, bool endpoint) {
   LOGSIM_ASSERT(disk != nullptr, "a live node needs a disk");
   const NodeId id(static_cast<std::int32_t>(slots_.size()));
   auto s = std::make_unique<Slot>(id, std::move(name), std::move(factory), std::move(disk),
                                   Rng::for_stream(options_.seed, "node/" + std::to_string(id.value())));
   s->env = std::make_unique<SlotEnv>(*this, *s);
+  s->endpoint = endpoint;
   Slot& slot = *s;
   slot.disk->on_fsync_done([this, &slot](std::uint64_t token) {
     post_to(slot.id, slot.incarnation, [token](Node& n) { n.on_fsync(token); });
@@ -114,7 +116,7 @@ Node* LiveWorld::node(NodeId id) {
 }
 
 void LiveWorld::fault(const Slot& s, std::string_view what) {
-  if (on_fault) on_fault(std::string(what) + " " + s.name);
+  if (on_fault && !s.endpoint) on_fault(std::string(what) + " " + s.name);
 }
 
 void LiveWorld::boot(Slot& s) {

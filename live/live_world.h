@@ -85,8 +85,10 @@ class LiveWorld {
   LiveWorld(const LiveWorld&) = delete;
   LiveWorld& operator=(const LiveWorld&) = delete;
 
-  // Adds a node (down until start). Ids are handed out from 0 in order of addition.
-  NodeId add_node(std::string name, NodeFactory factory, std::unique_ptr<LiveDisk> disk);
+  // Adds a node (down until start). Ids are handed out from 0 in order of addition. An endpoint
+  // (a client connection's gateway) comes and goes with its connection: its lifecycle is not
+  // reported to on_fault.
+  NodeId add_node(std::string name, NodeFactory factory, std::unique_ptr<LiveDisk> disk, bool endpoint = false);
 
   void start(NodeId id);
   void crash(NodeId id);

@@ -32,7 +32,7 @@ class Server::Connection : public std::enable_shared_from_this<Connection> {
     const std::string name = "client-" + std::to_string(server_.accepted_) + "@" + server_.world_.name(broker_);
     node_ = server_.world_.add_node(
         name, [broker = broker_, config, out](Env& env) { return std::make_unique<Gateway>(env, broker, config, out); },
-        std::make_unique<MemDisk>());
+        std::make_unique<MemDisk>(), /*endpoint=*/true);
     server_.world_.start(node_);
     read();
   }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # logsim serve against kafkajs 2.2.4 (pinned in live/tests/kafkajs/package-lock.json, installed
 # once under BUILD/npm-kafkajs): admin, keyed produce, groups, offsets reset, a throwing
-# handler, idle members, manual commits, seek, list and delete groups (live_test.js).
+# handler, idle members, manual commits, seek, list and delete groups (live_test.js); then a
+# broker crash and restart under an idempotent acks=-1 producer, after which every acknowledged
+# value is read back once (crash_test.js).
 # Every wait is bounded; the server is stopped by its process id.
 # Usage: kafkajs_test.sh LOGSIM SOURCE_ROOT BUILD_DIR
 set -u
@@ -13,7 +15,7 @@ if [ ! -f "$npm_dir/node_modules/kafkajs/package.json" ]; then
   cp "$root/live/tests/kafkajs/package.json" "$root/live/tests/kafkajs/package-lock.json" "$npm_dir/"
   (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || { echo "npm ci failed (is the npm registry reachable?)"; exit 1; }
 fi
-cp "$root/live/tests/kafkajs/live_test.js" "$npm_dir/"
+cp "$root/live/tests/kafkajs/live_test.js" "$root/live/tests/kafkajs/crash_test.js" "$npm_dir/"
 tmp=$(mktemp -d)
 pid=
 cleanup() {
@@ -29,4 +31,18 @@ if [ ! -s "$tmp/bootstrap" ]; then echo "FAIL serve never wrote its bootstrap fi
 (cd "$npm_dir" && timeout 270 node live_test.js "$(cat "$tmp/bootstrap")" "$logsim")
 rc=$?
 [ $rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
-exit $rc
+kill "$pid"; wait "$pid" 2>/dev/null; pid=
+
+# A broker crash in the middle of an idempotent acks=-1 producer (scenarios/live/broker-crash.json).
+rm -f "$tmp/bootstrap"
+"$logsim" serve "$root/scenarios/live/broker-crash.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bootstrap" --duration 200s \
+  > /dev/null 2> "$tmp/crash.err" &
+pid=$!
+for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
+(cd "$npm_dir" && timeout 150 node crash_test.js "$(cat "$tmp/bootstrap")" "$logsim")
+crash_rc=$?
+check_log() { grep -q "$1" "$tmp/crash.err" && echo "ok   serve logs: $1" || { echo "FAIL serve logs: $1"; crash_rc=1; }; }
+check_log "crash broker-2"
+check_log "restart broker-2"
+[ $crash_rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/crash.err"; }
+[ $rc -eq 0 ] && [ $crash_rc -eq 0 ]

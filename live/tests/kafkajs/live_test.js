@@ -27,7 +27,7 @@ async function consume(groupId, topic, count, { ms = 30000, fromBeginning = true
   const consumers = [];
   const assigned = [];
   for (let i = 0; i < members; i++) {
-    const c = kafka.consumer({ groupId, sessionTimeout: 10000, heartbeatInterval: 500, retry: { retries: 10 } });
+    const c = kafka.consumer({ groupId, sessionTimeout: 10000, heartbeatInterval: 500, maxWaitTimeInMs: 500, retry: { retries: 10 } });
     consumers.push(c);
     c.on(c.events.GROUP_JOIN, (e) => { assigned[i] = Object.values(e.payload.memberAssignment).reduce((n, ps) => n + ps.length, 0); });
     await c.connect();
@@ -106,7 +106,7 @@ async function main() {
         JSON.stringify(five.assigned));
 
   // Manual commits, then a new member of the group starts where they left off.
-  const committer = kafka.consumer({ groupId: 'g5' });
+  const committer = kafka.consumer({ groupId: 'g5', maxWaitTimeInMs: 500 });
   await committer.connect();
   await committer.subscribe({ topic: 'orders', fromBeginning: true });
   let handled = 0;
@@ -125,15 +125,16 @@ async function main() {
   check('manual commits are kept', Number(p0.offset) >= 5, JSON.stringify(p0));
 
   // seek: a running consumer moves back to offset 0 of a partition.
-  const seeker = kafka.consumer({ groupId: 'g6' });
+  const seeker = kafka.consumer({ groupId: 'g6', maxWaitTimeInMs: 500 });
   await seeker.connect();
   await seeker.subscribe({ topic: 'orders', fromBeginning: false });
   const afterSeek = [];
-  let sought = false;
+  let resolveJoined;
+  const joined = new Promise((r) => { resolveJoined = r; });
+  seeker.on(seeker.events.GROUP_JOIN, () => resolveJoined());
   await seeker.run({ eachMessage: async ({ partition, message }) => { if (partition === 1) afterSeek.push(Number(message.offset)); } });
-  for (let i = 0; i < 100 && !sought; i++) {
-    try { seeker.seek({ topic: 'orders', partition: 1, offset: '0' }); sought = true; } catch (e) { await sleep(100); }
-  }
+  await withTimeout(joined, 30000, 'g6 joining').catch(() => {});
+  seeker.seek({ topic: 'orders', partition: 1, offset: '0' });
   for (let i = 0; i < 100 && afterSeek.length === 0; i++) await sleep(100);
   await seeker.disconnect();
   check('seek moves a consumer to the offset asked', afterSeek.length > 0 && afterSeek[0] === 0, JSON.stringify(afterSeek.slice(0, 3)));
