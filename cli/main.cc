@@ -103,6 +103,8 @@ void add_serve_command(CLI::App& app, Commands& c) {
   cmd->add_flag("--in-memory", s.in_memory, "Keep the brokers' logs in memory (the default)");
   cmd->add_option("--num-partitions", s.num_partitions, "num.partitions of auto-created topics (default: the scenario's, or 1)");
   cmd->add_flag("--quiet", s.quiet, "No log lines on stderr");
+  cmd->add_option("--out", s.out, "At the end, write history.jsonl, summary.json, junit.xml and report.html (the broker-side history) here");
+  cmd->add_option("--history", s.history, "At the end, also write the broker-side history (JSON lines) to this file");
 }
 
 void add_run_command(CLI::App& app, Commands& c) {

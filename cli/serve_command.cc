@@ -9,19 +9,27 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <cctype>
 #include <chrono>
+#include <functional>
+#include <set>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 
 #include "cli/exit_codes.h"
+#include "cli/serve_recorder.h"
 #include "engine/broker/broker.h"
 #include "engine/controller/controller.h"
 #include "live/disks.h"
 #include "live/live_world.h"
 #include "live/server.h"
+#include "properties/checker.h"
 #include "reports/atomic_file.h"
+#include "reports/history_jsonl.h"
+#include "reports/run_dir.h"
+#include "scenarios/runner.h"
 #include "scenarios/cluster.h"
 #include "scenarios/loader.h"
 
@@ -180,41 +188,150 @@ bool wait_until_ready(asio::io_context& io, live::LiveWorld& world, const scenar
   return true;
 }
 
-}  // namespace
-
-int serve_command(const ServeArgs& args) {
+// What the user asked for, checked: exit 2 before anything starts when it is wrong.
+struct ServePlan {
   Scenario scenario;
   ListenAt at;
   std::optional<Nanos> duration;
+};
+
+std::optional<ServePlan> plan(const ServeArgs& args) {
+  ServePlan p;
   try {
     if (!args.data.empty() && args.in_memory) throw ServeError("--data and --in-memory: choose one");
-    at = parse_listen(args);
-    scenario = scenario_for(args);
+    p.at = parse_listen(args);
+    p.scenario = scenario_for(args);
     if (!args.duration.empty()) {
-      duration = scenarios::parse_duration(args.duration);
-      if (!duration || *duration <= 0) throw ServeError("--duration " + args.duration + ": expected a duration such as 30s or 5m");
+      p.duration = scenarios::parse_duration(args.duration);
+      if (!p.duration || *p.duration <= 0) throw ServeError("--duration " + args.duration + ": expected a duration such as 30s or 5m");
     }
   } catch (const ServeError& e) {
     std::fprintf(stderr, "logsim serve: %s\n", e.what());
-    return kExitBadInput;
+    return std::nullopt;
   }
-  if (!at.host.empty() && !asio::ip::make_address(at.host).is_loopback()) {
-    std::fprintf(stderr, "logsim serve: WARNING: listening on %s, which is not loopback; there is no authentication\n", at.host.c_str());
+  if (!asio::ip::make_address(p.at.host).is_loopback()) {
+    std::fprintf(stderr, "logsim serve: WARNING: listening on %s, which is not loopback; there is no authentication\n", p.at.host.c_str());
   }
+  return p;
+}
+
+// The timeline's cluster steps, armed in wall-clock time from now (the others are logged and
+// skipped). The timers must outlive the run.
+std::vector<std::unique_ptr<asio::steady_timer>> arm_timeline(asio::io_context& io, live::LiveWorld& world, const Scenario& s,
+                                                              const std::function<void(std::string_view)>& log) {
+  std::vector<std::unique_ptr<asio::steady_timer>> steps;
+  for (const auto& step : s.timeline) {
+    if (!applies_live(step)) {
+      log("the timeline's " + std::string(step.name()) + " step has no live effect (it acts on the scenario's own clients)");
+      continue;
+    }
+    auto t = std::make_unique<asio::steady_timer>(io, std::chrono::nanoseconds(step.at));
+    t->async_wait([&world, &step](const boost::system::error_code& ec) {
+      if (!ec) apply(world, step);
+    });
+    steps.push_back(std::move(t));
+  }
+  return steps;
+}
+
+// Runs until --duration, SIGINT or SIGTERM; then closes every connection.
+void run_until_stopped(asio::io_context& io, live::Server& server, std::optional<Nanos> duration,
+                       const std::function<void(std::string_view)>& log) {
+  bool stopped = false;
+  const auto stop = [&](std::string_view why) {
+    if (stopped) return;
+    stopped = true;
+    log(why);
+    server.close();
+    io.stop();
+  };
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (!ec) stop(sig == SIGINT ? "stopping: SIGINT" : "stopping: SIGTERM");
+  });
+  asio::steady_timer end(io);
+  if (duration) {
+    end.expires_after(std::chrono::nanoseconds(*duration));
+    end.async_wait([&](const boost::system::error_code& ec) {
+      if (!ec) stop("stopping: --duration reached");
+    });
+  }
+  io.run();
+}
+
+// The verdict on the broker-side history, the files asked for, and the exit code.
+int finish(const ServeArgs& args, const Scenario& s, scenarios::RunOutput& out, properties::CheckerSet& checkers,
+           Nanos ran_ns, double wall_ms) {
+  scenarios::RunResult& r = out.result;
+  r.scenario = s.name;
+  r.file = args.scenario.empty() ? "<logsim serve>" : args.scenario;
+  r.seed = s.seed;
+  r.live = true;
+  r.simulated_ns = ran_ns;
+  r.verdict = checkers.finish();
+  out.history.clear_observers();
+  for (const auto& a : properties::anomaly_names()) {
+    if (s.ignored.contains(a) || broker_side_ignored().contains(a)) r.ignored.push_back(a);
+  }
+  for (const auto& e : out.history.events()) {
+    const std::string k(properties::op_kind_name(e.kind));
+    ++r.stats["history." + k];
+  }
+  if (!args.history.empty()) {
+    const std::string err = reports::write_file_atomically(args.history, reports::history_jsonl(out.history));
+    if (!err.empty()) std::fprintf(stderr, "logsim serve: %s\n", err.c_str());
+  }
+  if (!args.out.empty()) {
+    reports::RunDirOptions options;
+    options.wall_ms = wall_ms;
+    options.junit_suite = "logsim serve";
+    const std::string err = reports::write_run_dir(args.out, r, out, options);
+    if (!err.empty()) std::fprintf(stderr, "logsim serve: %s\n", err.c_str());
+  }
+  std::string verdict(properties::outcome_name(r.verdict.outcome));
+  for (auto& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::fprintf(stderr, "logsim serve: %s (%zu history events)\n", verdict.c_str(), out.history.size());
+  for (const auto& v : r.verdict.violations) {
+    std::fprintf(stderr, "  VIOLATION  %s (event #%llu): %s\n", v.anomaly.c_str(), static_cast<unsigned long long>(v.first_event),
+                 v.explanation.c_str());
+  }
+  return exit_code(r.verdict.outcome);
+}
+
+}  // namespace
+
+int serve_command(const ServeArgs& args) {
+  const std::optional<ServePlan> p = plan(args);
+  if (!p) return kExitBadInput;
+  const Scenario& scenario = p->scenario;
+  const auto started = std::chrono::steady_clock::now();
 
   asio::io_context io;
   live::LiveWorld world(io, live::LiveOptions{scenario.seed});
-  const auto log = [&world, &args](std::string_view line) {
+  scenarios::RunOutput out;
+  properties::CheckerSet checkers;
+  std::set<std::string> ignored = broker_side_ignored();
+  ignored.insert(scenario.ignored.begin(), scenario.ignored.end());
+  checkers.ignore(ignored);
+  for (auto& c : scenarios::scenario_checkers(scenario)) checkers.add(std::move(c));
+  checkers.attach(out.history);
+  auto recorder = std::make_shared<ServeRecorder>(out.history, [&world] { return world.now(); });
+
+  const std::function<void(std::string_view)> log = [&world, &args](std::string_view line) {
     if (!args.quiet) std::fprintf(stderr, "[serve %8.3fs] %.*s\n", static_cast<double>(world.now()) / 1e9, static_cast<int>(line.size()), line.data());
   };
-  world.on_fault = log;
+  world.on_fault = [&](std::string_view what) {
+    log(what);
+    recorder->fault(std::string(what));
+  };
   const scenarios::ClusterIds ids = add_cluster(world, scenario, args);
 
   live::GatewayConfig gc;
   for (std::size_t i = 0; i < ids.brokers.size(); ++i) {
-    gc.brokers.push_back({ids.brokers[i], at.host, static_cast<std::uint16_t>(at.port == 0 ? 0 : at.port + i)});
+    gc.brokers.push_back({ids.brokers[i], p->at.host, static_cast<std::uint16_t>(p->at.port == 0 ? 0 : p->at.port + i)});
   }
   gc.controller = ids.controller;
+  gc.observer = recorder;
   live::Server server(world, gc);
   server.log = log;
   try {
@@ -236,42 +353,12 @@ int serve_command(const ServeArgs& args) {
       return kExitBadInput;
     }
   }
-
-  // The timeline, in wall-clock time from now.
-  std::vector<std::unique_ptr<asio::steady_timer>> steps;
-  for (const auto& step : scenario.timeline) {
-    if (!applies_live(step)) {
-      log("the timeline's " + std::string(step.name()) + " step has no live effect (it acts on the scenario's own clients)");
-      continue;
-    }
-    auto t = std::make_unique<asio::steady_timer>(io, std::chrono::nanoseconds(step.at));
-    t->async_wait([&world, &step](const boost::system::error_code& ec) {
-      if (!ec) apply(world, step);
-    });
-    steps.push_back(std::move(t));
-  }
-  bool stopped = false;
-  const auto stop = [&](std::string_view why) {
-    if (stopped) return;
-    stopped = true;
-    log(why);
-    server.close();
-    io.stop();
-  };
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-    if (!ec) stop(sig == SIGINT ? "stopping: SIGINT" : "stopping: SIGTERM");
-  });
-  asio::steady_timer end(io);
-  if (duration) {
-    end.expires_after(std::chrono::nanoseconds(*duration));
-    end.async_wait([&](const boost::system::error_code& ec) {
-      if (!ec) stop("stopping: --duration reached");
-    });
-  }
-  io.run();
+  const auto steps = arm_timeline(io, world, scenario, log);
+  run_until_stopped(io, server, p->duration, log);
   log(fmt::format("served {} connections", server.accepted()));
-  return kExitPass;
+  recorder->finish();
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return finish(args, scenario, out, checkers, world.now(), wall_ms);
 }
 
 }  // namespace logsim::cli

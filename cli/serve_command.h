@@ -19,6 +19,8 @@ struct ServeArgs {
   bool in_memory = false;
   std::int32_t num_partitions = -1;   // num.partitions of auto-created topics (-1: the scenario's, or 1)
   bool quiet = false;                 // no log lines on stderr
+  std::string out;                    // write the run's history, summary and reports here at the end
+  std::string history;                // also write the history to this file
 };
 
 int serve_command(const ServeArgs& args);

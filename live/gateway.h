@@ -47,12 +47,41 @@ struct BrokerAddress {
   std::uint16_t port = 0;
 };
 
+// A record as the gateway saw it pass: its key, its value's id (a 64-bit hash of the value's
+// bytes, never 0; 0 for a null value) and its offset (for a produce: its delta in the batch).
+struct SeenRecord {
+  std::optional<std::string> key;
+  std::uint64_t value_id = 0;
+  Offset offset;
+};
+
+// What the gateways saw, for a broker-side history (logsim serve records it; docs/live.md). A
+// produce is identified by a token unique in the run; its answer names the same token. Called
+// on the io_context's thread, between the gateway's own steps.
+class GatewayObserver {
+ public:
+  virtual ~GatewayObserver() = default;
+  // A producer's batch for one partition arrived at a broker.
+  virtual void produce_sent(std::uint64_t token, const std::string& client, const std::string& topic, PartitionId partition,
+                            bool idempotent, const std::vector<SeenRecord>& records) = 0;
+  // The broker answered it: the error, and the first record's offset when there was none.
+  virtual void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) = 0;
+  // Records of one partition a fetch response served to a client (those at or above the offset
+  // it asked for), in offset order. `reader` names the client and its connection.
+  virtual void served(const std::string& reader, const std::string& topic, PartitionId partition,
+                      const std::vector<SeenRecord>& records) = 0;
+  // A group member's OffsetCommit, and the coordinator's answer per partition.
+  virtual void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) = 0;
+  virtual void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) = 0;
+};
+
 struct GatewayConfig {
   std::vector<BrokerAddress> brokers;
   NodeId controller{-1};              // the engine's controller node
   bool auto_create_topics = true;     // auto.create.topics.enable
   std::string cluster_id = "logsim";
   std::int32_t max_request_bytes = 104857600;  // socket.request.max.bytes
+  std::shared_ptr<GatewayObserver> observer;   // none: nothing is recorded
 };
 
 class Gateway final : public Node {

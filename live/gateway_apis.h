@@ -47,8 +47,8 @@ struct GatewayApis {
   // Sends one engine request that is the whole of `p`: its answer, of type Answer, converted,
   // is the response.
   template <class Answer>
-  static void ask_one(Gateway& g, Gateway::Pending& p, NodeId to, Message msg,
-                      std::function<wire::ResponseBody(const Answer&)> convert);
+  static CorrelationId ask_one(Gateway& g, Gateway::Pending& p, NodeId to, Message msg,
+                               std::function<wire::ResponseBody(const Answer&)> convert);
 
   static void start(Gateway& g, Gateway::Pending& p, const wire::ApiVersionsRequest& req);
   static void start(Gateway& g, Gateway::Pending& p, const wire::ProduceRequest& req);
@@ -74,18 +74,28 @@ struct GatewayApis {
 
   static void fetch_round(Gateway& g, Gateway::Pending& p, bool wait);
   static void fetch_answer(Gateway& g, Gateway::Pending& p, const FetchResponse& r);
+  static Offset fetch_offset(const Gateway::Pending& p, const FetchResponse& r);
   static void metadata_answer(Gateway& g, Gateway::Pending& p, const wire::MetadataRequest& req, const MetadataResponse& r);
   static CorrelationId ask(Gateway& g, Gateway::Pending& p, NodeId to, Message msg);
+  // The observer of the run, if any, and a token for an engine request of this gateway.
+  static GatewayObserver* observer(const Gateway& g) { return g.config_->observer.get(); }
+  static std::uint64_t token(const Gateway& g, CorrelationId id) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(g.env_.self().value())) << 32) | static_cast<std::uint32_t>(id);
+  }
+  // "client_id#N": a client's connection, as the history names the reader.
+  static std::string reader(const Gateway& g, const Gateway::Pending& p) {
+    return p.header.client_id.value_or("client") + "#" + std::to_string(g.env_.self().value());
+  }
 };
 
 
 template <class Answer>
-void GatewayApis::ask_one(Gateway& g, Gateway::Pending& p, NodeId to, Message msg,
-                          std::function<wire::ResponseBody(const Answer&)> convert) {
+CorrelationId GatewayApis::ask_one(Gateway& g, Gateway::Pending& p, NodeId to, Message msg,
+                                   std::function<wire::ResponseBody(const Answer&)> convert) {
   p.on_answer = [convert = std::move(convert)](Gateway::Pending& pending, const Message& answer) {
     if (const auto* a = std::get_if<Answer>(&answer)) pending.response = convert(*a);
   };
-  ask(g, p, to, std::move(msg));
+  return ask(g, p, to, std::move(msg));
 }
 
 }  // namespace logsim::live

@@ -1,9 +1,35 @@
 // The gateway's data-plane APIs (see gateway.h): Produce, Fetch, ListOffsets and Metadata.
 #include <algorithm>
 
+#include "engine/protocol/record_batch.h"
 #include "live/gateway_apis.h"
 
 namespace logsim::live {
+
+namespace {
+
+// A value's id in the broker-side history: a 64-bit FNV-1a hash of its bytes, never 0.
+std::uint64_t value_id(const std::optional<std::string>& value) {
+  if (!value) return 0;
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : *value) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h == 0 ? 1 : h;
+}
+
+// The records of whole, valid batches (from offset `from` on), as the observer sees them; none
+// when the bytes are not whole valid batches (the broker refuses those).
+std::vector<SeenRecord> seen_records(std::string_view batches, Offset from) {
+  std::vector<SeenRecord> out;
+  const BatchScan scan = scan_batches(batches, true);
+  if (!scan.complete || scan.batches.empty()) return out;
+  for (const StoredRecord& r : decode_batches(batches, from)) out.push_back({r.record.key, value_id(r.record.value), r.offset});
+  return out;
+}
+
+}  // namespace
 
 // ---- Produce: one engine request per partition's batch; acks=0 answers nothing.
 
@@ -20,8 +46,18 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::ProduceRequ
         out.error_code = code(ErrorCode::CORRUPT_MESSAGE);
         continue;
       }
-      ask(g, p, g.broker_,
+      const CorrelationId id = ask(g, p, g.broker_,
           ProduceRequest{0, t.name, PartitionId(part.index), req.acks, req.timeout_ms, SharedBytes(*part.records)});
+      if (GatewayObserver* o = observer(g)) {
+        const auto header = parse_batch_header(*part.records);
+        // Offsets here are deltas in the batch: the broker assigns the base.
+        std::vector<SeenRecord> records = seen_records(*part.records, Offset(0));
+        if (header) {
+          for (auto& r : records) r.offset = Offset(r.offset.value() - header->base_offset.value());
+        }
+        o->produce_sent(token(g, id), p.header.client_id.value_or(""), t.name, PartitionId(part.index),
+                        header && header->idempotent(), records);
+      }
     }
   }
   if (req.acks == 0) {
@@ -30,9 +66,10 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::ProduceRequ
     return;
   }
   p.response = std::move(resp);
-  p.on_answer = [](Gateway::Pending& pending, const Message& msg) {
+  p.on_answer = [&g](Gateway::Pending& pending, const Message& msg) {
     const auto* r = std::get_if<ProduceResponse>(&msg);
     if (r == nullptr) return;
+    if (GatewayObserver* o = observer(g)) o->produce_answered(token(g, r->correlation_id), r->error, r->base_offset);
     for (auto& topic : std::get<wire::ProduceResponse>(*pending.response).responses) {
       if (topic.name != r->topic) continue;
       for (auto& part : topic.partition_responses) {
@@ -84,6 +121,17 @@ void GatewayApis::fetch_round(Gateway& g, Gateway::Pending& p, bool wait) {
   if (p.outstanding == 0) p.done = true;
 }
 
+// The offset the client asked for in partition r of its fetch.
+Offset GatewayApis::fetch_offset(const Gateway::Pending& p, const FetchResponse& r) {
+  for (const auto& t : p.fetch.topics) {
+    if (t.topic != r.topic) continue;
+    for (const auto& part : t.partitions) {
+      if (part.partition == r.partition.value()) return Offset(part.fetch_offset);
+    }
+  }
+  return Offset(0);
+}
+
 void GatewayApis::fetch_answer(Gateway& g, Gateway::Pending& p, const FetchResponse& r) {
   auto& resp = std::get<wire::FetchResponse>(*p.response);
   bool news = r.error != ErrorCode::NONE || !r.records.empty();
@@ -99,6 +147,7 @@ void GatewayApis::fetch_answer(Gateway& g, Gateway::Pending& p, const FetchRespo
         std::string bytes;
         bytes.reserve(r.records.size());
         for (const auto& s : r.records.slices()) bytes.append(s.view());
+        if (GatewayObserver* o = observer(g)) o->served(reader(g, p), r.topic, r.partition, seen_records(bytes, fetch_offset(p, r)));
         part.records = std::move(bytes);
       }
     }

@@ -108,11 +108,14 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::OffsetCommi
                                 part.committed_metadata.value_or("")});
     }
   }
-  ask_one<OffsetCommitResponse>(g, p, broker(g), std::move(ask), [](const OffsetCommitResponse& r) {
+  const OffsetCommitRequest sent = ask;
+  const CorrelationId id = ask_one<OffsetCommitResponse>(g, p, broker(g), std::move(ask), [&g](const OffsetCommitResponse& r) {
+    if (GatewayObserver* o = observer(g)) o->commit_answered(token(g, r.correlation_id), r);
     wire::OffsetCommitResponse out;
     for (const auto& part : r.partitions) topic_named(out.topics, part.topic).partitions.push_back({part.partition.value(), code(part.error)});
     return wire::ResponseBody(std::move(out));
   });
+  if (GatewayObserver* o = observer(g)) o->commit_sent(token(g, id), sent);
 }
 
 void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::OffsetFetchRequest& req) {

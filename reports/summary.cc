@@ -21,6 +21,7 @@ std::string shell_word(const std::string& s) {
 }
 
 std::string replay_command(const scenarios::RunResult& r) {
+  if (r.live) return "a live run is not reproducible from a seed: logsim check history.jsonl judges its history again";
   // A name in angle brackets is no file (api/logsim.h's kInCode, a fuzz candidate): no `logsim
   // run` line could work, so say how to run it again instead.
   if (!r.file.empty() && r.file.front() == '<') {

@@ -41,6 +41,7 @@ struct RunResult {
   std::vector<std::string> ignored;     // anomalies the scenario's "properties" does not check
   bool expectation_met = true;
   std::string expectation_detail;  // why the expectation was not met
+  bool live = false;               // a live run (logsim serve): no seed replays it
 };
 
 struct RunOutput {

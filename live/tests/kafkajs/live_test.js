@@ -2,7 +2,7 @@
 // Each check prints "ok" or "FAIL"; the process exits 1 if any failed. Every wait is bounded
 // (withTimeout), and the whole run is stopped by the shell wrapper's timeout as well.
 'use strict';
-const { Kafka, logLevel } = require('kafkajs');
+const { Kafka, logLevel, AssignerProtocol } = require('kafkajs');
 const { execFileSync } = require('child_process');
 
 const [bootstrap, logsim] = process.argv.slice(2);
@@ -20,16 +20,38 @@ function withTimeout(promise, ms, what) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// The number of partitions each member of a Stable group of `members` holds, as DescribeGroups
+// tells (waiting up to 15 s for the group to settle); [] if it never does.
+async function stableAssignment(groupId, members) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (let i = 0; i < 150; i++) {
+      const { groups } = await admin.describeGroups([groupId]);
+      const g = groups[0];
+      if (g.state === 'Stable' && g.members.length === members) {
+        return g.members.map((m) => {
+          const a = AssignerProtocol.MemberAssignment.decode(m.memberAssignment);
+          return a ? Object.values(a.assignment).reduce((n, ps) => n + ps.length, 0) : 0;
+        });
+      }
+      await sleep(100);
+    }
+    return [];
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 // Reads `topic` with a new consumer of `groupId` until `count` records have come (or ms pass);
 // returns them. `onMessage` may throw (kafkajs then gives the message again).
 async function consume(groupId, topic, count, { ms = 30000, fromBeginning = true, onMessage, members = 1 } = {}) {
   const got = [];
   const consumers = [];
-  const assigned = [];
   for (let i = 0; i < members; i++) {
     const c = kafka.consumer({ groupId, sessionTimeout: 10000, heartbeatInterval: 500, maxWaitTimeInMs: 500, retry: { retries: 10 } });
     consumers.push(c);
-    c.on(c.events.GROUP_JOIN, (e) => { assigned[i] = Object.values(e.payload.memberAssignment).reduce((n, ps) => n + ps.length, 0); });
+
     await c.connect();
     await c.subscribe({ topic, fromBeginning });
   }
@@ -45,6 +67,7 @@ async function consume(groupId, topic, count, { ms = 30000, fromBeginning = true
   try {
     await withTimeout(all, ms, `${groupId} reading ${count} records`);
   } catch (e) { /* the check below says how many came */ }
+  const assigned = members > 1 ? await stableAssignment(groupId, members) : [];
   await Promise.all(consumers.map((c) => c.disconnect()));
   return { got, assigned };
 }

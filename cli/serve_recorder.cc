@@ -1,0 +1,149 @@
+// The broker-side history of a live run (see serve_recorder.h).
+#include "cli/serve_recorder.h"
+
+namespace logsim::cli {
+
+using properties::HistoryEvent;
+using properties::OpKind;
+
+namespace {
+
+// Errors after which the broker wrote nothing of the batch (Kafka checks them before the
+// append); any other error leaves it unknown.
+bool nothing_written(ErrorCode e) {
+  switch (e) {
+    case ErrorCode::NOT_LEADER_OR_FOLLOWER:
+    case ErrorCode::UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCode::LEADER_NOT_AVAILABLE:
+    case ErrorCode::CORRUPT_MESSAGE:
+    case ErrorCode::MESSAGE_TOO_LARGE:
+    case ErrorCode::INVALID_RECORD:
+    case ErrorCode::INVALID_REQUIRED_ACKS:
+    case ErrorCode::NOT_ENOUGH_REPLICAS:
+    case ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER:
+    case ErrorCode::INVALID_PRODUCER_EPOCH:
+    case ErrorCode::FENCED_LEADER_EPOCH:
+    case ErrorCode::UNKNOWN_LEADER_EPOCH:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::set<std::string> broker_side_ignored() {
+  return {"nonmonotonic-poll", "poll-skip", "unseen", "lost-commit", "group-interference",
+          "double-ownership", "stale-commit-accepted", "liveness"};
+}
+
+HistoryEvent ServeRecorder::event(OpKind kind, const std::string& process) const {
+  HistoryEvent e;
+  e.at = now_();
+  e.kind = kind;
+  e.process = process.empty() ? "client" : process;
+  return e;
+}
+
+void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client, const std::string& topic,
+                                 PartitionId partition, bool idempotent, const std::vector<live::SeenRecord>& records) {
+  for (const auto& r : records) {
+    HistoryEvent e = event(OpKind::kSendInvoke, client);
+    e.topic = topic;
+    e.partition = partition;
+    e.key = r.key;
+    e.value_id = r.value_id;
+    e.idempotent = idempotent;
+    history_.append(std::move(e));
+  }
+  sends_[token] = Send{client, topic, partition, records};
+}
+
+void ServeRecorder::outcome(const Send& s, OpKind kind, std::optional<Offset> base, const std::string& error) {
+  for (const auto& r : s.records) {
+    HistoryEvent e = event(kind, s.client);
+    e.topic = s.topic;
+    e.partition = s.partition;
+    if (base) e.offset = *base + r.offset.value();
+    e.key = r.key;
+    e.value_id = r.value_id;
+    e.error = error;
+    history_.append(std::move(e));
+  }
+}
+
+void ServeRecorder::produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) {
+  const auto it = sends_.find(token);
+  if (it == sends_.end()) return;
+  if (error == ErrorCode::NONE) {
+    outcome(it->second, OpKind::kSendOk, properties::known(base_offset), "");
+  } else {
+    outcome(it->second, nothing_written(error) ? OpKind::kSendFail : OpKind::kSendInfo, std::nullopt, std::string(error_name(error)));
+  }
+  sends_.erase(it);
+}
+
+void ServeRecorder::served(const std::string& reader, const std::string& topic, PartitionId partition,
+                           const std::vector<live::SeenRecord>& records) {
+  for (const auto& r : records) {
+    HistoryEvent e = event(OpKind::kProcess, reader);
+    e.topic = topic;
+    e.partition = partition;
+    e.offset = r.offset;
+    e.key = r.key;
+    e.value_id = r.value_id;
+    e.note = "served";
+    history_.append(std::move(e));
+    ++served_;
+  }
+}
+
+void ServeRecorder::commit_sent(std::uint64_t token, const OffsetCommitRequest& request) {
+  for (const auto& p : request.partitions) {
+    HistoryEvent e = event(OpKind::kCommitInvoke, request.member_id.empty() ? "admin" : request.member_id);
+    e.group = request.group_id;
+    e.generation = properties::known(GenerationId(request.generation_id));
+    e.topic = p.topic;
+    e.partition = p.partition;
+    e.offset = properties::known(p.committed_offset);
+    e.commit_id = token;
+    history_.append(std::move(e));
+  }
+  commits_[token] = Commit{request};
+}
+
+void ServeRecorder::commit_answered(std::uint64_t token, const OffsetCommitResponse& response) {
+  const auto it = commits_.find(token);
+  if (it == commits_.end()) return;
+  const OffsetCommitRequest& req = it->second.request;
+  for (const auto& p : req.partitions) {
+    ErrorCode error = ErrorCode::NONE;
+    for (const auto& r : response.partitions) {
+      if (r.topic == p.topic && r.partition == p.partition) error = r.error;
+    }
+    HistoryEvent e = event(error == ErrorCode::NONE ? OpKind::kCommitOk : OpKind::kCommitFail,
+                           req.member_id.empty() ? "admin" : req.member_id);
+    e.group = req.group_id;
+    e.generation = properties::known(GenerationId(req.generation_id));
+    e.topic = p.topic;
+    e.partition = p.partition;
+    e.offset = properties::known(p.committed_offset);
+    e.commit_id = token;
+    if (error != ErrorCode::NONE) e.error = std::string(error_name(error));
+    history_.append(std::move(e));
+  }
+  commits_.erase(it);
+}
+
+void ServeRecorder::fault(const std::string& what) {
+  HistoryEvent e = event(OpKind::kFault, "serve");
+  e.note = what;
+  history_.append(std::move(e));
+}
+
+void ServeRecorder::finish() {
+  for (const auto& [token, send] : sends_) outcome(send, OpKind::kSendInfo, std::nullopt, "no answer: the connection closed");
+  sends_.clear();
+}
+
+}  // namespace logsim::cli

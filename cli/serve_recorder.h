@@ -1,0 +1,71 @@
+// The broker-side history of a live run (logsim serve): what the gateways saw, as history
+// events the checkers read (docs/history.md, docs/live.md).
+//
+// - A producer's batch arriving is one send-invoke per record (process: the client's
+//   client.id; value_id: a hash of the value's bytes); the broker's answer makes each a
+//   send-ok at its offset, a send-fail when the error means nothing was written
+//   (NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE, ...), or a send-info (unknown: REQUEST_TIMED_OUT,
+//   NOT_ENOUGH_REPLICAS_AFTER_APPEND). A batch the broker never answered (its connection closed)
+//   is a send-info when the run ends.
+// - Records a fetch served are process events of the reader "client.id#connection" (served,
+//   not necessarily processed: the broker cannot see what the application did).
+// - A member's OffsetCommit is commit-invoke per partition, then commit-ok or commit-fail.
+// - Every fault the timeline injected is a fault event.
+//
+// What a broker-side history can judge is in broker_side_ignored(): no group assignments are
+// seen, so the group checkers and the per-reader order checks are left out of the verdict.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "live/gateway.h"
+#include "properties/history.h"
+
+namespace logsim::cli {
+
+class ServeRecorder final : public live::GatewayObserver {
+ public:
+  ServeRecorder(properties::History& history, std::function<Nanos()> now) : history_(history), now_(std::move(now)) {}
+
+  void produce_sent(std::uint64_t token, const std::string& client, const std::string& topic, PartitionId partition,
+                    bool idempotent, const std::vector<live::SeenRecord>& records) override;
+  void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) override;
+  void served(const std::string& reader, const std::string& topic, PartitionId partition,
+              const std::vector<live::SeenRecord>& records) override;
+  void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) override;
+  void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) override;
+
+  void fault(const std::string& what);
+  // Sends never answered become send-info (unknown). Call once, when the run ends.
+  void finish();
+
+  std::int64_t served_records() const { return served_; }
+
+ private:
+  struct Send {
+    std::string client, topic;
+    PartitionId partition;
+    std::vector<live::SeenRecord> records;
+  };
+  struct Commit {
+    OffsetCommitRequest request;
+  };
+  properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const;
+  void outcome(const Send& s, properties::OpKind kind, std::optional<Offset> base, const std::string& error);
+
+  properties::History& history_;
+  std::function<Nanos()> now_;
+  std::map<std::uint64_t, Send> sends_;      // sent, not yet answered (by token)
+  std::map<std::uint64_t, Commit> commits_;  // likewise
+  std::int64_t served_ = 0;
+};
+
+// The anomalies a broker-side history cannot judge (no assignments, reads are deliveries).
+std::set<std::string> broker_side_ignored();
+
+}  // namespace logsim::cli
