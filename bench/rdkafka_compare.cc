@@ -33,12 +33,18 @@
 // Producer::drain walks every queued batch, so a bigger window costs wall time (see
 // docs/performance.md).
 //
+// A third side, "serve": the same librdkafka client workload over TCP against `logsim serve`
+// (the engine on the live runtime, a child process), against the mock's figures (issue 27's
+// goal: at least as fast as the mock, which does not replicate).
+//
 // Usage: bench_vs_rdkafka [records] [window]   (the smoke test passes a small count)
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <atomic>
@@ -300,6 +306,9 @@ bool set(rd_kafka_conf_t* conf, const char* name, const char* value, SideResult&
   return true;
 }
 
+// The librdkafka client workload against any cluster: produce, then consume with a group.
+void run_client(const std::string& bootstraps, std::uint64_t records, SideResult& r);
+
 SideResult run_rdkafka(std::uint64_t records) {
   SideResult r;
   char err[512];
@@ -322,20 +331,28 @@ SideResult run_rdkafka(std::uint64_t records) {
   }
   const std::string bootstraps = rd_kafka_mock_cluster_bootstraps(mcluster);
 
+  run_client(bootstraps, records, r);
+  rd_kafka_mock_cluster_destroy(mcluster);
+  rd_kafka_destroy(host);
+  return r;
+}
+
+void run_client(const std::string& bootstraps, std::uint64_t records, SideResult& r) {
+  char err[512];
   // Produce.
   DeliveryCounts counts;
   rd_kafka_conf_t* pconf = rd_kafka_conf_new();
   if (!set(pconf, "bootstrap.servers", bootstraps.c_str(), r) || !set(pconf, "acks", "all", r) ||
       !set(pconf, "enable.idempotence", "true", r) || !set(pconf, "log_level", "3", r) ||
       !set(pconf, "queue.buffering.max.messages", "1000000", r)) {
-    return r;
+    return;
   }
   rd_kafka_conf_set_dr_msg_cb(pconf, on_delivery);
   rd_kafka_conf_set_opaque(pconf, &counts);
   rd_kafka_t* producer = rd_kafka_new(RD_KAFKA_PRODUCER, pconf, err, sizeof err);
   if (producer == nullptr) {
     std::snprintf(r.note, sizeof r.note, "producer: %.150s", err);
-    return r;
+    return;
   }
   const std::string value(kValueBytes, 'v');
   auto start = Clock::now();
@@ -349,7 +366,7 @@ SideResult run_rdkafka(std::uint64_t records) {
       if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
       if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         std::snprintf(r.note, sizeof r.note, "producev: %.150s", rd_kafka_err2str(e));
-        return r;
+        return;
       }
       rd_kafka_poll(producer, 10);
     }
@@ -366,12 +383,12 @@ SideResult run_rdkafka(std::uint64_t records) {
   rd_kafka_conf_t* cconf = rd_kafka_conf_new();
   if (!set(cconf, "bootstrap.servers", bootstraps.c_str(), r) || !set(cconf, "group.id", "bench", r) ||
       !set(cconf, "auto.offset.reset", "earliest", r) || !set(cconf, "log_level", "3", r)) {
-    return r;
+    return;
   }
   rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, cconf, err, sizeof err);
   if (consumer == nullptr) {
     std::snprintf(r.note, sizeof r.note, "consumer: %.150s", err);
-    return r;
+    return;
   }
   rd_kafka_poll_set_consumer(consumer);
   rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
@@ -380,7 +397,7 @@ SideResult run_rdkafka(std::uint64_t records) {
   auto first = start;
   if (rd_kafka_subscribe(consumer, topics) != RD_KAFKA_RESP_ERR_NO_ERROR) {
     std::snprintf(r.note, sizeof r.note, "subscribe failed");
-    return r;
+    return;
   }
   rd_kafka_topic_partition_list_destroy(topics);
   std::uint64_t consumed = 0;
@@ -400,9 +417,52 @@ SideResult run_rdkafka(std::uint64_t records) {
                 std::chrono::duration<double>(first - start).count());
   rd_kafka_consumer_close(consumer);
   rd_kafka_destroy(consumer);
-  rd_kafka_mock_cluster_destroy(mcluster);
-  rd_kafka_destroy(host);
   r.ok = r.acknowledged == records && consumed == records ? 1 : 0;
+}
+
+// The same librdkafka client workload against `logsim serve` (a child process), whose three
+// brokers replicate for real and whose group coordinator waits the same 3 s as the mock's.
+SideResult run_served(std::uint64_t records) {
+  SideResult r;
+  char dir[] = "/tmp/logsim-bench-serve-XXXXXX";
+  if (mkdtemp(dir) == nullptr) {
+    std::snprintf(r.note, sizeof r.note, "mkdtemp failed");
+    return r;
+  }
+  const std::string scenario = std::string(dir) + "/cluster.json";
+  const std::string bootstrap_file = std::string(dir) + "/bootstrap";
+  if (FILE* f = std::fopen(scenario.c_str(), "w")) {
+    std::fprintf(f, "{\"name\": \"bench-serve\", \"cluster\": {\"brokers\": 3, \"config\": {\"default.replication.factor\": 3, "
+                    "\"offsets.topic.replication.factor\": 3}}, \"topics\": [{\"name\": \"%s\", \"partitions\": %d, "
+                    "\"replication_factor\": 3}]}\n", kTopic, kPartitions);
+    std::fclose(f);
+  }
+  const pid_t server = fork();
+  if (server == 0) {
+    execl(LOGSIM_BINARY, "logsim", "serve", scenario.c_str(), "--listen", "127.0.0.1:0", "--bootstrap-file", bootstrap_file.c_str(),
+          "--quiet", "--duration", "900s", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::string bootstraps;
+  for (int i = 0; i < 600 && bootstraps.empty(); ++i) {
+    if (FILE* f = std::fopen(bootstrap_file.c_str(), "r")) {
+      char line[512] = {};
+      if (std::fgets(line, sizeof line, f) != nullptr) bootstraps = std::string(line, std::strcspn(line, "\n"));
+      std::fclose(f);
+    }
+    if (bootstraps.empty()) usleep(100'000);
+  }
+  if (bootstraps.empty()) {
+    std::snprintf(r.note, sizeof r.note, "logsim serve (%s) never wrote its bootstrap file", LOGSIM_BINARY);
+  } else {
+    run_client(bootstraps, records, r);
+  }
+  kill(server, SIGTERM);
+  int status = 0;
+  waitpid(server, &status, 0);
+  std::remove(scenario.c_str());
+  std::remove(bootstrap_file.c_str());
+  rmdir(dir);
   return r;
 }
 
@@ -489,6 +549,10 @@ int main(int argc, char** argv) {
   const Measured sim = in_child([records, window] { return run_logsim(records, window); });
   print_side("logsim", sim, records);
 
+  std::printf("\n");
+  const Measured served = in_child([records] { return run_served(records); });
+  print_side("serve", served, records);
+
   const MemcpyResult base = memcpy_baseline(records);
 
   const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
@@ -501,6 +565,13 @@ int main(int argc, char** argv) {
   std::printf("  end to end         %.3f\n", ratio(lib_total, sim_total));
   std::printf("  peak RSS           %.3f\n", ratio(sim.max_rss_mib, lib.max_rss_mib));
   std::printf("  CPU seconds        %.3f\n", ratio(sim.cpu_secs, lib.cpu_secs));
+  const double served_total = served.r.produce_secs + served.r.consume_secs;
+  std::printf("\nratios logsim serve (the same librdkafka client over TCP) / librdkafka's mock (goal: at least 1)\n");
+  std::printf("  produce records/s  %.3f\n", ratio(lib.r.produce_secs, served.r.produce_secs));
+  std::printf("  consume records/s  %.3f   (steady: %.3f)\n", ratio(lib.r.consume_secs, served.r.consume_secs),
+              ratio(lib.r.steady_consume_secs, served.r.steady_consume_secs));
+  std::printf("  end to end         %.3f\n", ratio(lib_total, served_total));
+  std::printf("  CPU seconds        %.3f   (serve's server and client processes together)\n", ratio(served.cpu_secs, lib.cpu_secs));
 
   std::printf("\nphysical limit: memcpy of the same %zu-byte records, record by record: %.3g GB/s = %.4g records/s\n",
               kKeyBytes + kValueBytes, base.bytes_per_sec / 1e9, base.records_per_sec);
@@ -514,5 +585,5 @@ int main(int argc, char** argv) {
               "  assignment on both sides; 2.0.2's mock has no call to lower it, and it costs librdkafka 3 s of\n"
               "  wall time but logsim only simulated time (see \"steady\" for consumption without the join).\n"
               "  librdkafka runs its client and brokers on several threads; logsim runs on one.\n");
-  return lib.exited_cleanly && lib.r.ok && sim.exited_cleanly && sim.r.ok ? 0 : 1;
+  return lib.exited_cleanly && lib.r.ok && sim.exited_cleanly && sim.r.ok && served.exited_cleanly && served.r.ok ? 0 : 1;
 }

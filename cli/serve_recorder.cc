@@ -30,11 +30,33 @@ bool nothing_written(ErrorCode e) {
   }
 }
 
+// splitmix64's finalizer over a pair: ids that do not collide by accident.
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t x = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x == 0 ? 1 : x;
+}
+
+std::uint64_t text_hash(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 }  // namespace
 
 std::set<std::string> broker_side_ignored() {
   return {"nonmonotonic-poll", "poll-skip", "unseen", "lost-commit", "group-interference",
           "double-ownership", "stale-commit-accepted", "liveness"};
+}
+
+std::uint64_t ServeRecorder::value_id(std::uint64_t identity) {
+  return ids_.try_emplace(identity, ids_.size() + 1).first->second;
 }
 
 HistoryEvent ServeRecorder::event(OpKind kind, const std::string& process) const {
@@ -47,26 +69,38 @@ HistoryEvent ServeRecorder::event(OpKind kind, const std::string& process) const
 
 void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client, const std::string& topic,
                                  PartitionId partition, bool idempotent, const std::vector<live::SeenRecord>& records) {
+  Send send{client, topic, partition, records, {}};
   for (const auto& r : records) {
+    // Sequence numbers count per partition: the id names the partition too.
+    const std::uint64_t where = mix(text_hash(topic), static_cast<std::uint64_t>(partition.value()));
+    const std::uint64_t id = value_id(
+        idempotent ? mix(mix(where, static_cast<std::uint64_t>(r.producer_id.value())),
+                         mix(static_cast<std::uint64_t>(r.producer_epoch.value()), static_cast<std::uint64_t>(r.sequence.value())))
+                   : mix(mix(text_hash(client), r.content), sent_before_[{client, r.content}]++));
+    send.value_ids.push_back(id);
     HistoryEvent e = event(OpKind::kSendInvoke, client);
     e.topic = topic;
     e.partition = partition;
     e.key = r.key;
-    e.value_id = r.value_id;
+    e.value_id = id;
     e.idempotent = idempotent;
     history_.append(std::move(e));
   }
-  sends_[token] = Send{client, topic, partition, records};
+  sends_[token] = std::move(send);
 }
 
 void ServeRecorder::outcome(const Send& s, OpKind kind, std::optional<Offset> base, const std::string& error) {
-  for (const auto& r : s.records) {
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    const live::SeenRecord& r = s.records[i];
     HistoryEvent e = event(kind, s.client);
     e.topic = s.topic;
     e.partition = s.partition;
-    if (base) e.offset = *base + r.offset.value();
+    if (base) {
+      e.offset = *base + r.offset.value();
+      acknowledged_[{s.topic, s.partition.value(), e.offset->value()}] = Stored{s.value_ids[i], r.content};
+    }
     e.key = r.key;
-    e.value_id = r.value_id;
+    e.value_id = s.value_ids[i];
     e.error = error;
     history_.append(std::move(e));
   }
@@ -91,7 +125,8 @@ void ServeRecorder::served(const std::string& reader, const std::string& topic, 
     e.partition = partition;
     e.offset = r.offset;
     e.key = r.key;
-    e.value_id = r.value_id;
+    const auto acked = acknowledged_.find({topic, partition.value(), r.offset.value()});
+    e.value_id = acked != acknowledged_.end() && acked->second.content == r.content ? acked->second.value_id : value_id(mix(r.content, 0));
     e.note = "served";
     history_.append(std::move(e));
     ++served_;

@@ -2,13 +2,19 @@
 // events the checkers read (docs/history.md, docs/live.md).
 //
 // - A producer's batch arriving is one send-invoke per record (process: the client's
-//   client.id; value_id: a hash of the value's bytes); the broker's answer makes each a
+//   client.id); the broker's answer makes each a
 //   send-ok at its offset, a send-fail when the error means nothing was written
 //   (NOT_LEADER_OR_FOLLOWER, CORRUPT_MESSAGE, ...), or a send-info (unknown: REQUEST_TIMED_OUT,
 //   NOT_ENOUGH_REPLICAS_AFTER_APPEND). A batch the broker never answered (its connection closed)
 //   is a send-info when the run ends.
 // - Records a fetch served are process events of the reader "client.id#connection" (served,
 //   not necessarily processed: the broker cannot see what the application did).
+// - Value ids: a record of an idempotent producer is its partition, producer id, epoch and
+//   sequence, which
+//   Kafka promises to store once; any other record is its client, its key and value bytes and
+//   how many times that client sent those bytes before, so repeated payloads stay apart. A
+//   served record takes the id of the acknowledged record at its offset when its bytes are
+//   those bytes, else an id of its bytes alone (and inconsistent-offsets says so).
 // - A member's OffsetCommit is commit-invoke per partition, then commit-ok or commit-fail.
 // - Every fault the timeline injected is a fault event.
 //
@@ -21,6 +27,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "live/gateway.h"
@@ -51,18 +58,29 @@ class ServeRecorder final : public live::GatewayObserver {
     std::string client, topic;
     PartitionId partition;
     std::vector<live::SeenRecord> records;
+    std::vector<std::uint64_t> value_ids;  // beside records
+  };
+  struct Stored {
+    std::uint64_t value_id = 0;
+    std::uint64_t content = 0;
   };
   struct Commit {
     OffsetCommitRequest request;
   };
   properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const;
+  // The history's value id of a record's identity: 1, 2, 3, ... in order of first appearance
+  // (the checkers keep their tables dense by small ids, as the simulator's).
+  std::uint64_t value_id(std::uint64_t identity);
   void outcome(const Send& s, properties::OpKind kind, std::optional<Offset> base, const std::string& error);
 
   properties::History& history_;
   std::function<Nanos()> now_;
   std::map<std::uint64_t, Send> sends_;      // sent, not yet answered (by token)
   std::map<std::uint64_t, Commit> commits_;  // likewise
+  std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> sent_before_;  // (client, content) -> sends so far
+  std::map<std::tuple<std::string, std::int32_t, std::int64_t>, Stored> acknowledged_;  // (topic, partition, offset)
   std::int64_t served_ = 0;
+  std::map<std::uint64_t, std::uint64_t> ids_;  // identity -> value id
 };
 
 // The anomalies a broker-side history cannot judge (no assignments, reads are deliveries).

@@ -47,6 +47,7 @@ void MemDisk::append(std::string_view file, std::string_view bytes) {
 void MemDisk::truncate(std::string_view file, std::uint64_t size) {
   const auto it = files_.find(file);
   if (it != files_.end() && it->second.size() > size) it->second.resize(size);
+  if (const auto d = durable_.find(file); d != durable_.end()) d->second = std::min(d->second, size);
 }
 
 void MemDisk::rename(std::string_view from, std::string_view to) {
@@ -55,7 +56,9 @@ void MemDisk::rename(std::string_view from, std::string_view to) {
   std::string bytes = std::move(it->second);
   files_.erase(it);
   files_[std::string(to)] = std::move(bytes);
-  // Durable only once `to` is synced: until then a power loss brings back the old names.
+  // Durable only once `to` is synced.
+  if (const auto d = durable_.find(from); d != durable_.end()) durable_.erase(d);
+  if (const auto d = durable_.find(to); d != durable_.end()) durable_.erase(d);
 }
 
 void MemDisk::remove(std::string_view file) {
@@ -64,11 +67,21 @@ void MemDisk::remove(std::string_view file) {
 }
 
 void MemDisk::fsync(std::string_view file, std::uint64_t token) {
-  if (const auto it = files_.find(file); it != files_.end()) durable_[std::string(file)] = it->second;
+  if (const auto it = files_.find(file); it != files_.end()) durable_[std::string(file)] = it->second.size();
   fsync_done(token);
 }
 
-void MemDisk::power_loss() { files_ = durable_; }
+void MemDisk::power_loss() {
+  for (auto it = files_.begin(); it != files_.end();) {
+    const auto d = durable_.find(it->first);
+    if (d == durable_.end()) {
+      it = files_.erase(it);
+    } else {
+      it->second.resize(std::min<std::uint64_t>(d->second, it->second.size()));
+      ++it;
+    }
+  }
+}
 
 // ---- FileDisk
 

@@ -1,9 +1,10 @@
 // The disks of the live world (engine/env/disk.h's contract).
 //
 // MemDisk (`logsim serve --in-memory`): files in memory. What is written is what the page cache
-// holds; an fsync makes the file's current bytes durable at once; power_loss() puts every file
-// back to its durable bytes (a file never synced disappears), as the simulated disk does
-// without its extra faults (no torn tail, no lying fsync).
+// holds; an fsync makes the file's current length durable at once; power_loss() cuts every file
+// back to its durable length (a file never synced disappears), the simulated disk's model for
+// appends without its extra faults (no torn tail, no lying fsync). The engine only appends,
+// truncates and renames, so a durable length is a durable prefix.
 //
 // FileDisk (`--data DIR`): files under one directory of the real file system, one per name
 // (a name's '/' makes subdirectories). fsync is the real fsync(2) of the file and of its
@@ -42,7 +43,7 @@ class MemDisk final : public LiveDisk {
 
  private:
   std::map<std::string, std::string, std::less<>> files_;
-  std::map<std::string, std::string, std::less<>> durable_;
+  std::map<std::string, std::uint64_t, std::less<>> durable_;  // file -> its length at its last fsync
 };
 
 class FileDisk final : public LiveDisk {

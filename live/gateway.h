@@ -47,12 +47,16 @@ struct BrokerAddress {
   std::uint16_t port = 0;
 };
 
-// A record as the gateway saw it pass: its key, its value's id (a 64-bit hash of the value's
-// bytes, never 0; 0 for a null value) and its offset (for a produce: its delta in the batch).
+// A record as the gateway saw it pass: its key, a 64-bit hash of its key and value bytes, its
+// offset (for a produce: its delta in the batch), and, from an idempotent producer, the
+// producer id, epoch and sequence number that make it unique (-1 otherwise).
 struct SeenRecord {
   std::optional<std::string> key;
-  std::uint64_t value_id = 0;
+  std::uint64_t content = 0;
   Offset offset;
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence sequence{-1};
 };
 
 // What the gateways saw, for a broker-side history (logsim serve records it; docs/live.md). A

@@ -8,15 +8,21 @@ namespace logsim::live {
 
 namespace {
 
-// A value's id in the broker-side history: a 64-bit FNV-1a hash of its bytes, never 0.
-std::uint64_t value_id(const std::optional<std::string>& value) {
-  if (!value) return 0;
+// A record's content: a 64-bit FNV-1a hash of its key and value bytes (a null key or value
+// hashes apart from an empty one).
+std::uint64_t content_of(const Record& r) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : *value) {
-    h ^= static_cast<unsigned char>(c);
+  const auto add = [&h](const std::optional<std::string>& bytes) {
+    h ^= bytes ? 1U : 2U;
     h *= 0x100000001b3ULL;
-  }
-  return h == 0 ? 1 : h;
+    for (const char c : bytes.value_or("")) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 0x100000001b3ULL;
+    }
+  };
+  add(r.key);
+  add(r.value);
+  return h;
 }
 
 // The records of whole, valid batches (from offset `from` on), as the observer sees them; none
@@ -25,7 +31,9 @@ std::vector<SeenRecord> seen_records(std::string_view batches, Offset from) {
   std::vector<SeenRecord> out;
   const BatchScan scan = scan_batches(batches, true);
   if (!scan.complete || scan.batches.empty()) return out;
-  for (const StoredRecord& r : decode_batches(batches, from)) out.push_back({r.record.key, value_id(r.record.value), r.offset});
+  for (const StoredRecord& r : decode_batches(batches, from)) {
+    out.push_back({r.record.key, content_of(r.record), r.offset, r.producer_id, r.producer_epoch, r.sequence});
+  }
   return out;
 }
 
