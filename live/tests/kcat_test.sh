@@ -75,7 +75,32 @@ for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 check "serve stops on SIGTERM" bash -c "! kill -0 $pid 2>/dev/null"
 wait "$pid"; rc=$?
 pid=
-check "serve exits 0 after SIGTERM" test $rc -eq 0
+check "serve exits 0 after SIGTERM (the verdict: a pass)" test $rc -eq 0
+# --data: the logs outlive the process. Write, stop, serve again on the same directory, read back.
+data="$tmp/data"
+"$logsim" serve --brokers 1 --listen 127.0.0.1:0 --data "$data" --bootstrap-file "$tmp/bs-data" --duration 60s \
+  > /dev/null 2> "$tmp/data1.err" &
+pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/bs-data" ] && break; sleep 0.1; done
+seq 1 50 | sed 's/^/kept-/' | timeout 30 kcat -b "$(cat "$tmp/bs-data")" -P -t kept -X topic.request.required.acks=-1 2> "$tmp/data-produce.err"
+kill -TERM "$pid"; wait "$pid"; pid=
+check "--data leaves the brokers' logs on disk" test -n "$(ls -A "$data/broker-1" 2>/dev/null)"
+rm -f "$tmp/bs-data"
+"$logsim" serve --brokers 1 --listen 127.0.0.1:0 --data "$data" --bootstrap-file "$tmp/bs-data" --duration 60s \
+  > /dev/null 2> "$tmp/data2.err" &
+pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/bs-data" ] && break; sleep 0.1; done
+timeout 30 kcat -b "$(cat "$tmp/bs-data")" -C -t kept -o beginning -e -f '%s\n' > "$tmp/kept" 2> "$tmp/data-consume.err"
+check "a second serve on the same --data serves every record again" test "$(sort -u "$tmp/kept" | wc -l)" -eq 50
+kill -TERM "$pid"; wait "$pid"; pid=
+
+# Bad input: exit 2 with a message, nothing started.
+err=$("$logsim" serve --listen 10.1.2.3:9092 2>&1); rc=$?
+check "a non-loopback --listen needs --allow-remote (exit 2)" test $rc -eq 2
+check "and says why" grep -q "allow-remote" <<<"$err"
+err=$("$logsim" serve --listen 127.0.0.1:notaport 2>&1); rc=$?
+check "a bad port exits 2" test $rc -eq 2
+
 if [ $fails -ne 0 ]; then
   echo "--- serve stderr"; tail -40 "$tmp/stderr"
   echo "--- kcat stderr"; cat "$tmp"/*.err 2>/dev/null | tail -20
