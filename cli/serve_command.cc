@@ -110,7 +110,7 @@ scenarios::ClusterIds add_cluster(live::LiveWorld& world, const Scenario& s, con
 
 // Applies one timeline step to the live cluster. Steps about the scenario's own simulated
 // clients (producers, groups, seeks) have nothing to act on here: the clients are real.
-void apply(live::LiveWorld& world, const scenarios::TimelineStep& step) {
+void apply(live::LiveWorld& world, live::ClientFaults& faults, const scenarios::TimelineStep& step) {
   const auto id = [&](const std::string& name) { return *world.find(name); };
   const auto all = [&world] {
     std::vector<NodeId> out;
@@ -147,6 +147,16 @@ void apply(live::LiveWorld& world, const scenarios::TimelineStep& step) {
                      }
                    }
                  },
+                 [&](const Clog& c) { world.clog(id(c.target), world.now() + c.length); },
+                 [&](const ClientFaults& f) {
+                   live::ClientFaultRule rule{std::nullopt, world.now() + f.length, f.delay, f.drop, f.reset, f.error, f.error_share};
+                   if (f.target) rule.broker = id(*f.target);
+                   faults.rules.push_back(rule);
+                   if (world.on_fault) {
+                     world.on_fault(fmt::format("client-faults {} for {}ms: delay {}ms, drop {}, reset {}, {} {}", f.target.value_or("(every broker)"),
+                                                to_millis(f.length), to_millis(f.delay), f.drop, f.reset, error_name(f.error), f.error_share));
+                   }
+                 },
                  [&](const auto&) {},
              },
              step.action);
@@ -155,7 +165,8 @@ void apply(live::LiveWorld& world, const scenarios::TimelineStep& step) {
 bool applies_live(const scenarios::TimelineStep& step) {
   using namespace scenarios::steps;
   return step.is<Crash>() || step.is<PowerLoss>() || step.is<Stop>() || step.is<Restart>() || step.is<Pause>() ||
-         step.is<Resume>() || step.is<Heal>() || step.is<Isolate>() || step.is<Partition>();
+         step.is<Resume>() || step.is<Heal>() || step.is<Isolate>() || step.is<Partition>() || step.is<Clog>() ||
+         step.is<ClientFaults>();
 }
 
 // Whether every broker knows every broker as live and a leader for every partition of the
@@ -217,8 +228,8 @@ std::optional<ServePlan> plan(const ServeArgs& args) {
 
 // The timeline's cluster steps, armed in wall-clock time from now (the others are logged and
 // skipped). The timers must outlive the run.
-std::vector<std::unique_ptr<asio::steady_timer>> arm_timeline(asio::io_context& io, live::LiveWorld& world, const Scenario& s,
-                                                              const std::function<void(std::string_view)>& log) {
+std::vector<std::unique_ptr<asio::steady_timer>> arm_timeline(asio::io_context& io, live::LiveWorld& world, live::ClientFaults& faults,
+                                                              const Scenario& s, const std::function<void(std::string_view)>& log) {
   std::vector<std::unique_ptr<asio::steady_timer>> steps;
   for (const auto& step : s.timeline) {
     if (!applies_live(step)) {
@@ -226,8 +237,8 @@ std::vector<std::unique_ptr<asio::steady_timer>> arm_timeline(asio::io_context& 
       continue;
     }
     auto t = std::make_unique<asio::steady_timer>(io, std::chrono::nanoseconds(step.at));
-    t->async_wait([&world, &step](const boost::system::error_code& ec) {
-      if (!ec) apply(world, step);
+    t->async_wait([&world, &faults, &step](const boost::system::error_code& ec) {
+      if (!ec) apply(world, faults, step);
     });
     steps.push_back(std::move(t));
   }
@@ -332,6 +343,8 @@ int serve_command(const ServeArgs& args) {
   }
   gc.controller = ids.controller;
   gc.observer = recorder;
+  auto faults = std::make_shared<live::ClientFaults>();
+  gc.faults = faults;
   live::Server server(world, gc);
   server.log = log;
   try {
@@ -353,9 +366,10 @@ int serve_command(const ServeArgs& args) {
       return kExitBadInput;
     }
   }
-  const auto steps = arm_timeline(io, world, scenario, log);
+  const auto steps = arm_timeline(io, world, *faults, scenario, log);
   run_until_stopped(io, server, p->duration, log);
-  log(fmt::format("served {} connections", server.accepted()));
+  log(fmt::format("served {} connections; client faults: {} answers delayed, {} lost, {} connections reset, {} errors injected",
+                  server.accepted(), faults->delayed, faults->lost, faults->resets, faults->errors));
   recorder->finish();
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return finish(args, scenario, out, checkers, world.now(), wall_ms);

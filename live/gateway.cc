@@ -56,6 +56,7 @@ void Gateway::on_frame(std::string_view frame) {
   Pending& p = *owned;
   p.header = decoded.header;
   pending_.push_back(std::move(owned));
+  if (GatewayApis::inject(*this, p, *decoded.body)) return flush();
   std::visit([&](const auto& req) { GatewayApis::start(*this, p, req); }, *decoded.body);
   flush();
 }
@@ -77,6 +78,7 @@ void Gateway::on_message(NodeId, const Message& msg) {
 }
 
 void Gateway::on_timer(TimerId, std::uint64_t tag) {
+  if (tag == kFlushTag) return flush();
   if (tag != kFinishTag) return;
   for (auto& p : pending_) {
     if (p->finishing && !p->done) p->done = true;
@@ -97,6 +99,12 @@ void Gateway::fail(std::string why) {
 // Writes out every finished request at the front, in request order.
 void Gateway::flush() {
   while (!closed_ && !pending_.empty() && pending_.front()->done) {
+    Pending& front = *pending_.front();
+    if (front.lost) return;  // its answer never comes, nor any after it on this connection
+    if (front.ready_at > env_.now()) {
+      env_.set_timer(front.ready_at - env_.now(), kFlushTag);
+      return;
+    }
     std::unique_ptr<Pending> p = std::move(pending_.front());
     pending_.pop_front();
     for (const CorrelationId id : p->correlations) by_correlation_.erase(id);

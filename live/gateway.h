@@ -79,6 +79,30 @@ class GatewayObserver {
   virtual void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) = 0;
 };
 
+// Faults on client connections (a scenario's client-faults steps): while the world's clock is
+// before `until`, each request to `broker` (none: any broker) is answered `delay` late, has its
+// answer lost with probability `drop` (the broker did the work; the client never hears, and
+// as a Kafka broker answers a connection's requests in order, nothing after it is answered
+// either), has its connection reset with probability `reset`, or is answered `error` on every
+// partition it names, without reaching the broker, with probability `error_share` (Produce,
+// Fetch and ListOffsets; a coordinator error answers the group APIs instead; Metadata and the
+// rest pass).
+struct ClientFaultRule {
+  std::optional<NodeId> broker;
+  Nanos until = 0;
+  Nanos delay = 0;
+  double drop = 0;
+  double reset = 0;
+  ErrorCode error = ErrorCode::NONE;
+  double error_share = 0;
+};
+// Shared by every gateway of a run and changed by the timeline as it goes.
+struct ClientFaults {
+  std::vector<ClientFaultRule> rules;
+  // What the gateways did to requests under the rules.
+  std::uint64_t delayed = 0, lost = 0, resets = 0, errors = 0;
+};
+
 struct GatewayConfig {
   std::vector<BrokerAddress> brokers;
   NodeId controller{-1};              // the engine's controller node
@@ -86,6 +110,7 @@ struct GatewayConfig {
   std::string cluster_id = "logsim";
   std::int32_t max_request_bytes = 104857600;  // socket.request.max.bytes
   std::shared_ptr<GatewayObserver> observer;   // none: nothing is recorded
+  std::shared_ptr<ClientFaults> faults;        // none: no client faults
 };
 
 class Gateway final : public Node {

@@ -15,6 +15,7 @@
 namespace logsim::live {
 
 inline constexpr std::uint64_t kFinishTag = 1;  // a zero-delay timer: finish a fetch after this turn's answers
+inline constexpr std::uint64_t kFlushTag = 2;   // a delayed answer's time has come
 
 inline std::int16_t code(ErrorCode e) { return static_cast<std::int16_t>(e); }
 
@@ -24,6 +25,8 @@ struct Gateway::Pending {
   wire::RequestHeader header;
   std::optional<wire::ResponseBody> response;  // none: nothing to send (acks=0)
   std::optional<std::string> raw;              // a whole frame made elsewhere (UNSUPPORTED_VERSION)
+  Nanos ready_at = 0;                          // client-faults' delay: not written before this
+  bool lost = false;                           // client-faults' drop: never written (nor anything after it)
   std::size_t outstanding = 0;
   bool done = false;
   std::vector<CorrelationId> correlations;  // its engine requests, forgotten when it is done
@@ -49,6 +52,12 @@ struct GatewayApis {
   template <class Answer>
   static CorrelationId ask_one(Gateway& g, Gateway::Pending& p, NodeId to, Message msg,
                                std::function<wire::ResponseBody(const Answer&)> convert);
+
+  // Client faults (gateway_faults.cc): the rule in force for this connection now, if any, and
+  // what it does to a decoded request; true when the request is dealt with there (its
+  // connection reset, or answered with the injected error without reaching the broker).
+  static const ClientFaultRule* fault_rule(const Gateway& g);
+  static bool inject(Gateway& g, Gateway::Pending& p, const wire::RequestBody& req);
 
   static void start(Gateway& g, Gateway::Pending& p, const wire::ApiVersionsRequest& req);
   static void start(Gateway& g, Gateway::Pending& p, const wire::ProduceRequest& req);

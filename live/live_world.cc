@@ -3,6 +3,8 @@
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
+
 #include "engine/base/assert.h"
 
 namespace logsim::live {
@@ -222,6 +224,12 @@ void LiveWorld::delay(NodeId from, NodeId to, Nanos d) {
   if (on_fault) on_fault("delay " + name(from) + " -> " + name(to) + " " + std::to_string(to_millis(d)) + "ms");
 }
 
+void LiveWorld::clog(NodeId node, Nanos until) {
+  Nanos& u = clogged_until_[node.value()];
+  u = std::max(u, until);
+  if (on_fault) on_fault("clog " + name(node) + " for " + std::to_string(to_millis(until - now())) + "ms");
+}
+
 void LiveWorld::heal() {
   cuts_.clear();
   delays_.clear();
@@ -261,12 +269,16 @@ void LiveWorld::send(Slot& from, NodeId to, Message msg) {
     if (sender.incarnation != from_inc || receiver.incarnation != to_inc) return;  // never across a restart
     run_on(receiver, [from_id, shared](Node& n) { n.on_message(from_id, *shared); });
   };
-  const auto d = delays_.find({from.id.value(), to.value()});
-  if (d == delays_.end() || d->second <= 0) {
+  Nanos wait = 0;
+  if (const auto d = delays_.find({from.id.value(), to.value()}); d != delays_.end()) wait = d->second;
+  for (const std::int32_t end : {from.id.value(), to.value()}) {
+    if (const auto c = clogged_until_.find(end); c != clogged_until_.end()) wait = std::max(wait, c->second - now());
+  }
+  if (wait <= 0) {
     asio::post(io_, std::move(deliver));
     return;
   }
-  auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::nanoseconds(d->second));
+  auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::nanoseconds(wait));
   timer->async_wait([timer, deliver = std::move(deliver)](const boost::system::error_code& ec) {
     if (!ec) deliver();
   });

@@ -26,8 +26,9 @@
 // the receiver has restarted since it was sent (each incarnation has its own connections).
 //
 // Faults between nodes: cut(from, to) loses every message from one to the other until heal();
-// delay(from, to, d) holds each such message d longer (a slow or clogged link). These are how
-// a scenario's partitions and clogs between brokers are applied in real time.
+// delay(from, to, d) holds each such message d longer (a slow link); clog(node, until) holds
+// every message to and from a node until then. These are how a scenario's partitions and clogs
+// between brokers are applied in real time.
 //
 // Invariants: at most one Node object per node; a handler for an old incarnation never reaches
 // a newer one; timers of a dead incarnation never fire.
@@ -102,6 +103,9 @@ class LiveWorld {
 
   void cut(NodeId from, NodeId to);
   void delay(NodeId from, NodeId to, Nanos d);
+  // Until `until` (the world's time), messages to and from the node wait, then go on
+  // (a scenario's clog). heal() leaves clogs alone, as in the simulator.
+  void clog(NodeId node, Nanos until);
   void heal();  // every cut and delay
 
   // Monotonic time since the world was made.
@@ -142,6 +146,7 @@ class LiveWorld {
   std::vector<std::unique_ptr<Slot>> slots_;
   std::set<std::pair<std::int32_t, std::int32_t>> cuts_;
   std::map<std::pair<std::int32_t, std::int32_t>, Nanos> delays_;
+  std::map<std::int32_t, Nanos> clogged_until_;
   TimerId next_timer_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // handlers posted by a dead world do nothing
 };

@@ -296,6 +296,46 @@ steps::Clog read(Tag<steps::Clog>, const JsonReader& step, const StepContext& c)
   return clog;
 }
 
+// The errors a client-faults step may answer with: those a broker gives a healthy client now
+// and then, which a client must retry.
+constexpr ErrorCode kInjectableErrors[] = {
+    ErrorCode::NOT_LEADER_OR_FOLLOWER, ErrorCode::LEADER_NOT_AVAILABLE, ErrorCode::REQUEST_TIMED_OUT,
+    ErrorCode::NOT_ENOUGH_REPLICAS,    ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, ErrorCode::BROKER_NOT_AVAILABLE,
+    ErrorCode::NETWORK_EXCEPTION,      ErrorCode::NOT_COORDINATOR,          ErrorCode::COORDINATOR_NOT_AVAILABLE,
+    ErrorCode::UNKNOWN_SERVER_ERROR};
+
+Keys keys(Tag<steps::ClientFaults>) { return {"target", "for", "delay", "drop", "reset", "error", "error_share"}; }
+steps::ClientFaults read(Tag<steps::ClientFaults>, const JsonReader& step, const StepContext& c) {
+  steps::ClientFaults f;
+  if (step.has("target")) {
+    f.target = check_node(step.at("target"), c.names);
+    if (f.target->rfind("broker-", 0) != 0) step.at("target").fail("\"" + *f.target + "\" is not a broker", "a broker (clients connect to brokers)");
+  }
+  f.length = step.at("for").duration();
+  if (f.length <= 0) step.at("for").fail("found client faults of no length", "a duration above zero, e.g. \"10s\"");
+  if (auto d = step.get("delay")) f.delay = d->duration();
+  if (auto d = step.get("drop")) f.drop = d->number(0, 1);
+  if (auto r = step.get("reset")) f.reset = r->number(0, 1);
+  if (auto e = step.get("error")) {
+    const std::string name = e->string();
+    std::string known;
+    for (const ErrorCode code : kInjectableErrors) {
+      known += (known.empty() ? "" : ", ") + std::string(error_name(code));
+      if (error_name(code) == name) f.error = code;
+    }
+    if (f.error == ErrorCode::NONE) e->fail("\"" + name + "\" is not an error client-faults answers with", "one of " + known);
+    f.error_share = 1;
+  }
+  if (auto s = step.get("error_share")) {
+    if (!step.has("error")) s->fail("an error_share without an error", "\"error\" too, e.g. \"NOT_LEADER_OR_FOLLOWER\"");
+    f.error_share = s->number(0, 1);
+  }
+  if (f.delay == 0 && f.drop == 0 && f.reset == 0 && f.error_share == 0) {
+    step.fail("client faults that do nothing", "at least one of delay, drop, reset, error");
+  }
+  return f;
+}
+
 Keys keys(Tag<steps::SetNetwork>) { return {"target", "network"}; }
 steps::SetNetwork read(Tag<steps::SetNetwork>, const JsonReader& step, const StepContext& c) {
   // Without a target: every link's default; with one: the links to and from that node.
@@ -441,7 +481,8 @@ const ActionSpec& read_action(const JsonReader& action) {
 
 // The keys some action takes, in the order a step's keys are checked.
 const Keys kStepKeys = {"target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for", "network",
-                        "offset", "drift_ppm", "count", "rate", "partition", "one_way"};
+                        "offset", "drift_ppm", "count", "rate", "partition", "one_way", "delay", "drop", "reset",
+                        "error", "error_share"};
 
 // A key this action does not take.
 void check_keys(const JsonReader& step, const ActionSpec& action) {

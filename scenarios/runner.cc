@@ -88,6 +88,7 @@ void apply_step(sim::World& world, RunContext& ctx, const TimelineStep& step) {
                  [&](const steps::Restart& s) { world.restart(id(s.target)); },
                  [&](const steps::Pause& s) { world.pause(id(s.target)); },
                  [&](const steps::Resume& s) { world.resume(id(s.target)); },
+                 [&](const steps::ClientFaults&) { detail = " (no effect here: logsim serve applies it to real clients)"; },
                  [&](const auto&) {
                    LOGSIM_ASSERT(false, "step " + std::string(step.name()) + " is not the runner's to apply");
                  },

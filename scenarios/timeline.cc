@@ -59,6 +59,9 @@ std::vector<std::string> TimelineStep::targets() const {
                         [](const steps::SetNetwork& s) {
                           return s.target ? std::vector<std::string>{*s.target} : std::vector<std::string>{};
                         },
+                        [](const steps::ClientFaults& s) {
+                          return s.target ? std::vector<std::string>{*s.target} : std::vector<std::string>{};
+                        },
                         [](const auto& s) {
                           if constexpr (requires { s.target; }) return std::vector<std::string>{s.target};
                           else return std::vector<std::string>{};

@@ -107,6 +107,22 @@ struct Seek {
   std::int64_t value = 0;      // the mode's argument, as in ResetOffsetsRequest
 };
 
+// Faults on real clients' connections to the brokers (logsim serve): for `length`, each request
+// to the target broker (none: every broker) is answered `delay` later, dropped unanswered with
+// probability `drop`, has its connection reset with probability `reset`, or is answered with
+// `error` (on every partition it names) with probability `error_share`. A simulated run has no
+// client connections: there the step is a fault event with no effect.
+struct ClientFaults {
+  static constexpr std::string_view kName = "client-faults";
+  std::optional<std::string> target;
+  Nanos length = 0;
+  Nanos delay = 0;
+  double drop = 0;
+  double reset = 0;
+  ErrorCode error = ErrorCode::NONE;
+  double error_share = 0;
+};
+
 // Group membership steps, applied by the runner like node faults.
 struct AddMember {
   static constexpr std::string_view kName = "add-member";
@@ -121,7 +137,8 @@ using Action = std::variant<steps::Crash, steps::PowerLoss, steps::Stop, steps::
                             steps::Isolate, steps::Partition, steps::Heal, steps::Clog, steps::SetNetwork,
                             steps::ClockSkew, steps::CreateTopic, steps::DeleteTopic, steps::AddPartitions,
                             steps::AlterConfig, steps::ResetOffsets, steps::DeleteOffsets, steps::DeleteGroup,
-                            steps::DescribeGroup, steps::Produce, steps::Seek, steps::AddMember, steps::RemoveMember>;
+                            steps::DescribeGroup, steps::Produce, steps::Seek, steps::AddMember, steps::RemoveMember,
+                            steps::ClientFaults>;
 
 // The visitor idiom: overloaded{[](const steps::Crash&) {...}, [](const auto&) {...}}.
 template <class... Fs>

@@ -3,9 +3,10 @@
 # metadata, keyed produce onto an auto-created topic, and a consume from the beginning that
 # returns every record, each on the partition Kafka's partitioner picks for its key.
 # Every wait is bounded (timeout, counted loops); the server is stopped by its process id.
-# Usage: kcat_test.sh LOGSIM [SOURCE_ROOT]
+# Usage: kcat_test.sh LOGSIM SOURCE_ROOT
 set -u
 logsim=$1
+root=$2
 tmp=$(mktemp -d)
 pid=
 cleanup() {
@@ -93,6 +94,24 @@ for _ in $(seq 1 100); do [ -s "$tmp/bs-data" ] && break; sleep 0.1; done
 timeout 30 kcat -b "$(cat "$tmp/bs-data")" -C -t kept -o beginning -e -f '%s\n' > "$tmp/kept" 2> "$tmp/data-consume.err"
 check "a second serve on the same --data serves every record again" test "$(sort -u "$tmp/kept" | wc -l)" -eq 50
 kill -TERM "$pid"; wait "$pid"; pid=
+
+# Client faults (scenarios/live/flaky-clients.json): injected NOT_LEADER_OR_FOLLOWER answers,
+# delays and connection resets; librdkafka retries and every record still arrives.
+rm -f "$tmp/bs-flaky"
+"$logsim" serve "$root/scenarios/live/flaky-clients.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bs-flaky" --duration 90s \
+  > /dev/null 2> "$tmp/flaky.err" &
+pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/bs-flaky" ] && break; sleep 0.1; done
+seq 1 300 | sed 's/^/flaky-/' > "$tmp/flaky-in"
+timeout 60 kcat -b "$(cat "$tmp/bs-flaky")" -P -t flaky -X topic.request.required.acks=-1 -X message.send.max.retries=100 \
+  -l "$tmp/flaky-in" 2> "$tmp/flaky-produce.err"
+timeout 60 kcat -b "$(cat "$tmp/bs-flaky")" -C -t flaky -o beginning -e -f '%s\n' > "$tmp/flaky-out" 2> "$tmp/flaky-consume.err"
+kill -TERM "$pid"; wait "$pid"; pid=
+check "every record arrives through the client faults" test "$(sort -u "$tmp/flaky-out" | wc -l)" -eq 300
+faults=$(grep -o 'client faults: .*' "$tmp/flaky.err")
+check "errors were injected" grep -qE '[1-9][0-9]* errors injected' <<<"$faults"
+check "connections were reset" grep -qE '[1-9][0-9]* connections reset' <<<"$faults"
+check "answers were delayed" grep -qE '[1-9][0-9]* answers delayed' <<<"$faults"
 
 # Bad input: exit 2 with a message, nothing started.
 err=$("$logsim" serve --listen 10.1.2.3:9092 2>&1); rc=$?

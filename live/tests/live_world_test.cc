@@ -135,6 +135,28 @@ TEST_F(Fixture, ACutLosesMessagesOneWayAndADelayHoldsThem) {
   EXPECT_GE(world.now() - sent, millis(40));
 }
 
+TEST_F(Fixture, AClogHoldsMessagesToAndFromTheNodeUntilItEnds) {
+  const NodeId a = add(), b = add(), c = add();
+  world.start(a);
+  world.start(b);
+  world.start(c);
+  const Nanos until = world.now() + millis(40);
+  world.clog(b, until);
+  probe(a).env.send(b, MetadataRequest{1, {}});
+  probe(b).env.send(c, MetadataRequest{2, {}});
+  probe(a).env.send(c, MetadataRequest{3, {}});  // not through b: not held
+  run(20ms);
+  EXPECT_TRUE(logged("n2 got 3 from 0"));
+  EXPECT_FALSE(logged("n1 got 1 from 0"));
+  EXPECT_FALSE(logged("n2 got 2 from 1"));
+  run(100ms);
+  EXPECT_TRUE(logged("n1 got 1 from 0"));
+  EXPECT_TRUE(logged("n2 got 2 from 1"));
+  EXPECT_GE(world.now(), until);
+  world.heal();
+  EXPECT_EQ(world.node_count(), 3u);
+}
+
 TEST_F(Fixture, AnFsyncCompletesAfterTheCallAndAPowerLossKeepsOnlyWhatWasSynced) {
   const NodeId a = add();
   world.start(a);

@@ -44,7 +44,9 @@ constexpr const char* kEveryAction = R"({"name": "every-action", "duration": "60
     {"at": "21s", "action": "produce", "target": "p", "count": 10, "rate": 5},
     {"at": "22s", "action": "seek", "target": "c", "topic": "orders", "partition": 4, "to": "latest"},
     {"at": "23s", "action": "add-member", "group": "g"},
-    {"at": "24s", "action": "remove-member", "target": "g-3"}]})";
+    {"at": "24s", "action": "remove-member", "target": "g-3"},
+    {"at": "25s", "action": "client-faults", "target": "broker-2", "for": "5s", "delay": "200ms", "drop": 0.1, "reset": 0.01,
+     "error": "NOT_LEADER_OR_FOLLOWER", "error_share": 0.3}]})";
 
 TEST(Timeline, EveryActionLoadsIntoItsOwnType) {
   const Scenario s = parse_scenario(kEveryAction, "every-action.json");
@@ -93,6 +95,36 @@ TEST(Timeline, StepsCarryTheirKeys) {
   EXPECT_EQ(seek->mode, engine::ResetMode::kToLatest);
   EXPECT_EQ(s.timeline[22].as<steps::AddMember>()->target, "g-3") << "the group's next member";
   EXPECT_EQ(s.timeline[23].targets(), std::vector<std::string>{"g-3"});
+  const auto* faults = s.timeline[24].as<steps::ClientFaults>();
+  ASSERT_NE(faults, nullptr);
+  EXPECT_EQ(faults->target, "broker-2");
+  EXPECT_EQ(faults->length, seconds(5));
+  EXPECT_EQ(faults->delay, millis(200));
+  EXPECT_DOUBLE_EQ(faults->drop, 0.1);
+  EXPECT_DOUBLE_EQ(faults->reset, 0.01);
+  EXPECT_EQ(faults->error, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+  EXPECT_DOUBLE_EQ(faults->error_share, 0.3);
+}
+
+TEST(Timeline, ClientFaultsAreCheckedAsTheyLoad) {
+  const auto refused = [](const std::string& step) {
+    const std::string doc = R"({"name": "x", "cluster": {"brokers": 2}, "topics": [{"name": "t"}],
+      "producers": [{"name": "p", "topic": "t"}], "timeline": [)" + step + "]}";
+    try {
+      parse_scenario(doc, "x.json");
+    } catch (const ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused(R"({"at": "1s", "action": "client-faults", "for": "2s", "error": "OFFSET_OUT_OF_RANGE"})").find("NOT_LEADER_OR_FOLLOWER"),
+            std::string::npos)
+      << "an error no healthy broker gives names the ones it may";
+  EXPECT_NE(refused(R"({"at": "1s", "action": "client-faults", "target": "p", "for": "2s", "drop": 0.5})").find("a broker"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"at": "1s", "action": "client-faults", "for": "2s"})").find("at least one of"), std::string::npos);
+  EXPECT_NE(refused(R"({"at": "1s", "action": "client-faults", "for": "2s", "drop": 1.5})").find("/timeline/0/drop"), std::string::npos);
+  EXPECT_EQ(refused(R"({"at": "1s", "action": "client-faults", "for": "2s", "reset": 0.5})"), "");
 }
 
 TEST(Timeline, KindsSayWhoCarriesAStepOut) {
