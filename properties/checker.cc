@@ -82,12 +82,12 @@ std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions&
     return std::any_of(anomalies.begin(), anomalies.end(), [&](const char* a) { return !options.ignored.contains(a); });
   };
   if (wanted({"nonmonotonic-poll"})) list.push_back(std::make_unique<OrderChecker>());
-  if (wanted({"inconsistent-offsets", "lost-write"})) list.push_back(std::make_unique<LogChecker>());
+  if (wanted({"inconsistent-offsets", "lost-write"})) list.push_back(std::make_unique<LogChecker>(options.compacted_topics));
   if (wanted({"nonmonotonic-send"})) list.push_back(std::make_unique<SendOrderChecker>());
   if (wanted({"duplicate"})) list.push_back(std::make_unique<DuplicateChecker>());
   if (wanted({"double-ownership"})) list.push_back(std::make_unique<DoubleOwnershipChecker>());
   if (wanted({"stale-commit-accepted"})) list.push_back(std::make_unique<StaleCommitChecker>());
-  if (wanted({"lost-commit"})) list.push_back(std::make_unique<LostCommitChecker>());
+  if (wanted({"lost-commit"})) list.push_back(std::make_unique<LostCommitChecker>(options.compacted_topics));
   if (wanted({"poll-skip"})) {
     list.push_back(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{options.compacted_topics}));
   }

@@ -105,9 +105,11 @@ class CheckerSet {
 
 // What a run knows that a history alone does not.
 struct CheckerOptions {
-  // The topics whose cleanup.policy includes compact (poll-skip excuses compaction's holes only
-  // there); nullopt, as for a history from elsewhere: any topic may be compacted.
-  std::optional<std::set<std::string>> compacted_topics;
+  // The topics whose cleanup.policy includes compact, besides those the history's `admin`
+  // events show (a create-topic or alter-config note with cleanup.policy=compact): only there do
+  // the checkers excuse records compaction may have removed (compaction.h). nullopt: any topic
+  // may be compacted (lenient: a lost keyed record whose key was written again goes unreported).
+  std::optional<std::set<std::string>> compacted_topics = std::set<std::string>{};
   // Anomalies not to check: a checker all of whose anomalies are here is left out.
   std::set<std::string> ignored;
 };

@@ -94,9 +94,16 @@ const GroupProgress::Move* GroupProgress::Partition::first_past(std::int64_t off
   return it == passes.end() ? nullptr : &*it;
 }
 
-void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids) {
+void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids, const Symbols& symbols) {
   switch (e.kind) {
+    case OpKind::kAdmin:
+    case OpKind::kSendInvoke:
+    case OpKind::kSendFail:
+    case OpKind::kSendInfo:
+      compaction_.observe(e, ids, symbols);
+      break;
     case OpKind::kSendOk: {
+      compaction_.observe(e, ids, symbols);
       if (!e.offset) return;
       const std::int64_t offset = e.offset->value();
       TopicPartition& tp = tp_state(ids.tp);
@@ -209,6 +216,8 @@ void LostCommitChecker::finish() {
     Id key = kNoId;
     acks->for_each_in(*floor, *committed, [&](std::int64_t offset, Id k) {
       if (p.processed.contains(offset)) return true;
+      // Compaction may have removed it before the commit that passed it.
+      if (progress_.compacted(tp, k, offset, p.first_past(offset)->event, symbols())) return true;
       if (owed++ == 0) {
         hole = offset;
         key = k;
@@ -258,6 +267,7 @@ void UnseenChecker::check(Id slot) {
   acks->for_each_from(owed->floor, [&](std::int64_t o, const GroupProgress::Ack& ack) {
     if (ack.at >= required_before_ || (owed->acked_after && ack.event <= *owed->acked_after)) return true;
     if (p.processed.contains(o)) return true;
+    if (progress_.compacted(tp, ack.key, o, UINT64_MAX, symbols())) return true;  // compaction removed it
     ++unseen;
     if (first == nullptr) {
       first = &ack;

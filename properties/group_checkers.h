@@ -27,11 +27,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "properties/checker.h"
 #include "engine/base/flat_map.h"
+#include "properties/compaction.h"
 #include "properties/offset_table.h"
 
 namespace logsim::properties {
@@ -149,8 +152,14 @@ class GroupProgress {
   // the whole Ack (UnseenChecker).
   enum class Keep : std::uint8_t { kKeys, kAcks };
 
-  explicit GroupProgress(Keep keep) : keep_(keep) {}
-  void observe(const HistoryEvent& e, const EventIds& ids);
+  GroupProgress(Keep keep, std::optional<std::set<std::string>> compacted_topics)
+      : keep_(keep), compaction_(std::move(compacted_topics)) {}
+  void observe(const HistoryEvent& e, const EventIds& ids, const Symbols& symbols);
+  // Whether compaction could have removed the record at `offset` of `tp` (key `key`) before
+  // history event `before` (compaction.h): a group owes no record compaction removed.
+  bool compacted(Id tp, Id key, std::int64_t offset, std::uint64_t before, const Symbols& symbols) {
+    return compaction_.may_have_removed(tp, key, offset, before, symbols);
+  }
 
   std::size_t partitions() const { return partitions_.size(); }
   const Partition& partition(Id slot) const { return partitions_[slot]; }
@@ -187,6 +196,7 @@ class GroupProgress {
   }
 
   Keep keep_;
+  CompactionWitness compaction_;
   GroupPartitionSlots slots_;
   std::vector<Partition> partitions_;  // by slot
   std::vector<TopicPartition> tps_;    // by topic-partition id
@@ -194,12 +204,15 @@ class GroupProgress {
 
 class LostCommitChecker final : public Checker {
  public:
+  // compacted_topics: the topics whose cleanup.policy includes compact (nullopt: any may be).
+  explicit LostCommitChecker(std::optional<std::set<std::string>> compacted_topics = std::nullopt)
+      : progress_(GroupProgress::Keep::kKeys, std::move(compacted_topics)) {}
   std::string_view name() const override { return "lost-commits"; }
-  void on_event(const HistoryEvent& e, const EventIds& ids) override { progress_.observe(e, ids); }
+  void on_event(const HistoryEvent& e, const EventIds& ids) override { progress_.observe(e, ids, symbols()); }
   void finish() override;
 
  private:
-  GroupProgress progress_{GroupProgress::Keep::kKeys};
+  GroupProgress progress_;
 };
 
 // Reports `unseen` when the group processed later offsets of the partition (it skipped the
@@ -210,10 +223,13 @@ class LostCommitChecker final : public Checker {
 // subscribed topic to some member), owes what was acknowledged after that assignment: `liveness`.
 class UnseenChecker final : public Checker {
  public:
-  // Records acknowledged at or after `required_before` are not owed.
-  explicit UnseenChecker(Nanos required_before) : required_before_(required_before) {}
+  // Records acknowledged at or after `required_before` are not owed; nor are records compaction
+  // may have removed (compacted_topics: the topics whose cleanup.policy includes compact;
+  // nullopt: any may be).
+  explicit UnseenChecker(Nanos required_before, std::optional<std::set<std::string>> compacted_topics = std::nullopt)
+      : required_before_(required_before), progress_(GroupProgress::Keep::kAcks, std::move(compacted_topics)) {}
   std::string_view name() const override { return "unseen"; }
-  void on_event(const HistoryEvent& e, const EventIds& ids) override { progress_.observe(e, ids); }
+  void on_event(const HistoryEvent& e, const EventIds& ids) override { progress_.observe(e, ids, symbols()); }
   void finish() override;
 
  private:
@@ -226,7 +242,7 @@ class UnseenChecker final : public Checker {
   void check_never_assigned(Id group, Id topic, std::uint64_t first_assigned);
 
   Nanos required_before_;
-  GroupProgress progress_{GroupProgress::Keep::kAcks};
+  GroupProgress progress_;
 };
 
 }  // namespace logsim::properties

@@ -38,9 +38,14 @@ void LogChecker::add_pending(Partition& p, const Pending& pending) {
   p.pending.insert(at, pending);
 }
 
-void LogChecker::claim(Partition& p, const HistoryEvent& e, Id reader, std::int64_t from) {
+LogChecker::Showing LogChecker::showing(const HistoryEvent& e, const EventIds& ids, const Read& read) {
+  return Showing{ids.process, ids.group, read.from, e.offset->value(), e.index, e.at};
+}
+
+void LogChecker::claim(Partition& p, const HistoryEvent& e, const EventIds& ids, Read& read) {
+  show_again(p, e, ids, read);
   const auto begin = p.pending.begin() + static_cast<std::ptrdiff_t>(p.head);
-  const auto lo = std::lower_bound(begin, p.pending.end(), from,
+  const auto lo = std::lower_bound(begin, p.pending.end(), read.from,
                                    [](const Pending& q, std::int64_t o) { return q.offset < o; });
   auto kept = lo;
   auto it = lo;
@@ -52,12 +57,12 @@ void LogChecker::claim(Partition& p, const HistoryEvent& e, Id reader, std::int6
       *kept++ = *it;
       continue;
     }
-    ack->shown = true;
-    ack->reader = reader;
-    ack->read_from = from;
-    ack->shown_offset = offset;
-    ack->shown_event = e.index;
-    ack->shown_at = e.at;
+    ack->showings.push_back(showing(e, ids, read));
+    if (ids.group == kNoId) continue;  // final: a reader without a group cannot be excused
+    // Other groups' reads may show it too: it moves to the shown list.
+    const auto at = std::upper_bound(p.shown.begin(), p.shown.end(), it->offset,
+                                     [](std::int64_t o, const Pending& q) { return o < q.offset; });
+    p.shown.insert(at, *it);
   }
   if (kept == it) return;
   if (lo == begin && kept == lo) {
@@ -72,10 +77,31 @@ void LogChecker::claim(Partition& p, const HistoryEvent& e, Id reader, std::int6
   }
 }
 
+// The acknowledgements some group's reader already passed: this read adds its group's first
+// showing, looking at each offset once per read.
+void LogChecker::show_again(Partition& p, const HistoryEvent& e, const EventIds& ids, Read& read) {
+  const std::int64_t offset = e.offset->value();
+  if (p.shown.empty() || offset <= read.looked) return;
+  const std::int64_t from = std::max(read.from, read.looked + 1);
+  read.looked = offset;
+  auto lo = std::lower_bound(p.shown.begin(), p.shown.end(), from, [](const Pending& q, std::int64_t o) { return q.offset < o; });
+  auto kept = lo;
+  auto it = lo;
+  for (; it != p.shown.end() && it->offset <= offset; ++it) {
+    Ack* ack = acks_.find(value_key(it->value));
+    if (ack == nullptr || ack->number != it->number) continue;  // processed or acknowledged again: dropped
+    const bool again = std::any_of(ack->showings.begin(), ack->showings.end(),
+                                   [&](const Showing& s) { return s.group == ids.group; });
+    if (!again && e.index > ack->event) ack->showings.push_back(showing(e, ids, read));
+    if (ids.group != kNoId || again) *kept++ = *it;  // a showing without a group is final
+  }
+  p.shown.erase(kept, it);
+}
+
 void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   switch (e.kind) {
     case OpKind::kAssign:
-      if (ids.process < read_from_.size()) read_from_[ids.process].clear();
+      if (ids.process < reads_.size()) reads_[ids.process].clear();
       return;
     case OpKind::kSeek:
       if (e.high_watermark && e.log_start_offset && *e.log_start_offset > *e.high_watermark) {
@@ -86,15 +112,21 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
         });
         if (!known) deleted_above_hw_.push_back(DeletedAboveHw{ids.tp, from, to, e.index, e.at, ids.process});
       }
-      if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
-      if (e.offset) read_from_[ids.process][ids.tp] = e.offset->value();
-      else read_from_[ids.process].erase(ids.tp);
+      if (ids.process >= reads_.size()) reads_.resize(ids.process + std::size_t{1});
+      if (e.offset) reads_[ids.process][ids.tp] = Read{e.offset->value(), e.offset->value() - 1};
+      else reads_[ids.process].erase(ids.tp);
       return;
     case OpKind::kCommitOk:
-      if (e.offset) {
-        Partition& p = partition(ids.tp);
-        p.committed = std::max(p.committed, e.offset->value());
+      if (e.offset && ids.group != kNoId) {
+        const auto [committed, fresh] = committed_.try_emplace(pack(ids.group, ids.tp), e.offset->value());
+        if (!fresh) *committed = std::max(*committed, e.offset->value());
       }
+      return;
+    case OpKind::kAdmin:
+    case OpKind::kSendInvoke:
+    case OpKind::kSendFail:
+    case OpKind::kSendInfo:
+      compaction_.observe(e, ids, symbols());
       return;
     case OpKind::kSendOk:
     case OpKind::kProcess:
@@ -107,19 +139,20 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   Partition& p = partition(ids.tp);
   const std::int64_t value = value_key(e.value_id);
   if (e.kind == OpKind::kSendOk) {
+    compaction_.observe(e, ids, symbols());
     note(p, e, ids, false);
     const std::uint64_t number = ++acks_seen_;
     if (processed_.contains(value)) return;  // never reported: nothing to keep
     const auto [ack, fresh] = acks_.emplace(value, Ack{});
     const std::uint64_t order = fresh ? number : ack->order;  // a later acknowledgement keeps the first's place
-    *ack = Ack{e.value_id, ids.tp, ids.key, ids.process, kNoId, offset, e.index, e.at, order, number};
+    *ack = Ack{e.value_id, ids.tp, ids.key, ids.process, offset, e.index, e.at, order, number, {}};
     add_pending(p, Pending{offset, e.value_id, number});
     return;
   }
   if (processed_.insert(value)) acks_.erase(value);
-  if (ids.process >= read_from_.size()) read_from_.resize(ids.process + std::size_t{1});
-  const std::int64_t from = *read_from_[ids.process].try_emplace(ids.tp, offset).first;
-  claim(p, e, ids.process, from);
+  if (ids.process >= reads_.size()) reads_.resize(ids.process + std::size_t{1});
+  Read& read = *reads_[ids.process].try_emplace(ids.tp, Read{offset, offset - 1}).first;
+  claim(p, e, ids, read);
   note(p, e, ids, true);
 }
 
@@ -135,26 +168,41 @@ void LogChecker::finish() {
   std::sort(unprocessed.begin(), unprocessed.end(), [](const Ack* a, const Ack* b) { return a->value < b->value; });
   OffsetSet reported;  // values already reported as lost
   for (const Ack* ack : unprocessed) {
-    if (!ack->shown) continue;  // not read through that far: unseen, not lost
-    const Partition& p = partitions_[ack->tp];
+    const Showing* shown = judged(*ack);
+    if (shown == nullptr) continue;  // not read through that far (unseen, not lost), or excused
     const std::int64_t offset = ack->offset;
-    // Nobody processed anything at that offset, and a group committed past it: the group
-    // skipped the record (lost-commit explains it), which says nothing about the log.
-    const Seen* seen = p.at.find(offset);
-    if ((seen == nullptr || !seen->processed) && p.committed > offset) continue;
     const std::string& acker = s.process(ack->process);
-    const std::string& reader = s.process(ack->reader);
-    Violation v = violation_of("lost-write", ack->shown_event, ack->shown_at, ack->reader, ack->tp, Offset(offset), ack->key);
+    const std::string& reader = s.process(shown->reader);
+    Violation v = violation_of("lost-write", shown->event, shown->at, shown->reader, ack->tp, Offset(offset), ack->key);
     v.members = {acker, reader};
     v.explanation = "value " + std::to_string(ack->value) + " was acknowledged to " + acker + " at " + s.where(ack->tp) +
                     " offset " + std::to_string(offset) + " (event #" + std::to_string(ack->event) +
-                    "), but no consumer ever processed it, although " + reader + " read that partition from offset " +
-                    std::to_string(ack->read_from) + " to offset " + std::to_string(ack->shown_offset) +
+                    "), but no consumer ever processed it, although " + reader +
+                    (shown->group == kNoId ? "" : " of group " + s.group(shown->group)) + " read that partition from offset " +
+                    std::to_string(shown->read_from) + " to offset " + std::to_string(shown->offset) +
                     " after the acknowledgement";
     report(std::move(v));
     reported.insert(value_key(ack->value));
   }
   report_deleted_above_hw(unprocessed, reported);
+}
+
+const LogChecker::Showing* LogChecker::judged(const Ack& a) {
+  const Partition& p = partitions_[a.tp];
+  const Seen* seen = p.at.find(a.offset);
+  const bool nothing_there = seen == nullptr || !seen->processed;
+  for (const Showing& shown : a.showings) {
+    // A group member that read past a record nobody processed anywhere, in a group whose commits
+    // then passed it, may have skipped it itself: lost-commit reports the group's loss.
+    if (shown.group != kNoId && nothing_there) {
+      const std::int64_t* committed = committed_.find(pack(shown.group, a.tp));
+      if (committed != nullptr && *committed > a.offset) continue;
+    }
+    // Compaction may have removed it before the read passed it.
+    if (nothing_there && compaction_.may_have_removed(a.tp, a.key, a.offset, shown.event, symbols())) continue;
+    return &shown;
+  }
+  return nullptr;
 }
 
 void LogChecker::report_deleted_above_hw(const std::vector<const Ack*>& unprocessed, const OffsetSet& reported) {

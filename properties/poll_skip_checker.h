@@ -38,9 +38,9 @@
 //
 // State: integers only (interned ids, see symbols.h). Per process, its runs as a small vector
 // sorted by topic-partition id (an `assign` empties it); per partition, its acknowledgements in
-// history order (40 bytes each), sorted only at the end and only for partitions with a hole;
-// sends in flight in an open-addressing table keyed on (process, value id); holes in history
-// order, so violations come out in that order.
+// history order (32 bytes each), sorted only at the end and only for partitions with a hole;
+// what compaction may have removed (compaction.h); holes in history order, so violations come
+// out in that order.
 //
 // Cost: O(log p) per event (p: partitions one process reads; amortized O(1) for the rest, with
 // no allocation once the containers have grown); the end sorts the acknowledgements of each
@@ -56,7 +56,7 @@
 #include <vector>
 
 #include "properties/checker.h"
-#include "engine/base/flat_map.h"
+#include "properties/compaction.h"
 
 namespace logsim::properties {
 
@@ -67,7 +67,7 @@ class PollSkipChecker final : public Checker {
     std::optional<std::set<std::string>> compacted_topics;
   };
   PollSkipChecker() = default;
-  explicit PollSkipChecker(Options options) : options_(std::move(options)) {}
+  explicit PollSkipChecker(Options options) : compaction_(std::move(options.compacted_topics)) {}
 
   std::string_view name() const override { return "no-skips"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
@@ -97,38 +97,15 @@ class PollSkipChecker final : public Checker {
   struct Ack {
     std::int64_t offset;
     std::uint64_t event;
-    std::uint64_t invoked;  // index of the send's invoke (0 when not seen: as early as can be)
     std::uint64_t value_id;
     Id key;                 // kNoId: no key
     Id process;
   };
-  // Sends invoked and not ended: (process, value id) -> the invoke (only the end iterates it,
-  // to take minimums).
-  struct Send {
-    Id process;
-    std::uint64_t value_id;
-    bool operator==(const Send&) const = default;
-  };
-  struct SendHash {
-    std::uint64_t operator()(const Send& s) const noexcept { return s.value_id ^ (std::uint64_t{s.process} << 40); }
-  };
-  struct Invoke {
-    Id topic = kNoId;
-    Id key = kNoId;
-    std::uint64_t event = 0;
-  };
-  bool may_compact(Id topic) const;
-  void note_uncertain(Id topic, Id key, std::uint64_t invoked);
 
-  Options options_;
-  std::vector<bool> altered_to_compact_;           // topic id -> an alter-config made it compacted
+  CompactionWitness compaction_;
   std::vector<std::vector<Run>> runs_;             // process id -> its runs, sorted by tp
   std::vector<Hole> holes_;
   std::vector<std::deque<Ack>> acks_;              // tp id -> every acknowledgement, in history order
-  FlatMap<Send, Invoke, SendHash> in_flight_;
-  // Sends of a key with an unknown outcome: (pack(topic, key), invoke), one per send; the end
-  // sorts them and keeps the earliest invoke of each key.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> uncertain_;
 };
 
 }  // namespace logsim::properties
