@@ -10,7 +10,7 @@ void SendOrderChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   const Send send{ids.process, e.value_id};
   switch (e.kind) {
     case OpKind::kSendInvoke:
-      invoked_[send] = e.index;
+      invoked_[send] = Invoked{e.index, e.idempotent};
       if (ids.process >= in_flight_.size()) in_flight_.resize(ids.process + std::size_t{1});
       in_flight_[ids.process].emplace_back(e.value_id, e.index);
       return;
@@ -23,14 +23,15 @@ void SendOrderChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     default:
       return;
   }
-  const std::optional<std::uint64_t> invoke = invoked_.take(send);
+  const std::optional<Invoked> invoke = invoked_.take(send);
   if (!invoke) return;  // an acknowledgement without its invoke: nothing to order by
   if (e.offset) on_ack(e, ids, *invoke);  // acks=0 gives no offset
 }
 
-void SendOrderChecker::on_ack(const HistoryEvent& e, const EventIds& ids, std::uint64_t invoke) {
-  auto& run = acked_[Group{ids.process, ids.tp, ids.key}];
+void SendOrderChecker::on_ack(const HistoryEvent& e, const EventIds& ids, const Invoked& invoked) {
+  auto& run = acked_[Group{ids.process, ids.tp, invoked.idempotent ? kAnyKey : ids.key}];
   const std::int64_t offset = e.offset->value();
+  const std::uint64_t invoke = invoked.event;
   const Acked acked{invoke, offset, e.value_id, e.index};
   auto at = run.end();
   if (!run.empty() && run.back().invoke >= invoke) {
@@ -40,9 +41,9 @@ void SendOrderChecker::on_ack(const HistoryEvent& e, const EventIds& ids, std::u
   at = run.insert(at, acked);
   // One report per acknowledgement: the earlier neighbour first.
   if (at != run.begin() && std::prev(at)->offset > offset) {
-    report_pair(e, *std::prev(at), *at);
+    report_pair(e, *std::prev(at), *at, invoked.idempotent);
   } else if (const auto next = std::next(at); next != run.end() && next->offset < offset) {
-    report_pair(e, *at, *next);
+    report_pair(e, *at, *next, invoked.idempotent);
   }
   // Every later acknowledgement of this process comes from a send invoked at or after its
   // oldest one in flight: of the ones before it, only the last can still be a neighbour.
@@ -59,16 +60,19 @@ std::uint64_t SendOrderChecker::oldest_in_flight(Id process) {
 }
 
 // `later` was invoked after `earlier` but acknowledged at a lower offset; `e` completes the pair.
-void SendOrderChecker::report_pair(const HistoryEvent& e, const Acked& earlier, const Acked& later) {
+void SendOrderChecker::report_pair(const HistoryEvent& e, const Acked& earlier, const Acked& later, bool idempotent) {
   const std::string where = e.topic + "/" + std::to_string(History::packed(e.partition));
   const std::string key = e.key ? "key " + *e.key : "no key";
   Violation v = violation_at("nonmonotonic-send", e);
   v.explanation = e.process + " sent value " + std::to_string(earlier.value) + " (event #" +
                   std::to_string(earlier.invoke) + ") before value " + std::to_string(later.value) + " (event #" +
-                  std::to_string(later.invoke) + "), both with " + key + ", but " + where + " acknowledged them at offsets " +
-                  std::to_string(earlier.offset) + " and " + std::to_string(later.offset) +
-                  ": the later send landed first, as when a failed batch is retried behind a later one with "
-                  "max.in.flight.requests.per.connection > 1 and no idempotence";
+                  std::to_string(later.invoke) + ")" + (idempotent ? " with enable.idempotence" : ", both with " + key) +
+                  ", but " + where + " acknowledged them at offsets " + std::to_string(earlier.offset) + " and " +
+                  std::to_string(later.offset) +
+                  (idempotent ? ": the later send landed first, although an idempotent producer's sequence numbers keep "
+                                "its records of a partition in send order"
+                              : ": the later send landed first, as when a failed batch is retried behind a later one with "
+                                "max.in.flight.requests.per.connection > 1 and no idempotence");
   report(std::move(v));
 }
 

@@ -3,7 +3,10 @@
 // a lower offset than a send of the same key that the same producer invoked earlier is the
 // violation — what retries do with max.in.flight.requests.per.connection > 1 and no
 // idempotence, when a failed batch is sent again after a later one landed. Records without a
-// key form a group of their own per partition. Equal offsets are `inconsistent-offsets`, not
+// key form a group of their own per partition. An idempotent producer's sends (send-invoke with
+// `idempotent`) are one group per partition whatever their keys: Kafka keeps its records in
+// send order per partition (sequence numbers per partition, max.in.flight <= 5), so any two
+// of them landing out of order is the violation. Equal offsets are `inconsistent-offsets`, not
 // this. Found online, at the acknowledgement that completes the out-of-order pair.
 //
 // State: per (process, value), the index of its invoke until it completes; per (process,
@@ -45,7 +48,13 @@ class SendOrderChecker final : public Checker {
     std::uint64_t value;
     bool operator==(const Send&) const = default;
   };
-  struct Group {  // one producer's sends of one key to one partition
+  struct Invoked {
+    std::uint64_t event;  // the invoke's index
+    bool idempotent;
+  };
+  // The key of every send of an idempotent producer: its partition's sends are one group.
+  static constexpr Id kAnyKey = kNoId - 1;
+  struct Group {  // one producer's sends of one key (kAnyKey: any) to one partition
     Id process;
     Id tp;
     Id key;
@@ -58,13 +67,13 @@ class SendOrderChecker final : public Checker {
     }
   };
 
-  void on_ack(const HistoryEvent& e, const EventIds& ids, std::uint64_t invoke);
+  void on_ack(const HistoryEvent& e, const EventIds& ids, const Invoked& invoke);
   // The invoke index of the process's oldest send still in flight (UINT64_MAX if none).
   std::uint64_t oldest_in_flight(Id process);
-  void report_pair(const HistoryEvent& e, const Acked& earlier, const Acked& later);
+  void report_pair(const HistoryEvent& e, const Acked& earlier, const Acked& later, bool idempotent);
 
   // Hash maps: looked up, never iterated.
-  FlatMap<Send, std::uint64_t, Hash> invoked_;      // -> the invoke's index
+  FlatMap<Send, Invoked, Hash> invoked_;
   FlatMap<Group, std::vector<Acked>, Hash> acked_;  // sorted by invoke
   // Per process, its sends in invoke order (value, invoke), the completed ones dropped lazily
   // from the front: the oldest one still in flight bounds where a later acknowledgement can

@@ -24,6 +24,13 @@ class SendOrderCheckerTest : public ::testing::Test {
   std::uint64_t invoke(std::uint64_t value, const char* key = "k", const std::string& proc = "p") {
     return add(OpKind::kSendInvoke, proc, value, key, -1, -1);
   }
+  // A send of a producer with enable.idempotence.
+  std::uint64_t invoke_idempotent(std::uint64_t value, const char* key, const std::string& proc = "p") {
+    idempotent_ = true;
+    const std::uint64_t i = invoke(value, key, proc);
+    idempotent_ = false;
+    return i;
+  }
   std::uint64_t ack(std::uint64_t value, std::int64_t offset, const char* key = "k", std::int32_t partition = 0,
                     const std::string& proc = "p") {
     return add(OpKind::kSendOk, proc, value, key, partition, offset);
@@ -38,6 +45,7 @@ class SendOrderCheckerTest : public ::testing::Test {
     e.offset = properties::known(Offset(offset));
     if (key != nullptr) e.key = std::string(key);
     e.value_id = value;
+    e.idempotent = idempotent_;
     e.at = millis(static_cast<std::int64_t>(history.size()));
     return history.append(e);
   }
@@ -48,6 +56,7 @@ class SendOrderCheckerTest : public ::testing::Test {
 
   History history;
   SendOrderChecker checker;
+  bool idempotent_ = false;
 };
 
 TEST_F(SendOrderCheckerTest, SendsAcknowledgedInInvokeOrderPass) {
@@ -105,6 +114,28 @@ TEST_F(SendOrderCheckerTest, OnlyTheSameProducerKeyAndPartitionAreCompared) {
   ack(1, 9, "a");
   ack(6, 1, nullptr);
   ack(5, 0, nullptr);  // no key: in order within its own group
+  EXPECT_TRUE(finish().empty());
+}
+
+// Kafka keeps an idempotent producer's records of a partition in send order, whatever their keys.
+TEST_F(SendOrderCheckerTest, AnIdempotentProducersSendsAreOrderedPerPartitionNotPerKey) {
+  invoke_idempotent(1, "a");
+  invoke_idempotent(2, "b");
+  invoke_idempotent(3, "c");
+  ack(3, 1, "c", 1);  // another partition: its own order
+  ack(2, 10, "b");
+  const std::uint64_t completing = ack(1, 11, "a");  // sent first, landed after a send of another key
+  const auto v = finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].first_event, completing);
+  EXPECT_NE(v[0].explanation.find("enable.idempotence"), std::string::npos) << v[0].explanation;
+}
+
+TEST_F(SendOrderCheckerTest, WithoutIdempotenceOnlyOneKeysSendsAreOrdered) {
+  invoke(1, "a");
+  invoke(2, "b");
+  ack(2, 10, "b");
+  ack(1, 11, "a");  // another key: Kafka promises nothing here without idempotence
   EXPECT_TRUE(finish().empty());
 }
 
