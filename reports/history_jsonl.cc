@@ -84,9 +84,11 @@ HistoryFileError::HistoryFileError(const std::string& file, std::size_t line, co
 
 std::string history_jsonl(const properties::History& history) {
   std::string out;
-  for (const auto& e : history.events()) out += event_json(e).dump() + "\n";
+  for (const auto& e : history.events()) out += history_jsonl_line(e);
   return out;
 }
+
+std::string history_jsonl_line(const properties::HistoryEvent& event) { return event_json(event).dump() + "\n"; }
 
 std::uint64_t read_history_stream(std::istream& in, const std::string& file, const HistoryEventSink& sink,
                                   const HistoryReadOptions& options) {

@@ -27,6 +27,8 @@ namespace logsim::reports {
 
 // The history as JSON lines (each line ends with '\n').
 std::string history_jsonl(const properties::History& history);
+// One event's line (ending with '\n'), for writing a history as it is made.
+std::string history_jsonl_line(const properties::HistoryEvent& event);
 
 class HistoryFileError : public std::runtime_error {
  public:
