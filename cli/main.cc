@@ -2,22 +2,19 @@
 // DESIGN.md's exit codes: 0 all properties held (or the scenario's expected failure was
 // found), 1 a property was violated, 2 bad input, 3 nondeterminism, 4 liveness, 70 internal.
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "cli/check_command.h"
 #include "cli/exit_codes.h"
 #include "cli/fuzz_commands.h"
 #include "cli/run_commands.h"
 #include "cli/serve_command.h"
 #include "engine/client/partitioner.h"
 #include "engine/base/assert.h"
-#include "properties/checker.h"
 #include "reports/history_jsonl.h"
 #include "reports/summary.h"
 #include "scenarios/loader.h"
@@ -27,38 +24,6 @@ namespace {
 using namespace logsim;
 
 using namespace logsim::cli;
-
-struct CheckArgs {
-  std::string file;
-  bool json = false;
-};
-
-// logsim check: the default checkers over a recorded history.
-int check_command(const CheckArgs& args) {
-  properties::History history = reports::read_history_file(args.file);
-  properties::CheckerSet checkers = properties::default_checkers();
-  for (const auto& e : history.events()) checkers.observe(e);
-  const properties::Verdict v = checkers.finish();
-  if (args.json) {
-    nlohmann::json j{{"file", args.file}, {"events", history.size()}, {"verdict", properties::outcome_name(v.outcome)}};
-    j["violations"] = nlohmann::json::array();
-    for (const auto& x : v.violations) {
-      j["violations"].push_back({{"anomaly", x.anomaly}, {"first_event", x.first_event}, {"at_ns", x.at},
-                                 {"process", x.process}, {"topic", x.topic}, {"partition", reports::nullable(x.partition)},
-                                 {"offset", reports::nullable(x.offset)}, {"members", x.members}, {"explanation", x.explanation}});
-    }
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::string verdict(properties::outcome_name(v.outcome));
-    for (auto& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    std::cout << fmt::format("logsim check: {} ({} events)\n  verdict    {}\n", args.file, history.size(), verdict);
-    for (const auto& x : v.violations) {
-      std::cout << fmt::format("  VIOLATION  {} at {:.3f}s (event #{}): {}\n", x.anomaly, static_cast<double>(x.at) / 1e9,
-                               x.first_event, x.explanation);
-    }
-  }
-  return exit_code(v.outcome);
-}
 
 // Every subcommand's arguments, and the CLI11 handles that say which was given; the add_*
 // functions bind them, so a Commands must stay where it is once bound.

@@ -1,33 +1,22 @@
-// Writing and strictly reading history.jsonl.
+// Writing history.jsonl, and reading it as a stream: lines split out of chunks, each parsed by
+// the fast scanner or else the strict reader (reports/history_line.h), then checked for time
+// order and shown to the caller.
 #include "reports/history_jsonl.h"
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
-#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "scenarios/loader.h"
+#include "reports/history_line.h"
 
 namespace logsim::reports {
 namespace {
 
 using properties::HistoryEvent;
 using properties::OpKind;
-
-const std::vector<std::string> kKeys = {"index", "at_ns", "op", "process", "group", "generation", "topic", "partition",
-                                        "offset", "key", "value_id", "idempotent", "assignment", "error", "note",
-                                        "commit_id", "log_start_offset", "high_watermark"};
-
-std::vector<std::string> op_names() {
-  std::vector<std::string> out;
-  for (int k = 0; k < 64; ++k) {
-    const auto name = properties::op_kind_name(static_cast<OpKind>(k));
-    if (name == "?") break;
-    out.emplace_back(name);
-  }
-  return out;
-}
 
 // Fields in a fixed, readable order: index, time and op first.
 nlohmann::ordered_json event_json(const HistoryEvent& e) {
@@ -57,112 +46,35 @@ nlohmann::ordered_json event_json(const HistoryEvent& e) {
   return j;
 }
 
-class LineReader {
+// Lines to events: skips blank lines, parses the rest (fast path first), keeps time in order.
+class LineDecoder {
  public:
-  LineReader(const nlohmann::json& j, const std::string& file, std::size_t line) : j_(j), file_(file), line_(line) {}
+  LineDecoder(const std::string& file, const HistoryEventSink& sink) : file_(file), sink_(sink) {}
 
-  [[noreturn]] void fail(const std::string& problem, const std::string& expected) const {
-    throw HistoryFileError(file_, line_, problem, expected);
+  // One line, without its '\n'.
+  void line(std::string_view text) {
+    ++line_no_;
+    if (text.empty() || (text.front() != '{' && text.find_first_not_of(" \t\r") == std::string_view::npos)) return;
+    if (!scan_history_line(text, events_, event_)) event_ = parse_history_line(text, file_, line_no_, events_);
+    if (event_.at < last_) {
+      throw HistoryFileError(file_, line_no_, "time goes back, to " + std::to_string(event_.at) + " ns after " + std::to_string(last_),
+                             "events in time order");
+    }
+    last_ = event_.at;
+    event_.index = events_++;
+    sink_(event_);
   }
-  const nlohmann::json* get(const char* key) const {
-    auto it = j_.find(key);
-    return it == j_.end() ? nullptr : &*it;
-  }
-  std::int64_t integer(const char* key, std::int64_t lo, std::int64_t hi, std::int64_t absent) const {
-    const auto* v = get(key);
-    if (v == nullptr) return absent;
-    if (!v->is_number_integer()) fail("\"" + std::string(key) + "\" is " + type_of(*v), "an integer");
-    const auto x = v->get<std::int64_t>();
-    if (x < lo || x > hi) fail("\"" + std::string(key) + "\" is " + std::to_string(x), "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
-    return x;
-  }
-  // An offset, partition or generation: absent (or -1, Kafka's "none") is none.
-  template <typename T>
-  std::optional<T> id(const char* key) const {
-    using Rep = typename T::rep;
-    return properties::known(T(static_cast<Rep>(integer(key, -1, std::numeric_limits<Rep>::max(), -1))));
-  }
-  std::string string(const char* key) const {
-    const auto* v = get(key);
-    if (v == nullptr) return {};
-    if (!v->is_string()) fail("\"" + std::string(key) + "\" is " + type_of(*v), "a string");
-    return v->get<std::string>();
-  }
-  static std::string type_of(const nlohmann::json& v) {
-    const std::string name = v.type_name();
-    return (name == "object" || name == "array" ? "an " : "a ") + name;
-  }
+  std::size_t line_no() const { return line_no_; }
+  std::uint64_t events() const { return events_; }
 
  private:
-  const nlohmann::json& j_;
   const std::string& file_;
-  std::size_t line_;
+  const HistoryEventSink& sink_;
+  std::size_t line_no_ = 0;
+  std::uint64_t events_ = 0;
+  Nanos last_ = 0;
+  HistoryEvent event_;  // reused line after line: its strings keep their storage
 };
-
-HistoryEvent read_event(const nlohmann::json& j, const std::string& file, std::size_t line, std::size_t index) {
-  const LineReader r(j, file, line);
-  if (!j.is_object()) r.fail("the line is " + LineReader::type_of(j), "one JSON object per line");
-  for (const auto& [key, _] : j.items()) {
-    if (std::find(kKeys.begin(), kKeys.end(), key) != kKeys.end()) continue;
-    auto guess = scenarios::did_you_mean(key, kKeys);
-    r.fail("unknown key \"" + key + "\"", guess ? "did you mean \"" + *guess + "\"?" : "the keys of docs/history.md");
-  }
-  HistoryEvent e;
-  const std::string op = r.string("op");
-  if (r.get("op") == nullptr) r.fail("no \"op\"", "\"op\": one of the ops of docs/history.md, e.g. \"send-ok\"");
-  const auto kind = properties::op_kind_from_name(op);
-  if (!kind) {
-    const auto names = op_names();
-    auto guess = scenarios::did_you_mean(op, names);
-    std::string all;
-    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-    r.fail("unknown op \"" + op + "\"", guess ? "did you mean \"" + *guess + "\"?" : "one of " + all);
-  }
-  e.kind = *kind;
-  if (r.get("at_ns") == nullptr) r.fail("no \"at_ns\"", "\"at_ns\": the event's time in nanoseconds");
-  e.at = r.integer("at_ns", 0, INT64_MAX, 0);
-  const std::int64_t given_index = r.integer("index", 0, INT64_MAX, static_cast<std::int64_t>(index));
-  if (given_index != static_cast<std::int64_t>(index)) {
-    r.fail("\"index\" is " + std::to_string(given_index), "the event's position in the file, " + std::to_string(index) + " (or no index)");
-  }
-  e.process = r.string("process");
-  e.group = r.string("group");
-  e.generation = r.id<GenerationId>("generation");
-  e.topic = r.string("topic");
-  e.partition = r.id<PartitionId>("partition");
-  e.offset = r.id<Offset>("offset");
-  if (const auto* k = r.get("key")) {
-    if (!k->is_string() && !k->is_null()) r.fail("\"key\" is " + LineReader::type_of(*k), "a string, or null");
-    if (k->is_string()) e.key = k->get<std::string>();
-  }
-  if (const auto* v = r.get("value_id")) {
-    if (!v->is_number_unsigned()) r.fail("\"value_id\" is " + LineReader::type_of(*v), "a positive integer");
-    e.value_id = v->get<std::uint64_t>();
-  }
-  if (const auto* v = r.get("idempotent")) {
-    if (!v->is_boolean()) r.fail("\"idempotent\" is " + LineReader::type_of(*v), "true or false");
-    e.idempotent = v->get<bool>();
-  }
-  if (const auto* a = r.get("assignment")) {
-    if (!a->is_array()) r.fail("\"assignment\" is " + LineReader::type_of(*a), "a list of {\"topic\", \"partition\"}");
-    for (const auto& tp : *a) {
-      if (!tp.is_object() || !tp.contains("topic") || !tp["topic"].is_string() || !tp.contains("partition") ||
-          !tp["partition"].is_number_integer()) {
-        r.fail("an assignment entry is " + tp.dump(), "{\"topic\": \"orders\", \"partition\": 0}");
-      }
-      e.assignment.push_back({tp["topic"].get<std::string>(), PartitionId(tp["partition"].get<std::int32_t>())});
-    }
-  }
-  e.error = r.string("error");
-  e.note = r.string("note");
-  if (const auto* v = r.get("commit_id")) {
-    if (!v->is_number_unsigned()) r.fail("\"commit_id\" is " + LineReader::type_of(*v), "a positive integer");
-    e.commit_id = v->get<std::uint64_t>();
-  }
-  e.log_start_offset = r.id<Offset>("log_start_offset");
-  e.high_watermark = r.id<Offset>("high_watermark");
-  return e;
-}
 
 }  // namespace
 
@@ -172,46 +84,67 @@ HistoryFileError::HistoryFileError(const std::string& file, std::size_t line, co
 
 std::string history_jsonl(const properties::History& history) {
   std::string out;
-  for (const auto& e : history.events()) out += event_json(e).dump() + "\n";
+  for (const auto& e : history.events()) out += history_jsonl_line(e);
   return out;
+}
+
+std::string history_jsonl_line(const properties::HistoryEvent& event) { return event_json(event).dump() + "\n"; }
+
+std::uint64_t read_history_stream(std::istream& in, const std::string& file, const HistoryEventSink& sink,
+                                  const HistoryReadOptions& options) {
+  LineDecoder decoder(file, sink);
+  std::vector<char> buf(std::max<std::size_t>(options.chunk_bytes, 1));
+  std::size_t kept = 0;  // bytes at buf's start: a line whose end is not read yet
+  std::uint64_t bytes = 0;
+  for (;;) {
+    if (kept == buf.size()) buf.resize(buf.size() * 2);  // one line longer than the buffer
+    in.read(buf.data() + kept, static_cast<std::streamsize>(buf.size() - kept));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (in.bad()) throw HistoryFileError(file, decoder.line_no() + 1, "the file could not be read", "a readable history.jsonl");
+    if (got == 0) break;
+    bytes += got;
+    const char* p = buf.data();
+    const char* const end = buf.data() + kept + got;
+    while (const auto* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) {
+      decoder.line(std::string_view(p, static_cast<std::size_t>(nl - p)));
+      p = nl + 1;
+    }
+    kept = static_cast<std::size_t>(end - p);
+    std::memmove(buf.data(), p, kept);
+    if (options.on_chunk) options.on_chunk(bytes, decoder.events());
+  }
+  if (kept > 0) decoder.line(std::string_view(buf.data(), kept));  // the last line has no '\n'
+  return decoder.events();
+}
+
+std::uint64_t read_history_file(const std::string& path, const HistoryEventSink& sink, const HistoryReadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw HistoryFileError(path, 0, "cannot open the file", "a readable history.jsonl");
+  return read_history_stream(in, path, sink, options);
+}
+
+std::uint64_t read_history_jsonl(std::string_view text, const std::string& file, const HistoryEventSink& sink) {
+  LineDecoder decoder(file, sink);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    decoder.line(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return decoder.events();
 }
 
 properties::History read_history_jsonl(std::string_view text, const std::string& file) {
   properties::History h;
-  std::size_t line_no = 0;
-  std::size_t start = 0;
-  Nanos last = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw HistoryFileError(file, line_no, "not valid JSON (byte " + std::to_string(e.byte) + " of the line)",
-                             "one JSON object per line");
-    }
-    HistoryEvent e = read_event(j, file, line_no, h.size());
-    if (e.at < last) {
-      throw HistoryFileError(file, line_no, "time goes back, to " + std::to_string(e.at) + " ns after " + std::to_string(last),
-                             "events in time order");
-    }
-    last = e.at;
-    h.append(std::move(e));
-  }
+  read_history_jsonl(text, file, [&h](const HistoryEvent& e) { h.append(e); });
   return h;
 }
 
 properties::History read_history_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw HistoryFileError(path, 0, "cannot open the file", "a readable history.jsonl");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return read_history_jsonl(buf.str(), path);
+  properties::History h;
+  read_history_file(path, [&h](const HistoryEvent& e) { h.append(e); });
+  return h;
 }
 
 }  // namespace logsim::reports

@@ -87,6 +87,23 @@ printf '{"at_ns": 1, "op": "sned-ok"}\n' > "$tmp/bad.jsonl"
 err=$("$logsim" check "$tmp/bad.jsonl" 2>&1); rc=$?
 check "bad history exits 2" test $rc -eq 2
 check "bad history names file and line" grep -q "bad.jsonl:1: unknown op" <<<"$err"
+check "check --json says the clean history was judged" grep -q '"judged": true' "$tmp/q.json"
+# An empty history, or one with nothing to judge, is not a pass: exit 2 and say why.
+: > "$tmp/empty.jsonl"
+out=$("$logsim" check "$tmp/empty.jsonl" 2>&1); rc=$?
+check "empty history exits 2" test $rc -eq 2
+check "empty history is named as holding no events" grep -q "empty.jsonl holds no events: nothing to judge" <<<"$out"
+printf '\n  \r\n\n' > "$tmp/blank.jsonl"
+"$logsim" check "$tmp/blank.jsonl" 2>/dev/null; rc=$?
+check "history of blank lines exits 2" test $rc -eq 2
+printf '{"at_ns": 1, "op": "fault", "note": "crash broker-1"}\n{"at_ns": 2, "op": "send-invoke", "process": "p", "topic": "t", "value_id": 1}\n' > "$tmp/idle.jsonl"
+out=$("$logsim" check "$tmp/idle.jsonl"); rc=$?
+check "history with nothing to judge exits 2" test $rc -eq 2
+check "history with nothing to judge prints its verdict" grep -q "verdict    PASS" <<<"$out"
+check "history with nothing to judge says so" grep -q "nothing to judge: no acknowledged sends" <<<"$out"
+out=$("$logsim" check "$tmp/idle.jsonl" --json); rc=$?
+check "history with nothing to judge exits 2 with --json" test $rc -eq 2
+check "check --json says nothing was judged" grep -q '"judged": false' <<<"$out"
 
 # The partitioner command agrees with Kafka: murmur2("foobar") = -790332482.
 p=$("$logsim" partition foobar --partitions 1000)
