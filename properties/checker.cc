@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "engine/base/assert.h"
+#include "properties/aborted_read_checker.h"
+#include "properties/commit_order_checker.h"
 #include "properties/duplicate_checker.h"
 #include "properties/group_checkers.h"
 #include "properties/group_interference_checker.h"
@@ -72,7 +74,8 @@ Verdict CheckerSet::finish() {
 const std::vector<std::string>& anomaly_names() {
   static const std::vector<std::string> kNames = {
       "nonmonotonic-poll", "poll-skip", "nonmonotonic-send", "inconsistent-offsets", "lost-write", "duplicate",
-      "unseen", "lost-commit", "group-interference", "double-ownership", "stale-commit-accepted", "liveness"};
+      "unseen", "lost-commit", "group-interference", "double-ownership", "stale-commit-accepted", "aborted-read",
+      "nonmonotonic-commit", "liveness"};
   return kNames;
 }
 
@@ -92,6 +95,8 @@ std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions&
     list.push_back(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{options.compacted_topics}));
   }
   if (wanted({"group-interference"})) list.push_back(std::make_unique<GroupInterferenceChecker>());
+  if (wanted({"aborted-read"})) list.push_back(std::make_unique<AbortedReadChecker>());
+  if (wanted({"nonmonotonic-commit"})) list.push_back(std::make_unique<CommitOrderChecker>());
   return list;
 }
 
