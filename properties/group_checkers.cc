@@ -52,6 +52,7 @@ void DoubleOwnershipChecker::on_event(const HistoryEvent& e, const EventIds& ids
 }
 
 void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
+  if (e.kind == OpKind::kAssign) process(ids.process).assigned_since = true;
   if (ids.group == kNoId) return;
   switch (e.kind) {
     case OpKind::kAssign: {
@@ -62,21 +63,33 @@ void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     }
     case OpKind::kCommitInvoke: {
       const Newest newest = ids.group < newest_.size() ? newest_[ids.group] : Newest{};
-      if (ids.process >= invoked_.size()) invoked_.resize(std::size_t{ids.process} + 1);
+      Process& p = process(ids.process);
+      if (e.commit_id < p.last_id || (e.commit_id == p.last_id && (p.last_ended || p.assigned_since))) {
+        p.invoked.clear();  // a new incarnation of the process: its ids start again
+      }
+      if (e.commit_id != p.last_id || p.invoked.empty()) {
+        p.last_id = e.commit_id;
+        p.last_ended = false;
+        p.assigned_since = false;
+      }
       // One commit is one invoke per partition, all sent together: the first one counts.
-      invoked_[ids.process].try_emplace(e.commit_id, Invoke{newest, e.index, false});
+      p.invoked.try_emplace(e.commit_id, Invoke{newest, e.index, false});
       return;
     }
+    case OpKind::kCommitFail:
+      if (e.commit_id == process(ids.process).last_id) process(ids.process).last_ended = true;
+      return;
     case OpKind::kCommitOk:
       break;
     default:
       return;
   }
+  Process& p = process(ids.process);
+  if (e.commit_id == p.last_id) p.last_ended = true;
   // A commit sent without a generation (an admin's, or under manual assignment) is never stale.
-  if (!e.generation || ids.process >= invoked_.size()) return;
+  if (!e.generation) return;
   const std::int32_t generation = e.generation->value();
-  auto& sent_by = invoked_[ids.process];
-  Invoke* const sent = sent_by.find(e.commit_id);
+  Invoke* const sent = p.invoked.find(e.commit_id);
   if (sent == nullptr || generation >= sent->newest.generation || sent->reported) return;
   sent->reported = true;
   Violation v = violation_at("stale-commit-accepted", e);
@@ -97,11 +110,17 @@ const GroupProgress::Move* GroupProgress::Partition::first_past(std::int64_t off
 void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids, const Symbols& symbols) {
   switch (e.kind) {
     case OpKind::kAdmin:
+      if (ids.group != kNoId && (e.error.empty() || e.error == "NONE") && e.note.starts_with("delete-group ")) {
+        if (ids.group >= deleted_.size()) deleted_.resize(std::size_t{ids.group} + 1);
+        deleted_[ids.group] = true;
+      }
+      compaction_.observe(e, ids, symbols);
+      return;
     case OpKind::kSendInvoke:
     case OpKind::kSendFail:
     case OpKind::kSendInfo:
       compaction_.observe(e, ids, symbols);
-      break;
+      return;
     case OpKind::kSendOk: {
       compaction_.observe(e, ids, symbols);
       if (!e.offset) return;
@@ -283,6 +302,7 @@ void UnseenChecker::check(Id slot) {
   // the group (unseen, a safety violation). One that never got past it did not catch up
   // (liveness): lost and merely delayed look alike, and the quiet period decides.
   const bool skipped = p.processed.next_above(offset).has_value();
+  if (!skipped && progress_.deleted(progress_.group_of(slot))) return;  // deleted before it caught up: owes nothing more
   Violation v = violation_of(skipped ? "unseen" : "liveness", ack.event, ack.at, ack.process, tp, Offset(offset), ack.key);
   if (!last_assignee.empty() && last_assignee != acked_to) v.members.push_back(last_assignee);
   v.explanation = "group " + symbols().group(progress_.group_of(slot)) + " never processed " + std::to_string(unseen) +
@@ -349,6 +369,7 @@ void UnseenChecker::finish() {
     if (subscribed.contains(pack(progress_.group_of(slot), symbols().topic_of(progress_.tp_of(slot))))) check(slot);
   }
   for (const auto& [group_topic, first_assigned] : subscribed) {
+    if (progress_.deleted(static_cast<Id>(group_topic >> 32))) continue;
     check_never_assigned(static_cast<Id>(group_topic >> 32), static_cast<Id>(group_topic & 0xffffffffU), first_assigned);
   }
 }

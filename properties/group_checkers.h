@@ -4,6 +4,8 @@
 //   partition is processed by one member only. Online, at the second member's record.
 // - `stale-commit-accepted` (StaleCommitChecker): the coordinator never accepts a commit sent
 //   from a generation the group had already left when it was sent. Online, at the commit-ok.
+//   A commit's outcome pairs with its invoke by (process, commit id) within one incarnation of
+//   the process (a restarted process numbers its commits from 1 again).
 // - `lost-commit` (LostCommitChecker): every acknowledged offset below a group's committed
 //   offset, from where the group's processing legitimately starts, was processed by the group.
 //   At the end, named at the commit that first moved the committed offset past the hole.
@@ -90,7 +92,9 @@ class StaleCommitChecker final : public Checker {
  public:
   std::string_view name() const override { return "stale-commits"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
-  KindSet kinds() const override { return kinds_of({OpKind::kAssign, OpKind::kCommitInvoke, OpKind::kCommitOk}); }
+  KindSet kinds() const override {
+    return kinds_of({OpKind::kAssign, OpKind::kCommitInvoke, OpKind::kCommitOk, OpKind::kCommitFail});
+  }
 
  private:
   struct Newest {
@@ -102,9 +106,22 @@ class StaleCommitChecker final : public Checker {
     std::uint64_t event;
     bool reported;
   };
+  // One process's commits in its current incarnation. Commit ids count up from 1 in each
+  // incarnation of a process: an invoke whose id is below the last one's, or equal to it after
+  // that commit's outcome or a new assignment (one commit's invokes are appended together),
+  // comes from a restarted process, whose ids must not pair with the old incarnation's.
+  struct Process {
+    std::uint64_t last_id = 0;
+    bool last_ended = false;      // an outcome of last_id was seen
+    bool assigned_since = false;  // an assignment of the process since the invoke of last_id
+    FlatMap<std::uint64_t, Invoke> invoked;  // by commit id (lookups only, never iterated)
+  };
+  Process& process(Id id) {
+    if (id >= processes_.size()) processes_.resize(std::size_t{id} + 1);
+    return processes_[id];
+  }
   std::vector<Newest> newest_;  // by group id: its newest generation so far
-  // By process id, then commit id (lookups only, never iterated).
-  std::vector<FlatMap<std::uint64_t, Invoke>> invoked_;
+  std::vector<Process> processes_;  // by process id
 };
 
 // Where groups stand on partitions, and the acknowledged records: the state LostCommitChecker
@@ -162,6 +179,8 @@ class GroupProgress {
   }
 
   std::size_t partitions() const { return partitions_.size(); }
+  // Whether an admin's delete-group ended this group (this incarnation of its name: symbols.h).
+  bool deleted(Id group) const { return group < deleted_.size() && deleted_[group]; }
   const Partition& partition(Id slot) const { return partitions_[slot]; }
   Id group_of(Id slot) const { return slots_.group_of(slot); }
   // The slot of (group, tp), or kNoId when the group never touched the partition.
@@ -197,6 +216,7 @@ class GroupProgress {
 
   Keep keep_;
   CompactionWitness compaction_;
+  std::vector<bool> deleted_;  // by group id
   GroupPartitionSlots slots_;
   std::vector<Partition> partitions_;  // by slot
   std::vector<TopicPartition> tps_;    // by topic-partition id
@@ -221,6 +241,8 @@ class LostCommitChecker final : public Checker {
 // the group never touched at all, although it held acknowledged records before the group's first
 // assignment of its topic (so it existed, and every assignor gives every partition of a
 // subscribed topic to some member), owes what was acknowledged after that assignment: `liveness`.
+// A group an admin deleted (symbols.h: a new group of the same name may follow) owes no
+// catching up: only what it skipped before it was deleted counts (`unseen`).
 class UnseenChecker final : public Checker {
  public:
   // Records acknowledged at or after `required_before` are not owed; nor are records compaction

@@ -27,6 +27,16 @@ Id Symbols::tp_of(Id topic, std::int32_t partition) {
   return static_cast<Id>(tps_.size() - 1);
 }
 
+Id Symbols::group_incarnation(Id name) {
+  if (name >= group_current_.size()) group_current_.resize(name + std::size_t{1}, kNoId);
+  Id& current = group_current_[name];
+  if (current == kNoId) {
+    current = static_cast<Id>(group_name_.size());
+    group_name_.push_back(name);
+  }
+  return current;
+}
+
 EventIds Symbols::ids_of(const HistoryEvent& e) {
   static const History::Entry kNoText{};  // every text id kNoId: each string is interned itself
   return ids_of(e, kNoText);
@@ -44,7 +54,14 @@ EventIds Symbols::ids_of(const HistoryEvent& e, const History::Entry& entry) {
   // The ids are the strings' own: a text id maps to an id only once its string was interned.
   EventIds ids;
   ids.process = via_text(process_by_text_, entry.process, processes_, e.process);
-  if (!e.group.empty()) ids.group = via_text(group_by_text_, entry.group, groups_, e.group);
+  if (!e.group.empty()) {
+    const Id name = via_text(group_by_text_, entry.group, groups_, e.group);
+    ids.group = group_incarnation(name);
+    // A deleted group used again is a new one: the next events get a new incarnation.
+    if (e.kind == OpKind::kAdmin && (e.error.empty() || e.error == "NONE") && e.note.starts_with("delete-group ")) {
+      group_current_[name] = kNoId;
+    }
+  }
   ids.topic = via_text(topic_by_text_, entry.topic, topics_, e.topic);
   // Only the checkers of sends keep keys; a processed record's key is read from the event when
   // a violation names it. Interning every consumer event's key cost about 5 % of checking.

@@ -1,6 +1,10 @@
 // Small integer ids for the strings a history repeats (processes, groups, topics, keys) and for
 // topic-partitions, so that checkers key their state on integers instead of strings.
 //
+// A group deleted by a successful `admin` delete-group (its note "delete-group NAME: ...") and
+// used again gets a new id from the next event on: its generations start again at 1, so
+// checkers keyed by group id keep the two incarnations apart.
+//
 // Ids are handed out in order of first appearance, per `Symbols` (one per checker set, never
 // global: DESIGN.md's rule 1), so the same history gives the same ids on every run. Ids are
 // dense from 0 within each kind, so a checker can index a vector by them. Iteration in id order
@@ -41,7 +45,9 @@ class Symbols {
   Id tp(Id topic, std::optional<PartitionId> partition) { return tp_of(topic, History::packed(partition)); }
 
   const std::string& process(Id id) const { return processes_.name(id); }
-  const std::string& group(Id id) const { return groups_.name(id); }
+  // A group's name. A group deleted by an admin's delete-group and used again is a new group
+  // (its generations start again at 1): each incarnation has its own id, the same name.
+  const std::string& group(Id id) const { return groups_.name(group_name_[id]); }
   const std::string& topic(Id id) const { return topics_.name(id); }
   const std::string& key(Id id) const { return keys_.name(id); }
   std::optional<std::string> key_or_null(Id id) const {
@@ -54,7 +60,7 @@ class Symbols {
   std::string where(Id tp) const { return topic_of_tp(tp) + "/" + std::to_string(tps_[tp].second); }
 
   std::size_t processes() const { return processes_.size(); }
-  std::size_t groups() const { return groups_.size(); }
+  std::size_t groups() const { return group_name_.size(); }
   std::size_t tps() const { return tps_.size(); }
 
  private:
@@ -67,7 +73,12 @@ class Symbols {
 
   Id tp_of(Id topic, std::int32_t partition);  // partition: History's packed form (-1: none)
 
+  // The id of the group named `name` (groups_ id), in its current incarnation.
+  Id group_incarnation(Id name);
+
   Interner processes_, groups_, topics_, keys_;
+  std::vector<Id> group_current_;  // groups_ id -> the group id of its current incarnation (kNoId: none yet)
+  std::vector<Id> group_name_;     // group id -> groups_ id
   std::vector<Id> process_by_text_, group_by_text_, topic_by_text_, key_by_text_;  // kNoId: not seen
   std::vector<std::vector<Id>> tp_ids_;  // [topic id][partition + 1] -> id (kNoId: none yet)
   std::vector<std::pair<Id, std::int32_t>> tps_;  // (topic, packed partition)

@@ -90,6 +90,21 @@ class Events {
     e.note = "reset-offsets to-offset";
     return append(e);
   }
+  // An admin's successful delete-group.
+  std::uint64_t deleted(const std::string& group) {
+    HistoryEvent e = base(OpKind::kAdmin, "admin");
+    e.group = group;
+    e.error = "NONE";
+    e.note = "delete-group " + group + ": done";
+    return append(e);
+  }
+  // A commit's invoke and acceptance under an explicit commit id (a restarted process counts
+  // its ids from 1 again).
+  std::uint64_t committed_as(std::uint64_t id, const std::string& member, const std::string& group,
+                             std::int32_t generation, std::int32_t partition, std::int64_t offset) {
+    commit(OpKind::kCommitInvoke, member, group, generation, id, partition, offset);
+    return commit(OpKind::kCommitOk, member, group, generation, id, partition, offset);
+  }
   Nanos now() const { return millis(static_cast<std::int64_t>(history_.size())); }
 
  private:
@@ -556,6 +571,60 @@ TEST(UnseenChecker, IsNotADefaultChecker) {
   ack.offset = Offset(0);
   history.append(ack);
   EXPECT_EQ(set.finish().outcome, Outcome::kPass);
+}
+
+// --- incarnations ------------------------------------------------------------------------
+
+// A group deleted and used again starts at generation 1 again: a new group, not the old one.
+TEST(GroupIncarnations, ARecreatedGroupsGenerationOneIsNotTheOldOne) {
+  DoubleOwnershipChecker owners;
+  Events h(owners);
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
+  h.process("billing-1", "billing", 1, 0, 0);
+  h.deleted("billing");
+  h.assign("billing-9", "billing", 1, {{"orders", PartitionId(0)}});
+  h.process("billing-9", "billing", 1, 0, 1);  // not billing-1's generation 1
+  EXPECT_TRUE(finish(owners).empty());
+}
+
+TEST(GroupIncarnations, TheSameHistoryWithoutTheDeleteIsTwoViolations) {
+  // Proof that the test above can fail: without the delete-group, the same events are a double
+  // ownership and a stale commit.
+  DoubleOwnershipChecker owners;
+  Events h(owners);
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
+  h.process("billing-1", "billing", 1, 0, 0);
+  h.process("billing-9", "billing", 1, 0, 1);
+  ASSERT_EQ(finish(owners).size(), 1u);
+  StaleCommitChecker stale;
+  Events g(stale);
+  g.assign("billing-1", "billing", 5, {{"orders", PartitionId(0)}});
+  g.committed("billing-9", "billing", 1, 0, 2);
+  ASSERT_EQ(finish(stale).size(), 1u);
+  StaleCommitChecker recreated;
+  Events r(recreated);
+  r.assign("billing-1", "billing", 5, {{"orders", PartitionId(0)}});
+  r.deleted("billing");
+  r.assign("billing-9", "billing", 1, {{"orders", PartitionId(0)}});
+  r.committed("billing-9", "billing", 1, 0, 2);
+  EXPECT_TRUE(finish(recreated).empty());
+}
+
+// A restarted process numbers its commits from 1 again: its commit 1 is not its old commit 1.
+TEST(ProcessIncarnations, ARestartedProcesssCommitIdsDoNotPairWithTheOldOnes) {
+  StaleCommitChecker c;
+  Events h(c);
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
+  h.committed_as(1, "billing-1", "billing", 1, 0, 10);  // the first incarnation's commit 1
+  // billing-1 restarts and joins generation 3; the group moves on to generation 4 before its
+  // first commit, sent from generation 3, is accepted.
+  h.assign("billing-1", "billing", 3, {{"orders", PartitionId(0)}});
+  h.assign("billing-2", "billing", 4, {{"orders", PartitionId(0)}});
+  const std::uint64_t ok = h.committed_as(1, "billing-1", "billing", 3, 0, 20);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u) << "paired with the old incarnation's commit 1, sent when generation 1 was the newest";
+  EXPECT_EQ(v[0].anomaly, "stale-commit-accepted");
+  EXPECT_EQ(v[0].first_event, ok);
 }
 
 }  // namespace
