@@ -95,7 +95,13 @@ void print_text(const CheckArgs& args, std::uint64_t events, bool judged, const 
 }  // namespace
 
 int check_command(const CheckArgs& args) {
-  properties::CheckerSet checkers = properties::default_checkers();
+  properties::CheckerOptions checker_options;
+  if (args.any_compacted) {
+    checker_options.compacted_topics.reset();
+  } else {
+    checker_options.compacted_topics->insert(args.compacted.begin(), args.compacted.end());
+  }
+  properties::CheckerSet checkers = properties::default_checkers(checker_options);
   std::uint64_t judgeable = 0;  // send-ok and process events: what the main properties are about
   std::uint64_t events = 0;
   {

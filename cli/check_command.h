@@ -3,12 +3,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace logsim::cli {
 
 struct CheckArgs {
   std::string file;
   bool json = false;
+  // Topics whose cleanup.policy includes compact, besides those the history's admin events show.
+  std::vector<std::string> compacted;
+  bool any_compacted = false;  // any topic may be compacted (lenient: see docs/history.md)
 };
 
 // Exit codes: 0 every property held, 1 a violation, 4 a liveness failure, 2 a malformed file

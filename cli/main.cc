@@ -95,6 +95,13 @@ void add_check_command(CLI::App& app, Commands& c) {
   c.check_cmd = check_cmd;
   check_cmd->add_option("history", c.check.file, "History file (history.jsonl)")->required();
   check_cmd->add_flag("--json", c.check.json, "Print the verdict as JSON");
+  check_cmd->add_option("--compacted", c.check.compacted,
+                        "Topics whose cleanup.policy includes compact (comma-separated), besides those the history's "
+                        "admin events show: records compaction may have removed there are not lost")
+      ->delimiter(',');
+  check_cmd->add_flag("--any-compacted", c.check.any_compacted,
+                      "Treat every topic as possibly compacted (lenient: a lost keyed record whose key was written "
+                      "again is not reported)");
 }
 
 void add_fuzz_command(CLI::App& app, Commands& c) {

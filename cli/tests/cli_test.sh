@@ -105,6 +105,30 @@ out=$("$logsim" check "$tmp/idle.jsonl" --json); rc=$?
 check "history with nothing to judge exits 2 with --json" test $rc -eq 2
 check "check --json says nothing was judged" grep -q '"judged": false' <<<"$out"
 
+# A compacted topic: value 1 (key a) at offset 0 was superseded by value 3 (key a) at offset 2
+# before the reader, positioned at 0, passed it. Only a compacted topic excuses the gap.
+cat > "$tmp/compacted.jsonl" <<'JSONL'
+{"at_ns":1,"op":"send-invoke","process":"p","topic":"t","key":"a","value_id":1}
+{"at_ns":2,"op":"send-ok","process":"p","topic":"t","partition":0,"offset":0,"key":"a","value_id":1}
+{"at_ns":3,"op":"send-invoke","process":"p","topic":"t","key":"b","value_id":2}
+{"at_ns":4,"op":"send-ok","process":"p","topic":"t","partition":0,"offset":1,"key":"b","value_id":2}
+{"at_ns":5,"op":"send-invoke","process":"p","topic":"t","key":"a","value_id":3}
+{"at_ns":6,"op":"send-ok","process":"p","topic":"t","partition":0,"offset":2,"key":"a","value_id":3}
+{"at_ns":7,"op":"seek","process":"c","topic":"t","partition":0,"offset":0,"note":"seekToBeginning"}
+{"at_ns":8,"op":"process","process":"c","topic":"t","partition":0,"offset":1,"key":"b","value_id":2}
+{"at_ns":9,"op":"process","process":"c","topic":"t","partition":0,"offset":2,"key":"a","value_id":3}
+JSONL
+out=$("$logsim" check "$tmp/compacted.jsonl"); rc=$?
+check "check: a gap on a topic not known to be compacted is a lost-write" test $rc -eq 1
+check "check: ... named" grep -q "lost-write" <<<"$out"
+"$logsim" check "$tmp/compacted.jsonl" --compacted other,t > /dev/null; rc=$?
+check "check --compacted t: compaction explains the gap" test $rc -eq 0
+"$logsim" check "$tmp/compacted.jsonl" --any-compacted > /dev/null; rc=$?
+check "check --any-compacted: so does any topic" test $rc -eq 0
+{ echo '{"at_ns":0,"op":"admin","process":"admin","topic":"t","error":"NONE","note":"create-topic t cleanup.policy=compact: done"}'; cat "$tmp/compacted.jsonl"; } > "$tmp/compacted2.jsonl"
+"$logsim" check "$tmp/compacted2.jsonl" > /dev/null; rc=$?
+check "check: the history's own create-topic note says the topic is compacted" test $rc -eq 0
+
 # The partitioner command agrees with Kafka: murmur2("foobar") = -790332482.
 p=$("$logsim" partition foobar --partitions 1000)
 check "partition foobar" test "$p" = $(( (-790332482 & 0x7fffffff) % 1000 ))
