@@ -72,6 +72,7 @@ constexpr const char* kNothingToJudge = "nothing to judge: no acknowledged sends
 
 void print_json(const CheckArgs& args, std::uint64_t events, bool judged, const properties::Verdict& v) {
   nlohmann::json j{{"file", args.file}, {"events", events}, {"judged", judged}, {"verdict", properties::outcome_name(v.outcome)}};
+  j["figures"] = v.figures;
   j["violations"] = nlohmann::json::array();
   for (const auto& x : v.violations) {
     j["violations"].push_back({{"anomaly", x.anomaly}, {"first_event", x.first_event}, {"at_ns", x.at},
@@ -86,6 +87,7 @@ void print_text(const CheckArgs& args, std::uint64_t events, bool judged, const 
   for (auto& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::cout << fmt::format("logsim check: {} ({} events)\n  verdict    {}\n", args.file, events, verdict);
   if (!judged) std::cout << "  " << kNothingToJudge << "\n";
+  for (const auto& [name, value] : v.figures) std::cout << fmt::format("  figure     {} = {}\n", name, value);
   for (const auto& x : v.violations) {
     std::cout << fmt::format("  VIOLATION  {} at {:.3f}s (event #{}): {}\n", x.anomaly, static_cast<double>(x.at) / 1e9,
                              x.first_event, x.explanation);
@@ -96,6 +98,7 @@ void print_text(const CheckArgs& args, std::uint64_t events, bool judged, const 
 
 int check_command(const CheckArgs& args) {
   properties::CheckerOptions checker_options;
+  checker_options.max_realtime_lag = args.max_lag;
   if (args.any_compacted) {
     checker_options.compacted_topics.reset();
   } else {

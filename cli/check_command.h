@@ -2,6 +2,9 @@
 // stream so that a history of millions of events needs memory only for the checkers' state.
 #pragma once
 
+#include "engine/base/types.h"
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,7 @@ struct CheckArgs {
   // Topics whose cleanup.policy includes compact, besides those the history's admin events show.
   std::vector<std::string> compacted;
   bool any_compacted = false;  // any topic may be compacted (lenient: see docs/history.md)
+  std::optional<Nanos> max_lag;  // realtime-lag's bound (none: the figure only)
 };
 
 // Exit codes: 0 every property held, 1 a violation, 4 a liveness failure, 2 a malformed file

@@ -99,6 +99,14 @@ void add_check_command(CLI::App& app, Commands& c) {
                         "Topics whose cleanup.policy includes compact (comma-separated), besides those the history's "
                         "admin events show: records compaction may have removed there are not lost")
       ->delimiter(',');
+  check_cmd->add_option_function<std::string>(
+      "--max-lag",
+      [&c](const std::string& text) {
+        const auto d = scenarios::parse_duration(text);
+        if (!d || *d <= 0) throw CLI::ValidationError("--max-lag", "expected a positive duration such as 10s or 500ms, found \"" + text + "\"");
+        c.check.max_lag = *d;
+      },
+      "The longest an acknowledged record may wait before a reader first processes it (realtime-lag, exit 4 when exceeded)");
   check_cmd->add_flag("--any-compacted", c.check.any_compacted,
                       "Treat every topic as possibly compacted (lenient: a lost keyed record whose key was written "
                       "again is not reported)");

@@ -12,6 +12,7 @@
 #include "properties/log_checker.h"
 #include "properties/order_checker.h"
 #include "properties/poll_skip_checker.h"
+#include "properties/realtime_lag_checker.h"
 #include "properties/send_order_checker.h"
 
 namespace logsim::properties {
@@ -59,14 +60,17 @@ Verdict CheckerSet::finish() {
   Verdict v;
   for (auto& c : checkers_) {
     c->finish();
+    c->figures(v.figures);
     for (const Violation& x : c->violations()) {
       if (!ignored_.contains(x.anomaly)) v.violations.push_back(x);
     }
   }
   std::stable_sort(v.violations.begin(), v.violations.end(),
                    [](const Violation& a, const Violation& b) { return a.first_event < b.first_event; });
-  const bool liveness_only = !v.violations.empty() &&
-      std::all_of(v.violations.begin(), v.violations.end(), [](const Violation& x) { return x.anomaly == "liveness"; });
+  // Not catching up and waiting too long are liveness failures; anything else is a safety one.
+  const bool liveness_only = !v.violations.empty() && std::all_of(v.violations.begin(), v.violations.end(), [](const Violation& x) {
+    return x.anomaly == "liveness" || x.anomaly == "realtime-lag";
+  });
   v.outcome = v.violations.empty() ? Outcome::kPass : (liveness_only ? Outcome::kLiveness : Outcome::kViolated);
   return v;
 }
@@ -75,7 +79,7 @@ const std::vector<std::string>& anomaly_names() {
   static const std::vector<std::string> kNames = {
       "nonmonotonic-poll", "poll-skip", "nonmonotonic-send", "inconsistent-offsets", "lost-write", "duplicate",
       "unseen", "lost-commit", "group-interference", "double-ownership", "stale-commit-accepted", "aborted-read",
-      "nonmonotonic-commit", "liveness"};
+      "nonmonotonic-commit", "liveness", "realtime-lag"};
   return kNames;
 }
 
@@ -97,6 +101,7 @@ std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions&
   if (wanted({"group-interference"})) list.push_back(std::make_unique<GroupInterferenceChecker>());
   if (wanted({"aborted-read"})) list.push_back(std::make_unique<AbortedReadChecker>());
   if (wanted({"nonmonotonic-commit"})) list.push_back(std::make_unique<CommitOrderChecker>());
+  if (wanted({"realtime-lag"})) list.push_back(std::make_unique<RealtimeLagChecker>(options.max_realtime_lag));
   return list;
 }
 

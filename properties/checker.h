@@ -5,6 +5,7 @@
 
 #include <array>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -40,6 +41,8 @@ class Checker {
   virtual void on_event(const HistoryEvent& e, const EventIds& ids) = 0;
   // Called once after the last event (end-of-run properties).
   virtual void finish() {}
+  // Adds what the checker measured (after finish), by name.
+  virtual void figures(std::map<std::string, std::int64_t>& /*out*/) const {}
   const std::vector<Violation>& violations() const { return violations_; }
   // Makes the checker read ids from `symbols`, which its caller fills (before the first event).
   void share_symbols(std::shared_ptr<Symbols> symbols) { symbols_ = std::move(symbols); }
@@ -112,6 +115,9 @@ struct CheckerOptions {
   std::optional<std::set<std::string>> compacted_topics = std::set<std::string>{};
   // Anomalies not to check: a checker all of whose anomalies are here is left out.
   std::set<std::string> ignored;
+  // The longest an acknowledged record may wait before a group that reads its partition first
+  // processes it (realtime-lag); nullopt: no bound, the figure only.
+  std::optional<Nanos> max_realtime_lag;
 };
 
 // The checkers a run uses by default, one by one (options.ignored is for the set to apply).

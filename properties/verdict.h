@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <string>
@@ -34,6 +35,9 @@ enum class Outcome : std::uint8_t {
 struct Verdict {
   Outcome outcome = Outcome::kPass;
   std::vector<Violation> violations;
+  // Measured figures, by name (e.g. "realtime-lag.max_ms"): what the checkers measured, for the
+  // report; a bound on one is a property of its own.
+  std::map<std::string, std::int64_t> figures;
 };
 
 std::string_view outcome_name(Outcome o);

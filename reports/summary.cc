@@ -95,6 +95,12 @@ std::string terminal_summary(const scenarios::RunResult& r, double wall_ms) {
     out += fmt::format("  group      {}: generation {} · processed {} · commits {} accepted, {} rejected\n", g, v,
                        get("processed"), get("commits.accepted"), get("commits.rejected"));
   }
+  // The longest an acknowledged record waited before each reader first processed it.
+  std::string lag;
+  for (const auto& [k, v] : r.verdict.figures) {
+    if (k.rfind("realtime-lag.max_ms.", 0) == 0) lag += fmt::format("{}{} {} ms", lag.empty() ? "" : " · ", k.substr(20), v);
+  }
+  if (!lag.empty()) out += "  lag        " + lag + " (the longest an acknowledged record waited to be read)\n";
   out += fmt::format("  faults     {}\n", stat("faults"));
   if (!r.ignored.empty()) out += fmt::format("  unchecked  {} (the scenario's \"properties\")\n", fmt::join(r.ignored, ", "));
   if (r.stats.contains("admin.operations")) out += fmt::format("  admin      {} topic operations\n", stat("admin.operations"));

@@ -251,11 +251,18 @@ Found read_found(const JsonReader& r) {
 }
 
 // "properties": which anomalies are checked — {"check": [...]} (only these) or {"ignore": [...]}
-// (all but these).
+// (all but these) — and bounds: {"max_realtime_lag": "10s"}.
 void read_properties(const JsonReader& r, Scenario& s) {
-  r.expect_object({"check", "ignore"});
-  if (r.has("check") == r.has("ignore")) {
-    r.fail("found " + std::string(r.has("check") ? "both \"check\" and \"ignore\"" : "neither \"check\" nor \"ignore\""),
+  r.expect_object({"check", "ignore", "max_realtime_lag"});
+  if (auto v = r.get("max_realtime_lag")) s.max_realtime_lag = v->duration();
+  if (!r.has("check") && !r.has("ignore")) {
+    if (s.max_realtime_lag) return;
+    r.fail("found neither \"check\" nor \"ignore\"",
+           "one of {\"check\": [anomalies to check]} or {\"ignore\": [anomalies not to check]}, or a bound such as "
+           "{\"max_realtime_lag\": \"10s\"}");
+  }
+  if (r.has("check") && r.has("ignore")) {
+    r.fail("found both \"check\" and \"ignore\"",
            "one of {\"check\": [anomalies to check]} or {\"ignore\": [anomalies not to check]}");
   }
   const bool only = r.has("check");

@@ -450,6 +450,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   r.trace_events = world.trace().size();
   r.simulated_ns = world.now();
   r.verdict = checkers.finish();
+  for (const auto& [name, value] : r.verdict.figures) r.stats[name] = value;
   for (const auto& a : properties::anomaly_names()) {
     if (scenario.ignored.contains(a)) r.ignored.push_back(a);
   }
@@ -472,6 +473,7 @@ properties::CheckerOptions checker_options(const Scenario& scenario) {
     if (create && create->topic.log.compacts()) options.compacted_topics->insert(create->topic.name);
   }
   options.ignored = scenario.ignored;
+  options.max_realtime_lag = scenario.max_realtime_lag;
   return options;
 }
 

@@ -162,6 +162,9 @@ struct Scenario {
   std::vector<TimelineStep> timeline;
   std::optional<FaultSchedule> faults;  // a random fault schedule, drawn from the run's seed
   Expectation expect;
+  // "properties": {"max_realtime_lag": "10s"}: the longest an acknowledged record may wait before
+  // a group first processes it (the realtime-lag checker); none: the figure only.
+  std::optional<Nanos> max_realtime_lag;
   std::set<std::string> ignored;      // anomalies "properties" turns off: not checked, not reported
   Plants plants;                      // planted bugs ("plant", or --plant): none by default
   std::optional<Found> found;         // a saved failure (written by logsim fuzz)

@@ -133,6 +133,35 @@ std::string reorder_scenario(const std::string& properties, const std::string& e
          properties + R"(, "expect": )" + expect + "}";
 }
 
+TEST(Workload, ARealtimeLagBoundIsAPropertyAndItsFigureAStat) {
+  // The reordering scenario's consumer reads every record soon after it is acknowledged: the
+  // figure is in the stats; a bound below it is a liveness failure, one above it passes.
+  const Scenario plain = parse_scenario(reorder_scenario(R"(, "properties": {"ignore": ["nonmonotonic-send"]})", R"({"verdict": "pass"})"), "r.json");
+  EXPECT_FALSE(plain.max_realtime_lag.has_value());
+  const RunOutput a = run_scenario(plain, RunOptions{plain.seed, false});
+  ASSERT_TRUE(a.result.stats.contains("realtime-lag.max_ms"));
+  const std::int64_t lag = a.result.stats.at("realtime-lag.max_ms");
+  ASSERT_GE(lag, 2) << "the consumer reads past the producer's cut: some record waits";
+  const auto bounded = [&](std::int64_t ms) {
+    return parse_scenario(reorder_scenario(R"(, "properties": {"ignore": ["nonmonotonic-send"], "max_realtime_lag": ")" +
+                                               std::to_string(ms) + R"(ms"})",
+                                           R"({"verdict": "liveness"})"),
+                          "r.json");
+  };
+  const Scenario tight = bounded(lag / 2);
+  EXPECT_EQ(tight.max_realtime_lag, millis(lag / 2));
+  const RunOutput b = run_scenario(tight, RunOptions{tight.seed, false});
+  EXPECT_EQ(b.result.verdict.outcome, properties::Outcome::kLiveness);
+  ASSERT_FALSE(b.result.verdict.violations.empty());
+  EXPECT_EQ(b.result.verdict.violations[0].anomaly, "realtime-lag");
+  const Scenario loose = bounded(lag + 1000);
+  EXPECT_EQ(run_scenario(loose, RunOptions{loose.seed, false}).result.verdict.outcome, properties::Outcome::kPass);
+  // A bound alone is a valid "properties"; neither a bound nor a list is not.
+  EXPECT_NO_THROW(parse_scenario(reorder_scenario(R"(, "properties": {"max_realtime_lag": "5s"})", R"({"verdict": "violated"})"), "r.json"));
+  const ScenarioError e = error_of(reorder_scenario(R"(, "properties": {})", R"({"verdict": "pass"})"));
+  EXPECT_EQ(e.pointer(), "/properties");
+}
+
 TEST(Workload, AnIgnoredAnomalyIsNeitherReportedNorAllowedInExpect) {
   // Without properties the reordering is found (the library's retries-reorder-without-idempotence).
   const Scenario found = parse_scenario(reorder_scenario("", R"({"verdict": "violated", "anomalies": ["nonmonotonic-send"]})"), "r.json");
