@@ -324,32 +324,42 @@ void UnseenChecker::check_never_assigned(Id group, Id topic, std::uint64_t first
     if (symbols().topic_of(tp) != topic || progress_.find(group, tp) != kNoId) continue;
     const OffsetTable<GroupProgress::Ack>* acks = progress_.acks(tp);
     if (acks == nullptr) continue;
+    // Did it exist at the group's first assignment of the topic? Else when did it show itself?
     bool existed = false;
+    Nanos appeared = INT64_MAX;
+    acks->for_each_from(INT64_MIN, [&](std::int64_t, const GroupProgress::Ack& ack) {
+      existed = existed || ack.event < first_assigned;
+      appeared = std::min(appeared, ack.at);
+      return true;
+    });
+    // A partition added later is owed once the members' metadata must have shown it.
+    const Nanos owed_from = existed ? 0 : appeared + kNewPartitionGrace;
     std::int64_t owed = 0;
     std::int64_t offset = -1;
     const GroupProgress::Ack* first = nullptr;
     acks->for_each_from(INT64_MIN, [&](std::int64_t o, const GroupProgress::Ack& ack) {
-      if (ack.event < first_assigned) {
-        existed = true;
-      } else if (ack.at < required_before_) {
-        ++owed;
-        if (first == nullptr) {
-          first = &ack;
-          offset = o;
-        }
+      if (existed ? ack.event < first_assigned : ack.at < owed_from) return true;
+      if (ack.at >= required_before_) return true;
+      ++owed;
+      if (first == nullptr) {
+        first = &ack;
+        offset = o;
       }
       return true;
     });
-    if (!existed || first == nullptr) continue;
+    if (first == nullptr) continue;
     const std::string& acked_to = symbols().process(first->process);
     Violation v = violation_of("liveness", first->event, first->at, first->process, tp, Offset(offset), first->key);
+    const std::string why = existed
+        ? ", which already held records then: it never processed " + std::to_string(owed) + " record(s) acknowledged there after that"
+        : ", a partition that appeared later (its first record acknowledged at " + std::to_string(to_millis(appeared)) +
+              " ms): it never processed " + std::to_string(owed) + " record(s) acknowledged there from " +
+              std::to_string(to_millis(owed_from)) + " ms (metadata.max.age.ms's 5 minutes and a rebalance later)";
     v.explanation = "group " + symbols().group(group) + " was assigned partitions of " + symbols().topic(topic) +
-                    " from event #" + std::to_string(first_assigned) + " but never " + symbols().where(tp) +
-                    ", which already held records then: it never processed " + std::to_string(owed) +
-                    " record(s) acknowledged there after that and before " + std::to_string(to_millis(required_before_)) +
-                    " ms, the first at offset " + std::to_string(offset) + " (value " + std::to_string(first->value_id) +
-                    ", acknowledged to " + acked_to + " at event #" + std::to_string(first->event) +
-                    "): no member was ever given the partition";
+                    " from event #" + std::to_string(first_assigned) + " but never " + symbols().where(tp) + why +
+                    " and before " + std::to_string(to_millis(required_before_)) + " ms, the first at offset " +
+                    std::to_string(offset) + " (value " + std::to_string(first->value_id) + ", acknowledged to " + acked_to +
+                    " at event #" + std::to_string(first->event) + "): no member was ever given the partition";
     report(std::move(v));
   }
 }

@@ -241,6 +241,8 @@ class LostCommitChecker final : public Checker {
 // the group never touched at all, although it held acknowledged records before the group's first
 // assignment of its topic (so it existed, and every assignor gives every partition of a
 // subscribed topic to some member), owes what was acknowledged after that assignment: `liveness`.
+// One added to the topic later owes what was acknowledged from kNewPartitionGrace after its
+// first record on: by then every member's metadata refresh has shown it to the group.
 // A group an admin deleted (symbols.h: a new group of the same name may follow) owes no
 // catching up: only what it skipped before it was deleted counts (`unseen`).
 class UnseenChecker final : public Checker {
@@ -262,6 +264,11 @@ class UnseenChecker final : public Checker {
   static std::optional<Owed> owed_from(const GroupProgress::Partition& p);
   void check(Id slot);
   void check_never_assigned(Id group, Id topic, std::uint64_t first_assigned);
+  // How long after a partition's first record a group that subscribes to its topic must have
+  // been given it: Kafka's default metadata.max.age.ms (every member's metadata refresh, after
+  // which the group leader sees the new partition count and rebalances) plus a minute for the
+  // rebalance.
+  static constexpr Nanos kNewPartitionGrace = 360 * kNanosPerSecond;
 
   Nanos required_before_;
   GroupProgress progress_;

@@ -627,5 +627,42 @@ TEST(ProcessIncarnations, ARestartedProcesssCommitIdsDoNotPairWithTheOldOnes) {
   EXPECT_EQ(v[0].first_event, ok);
 }
 
+// A partition added to a subscribed topic after the group joined is owed once the members'
+// metadata must have shown it (metadata.max.age.ms and a rebalance), not before.
+TEST(UnseenChecker, APartitionAddedLaterIsOwedOnceMetadataMustHaveShownIt) {
+  const auto run = [](Nanos end) {
+    UnseenChecker c(end);
+    History h;
+    h.observe([&c](const HistoryEvent& e) { c.observe(e); });
+    const auto add = [&](OpKind kind, std::int32_t partition, std::int64_t offset, Nanos at) {
+      HistoryEvent e;
+      e.kind = kind;
+      e.process = kind == OpKind::kSendOk ? "shop" : "billing-1";
+      e.group = kind == OpKind::kSendOk ? "" : "billing";
+      e.generation = kind == OpKind::kSendOk ? std::nullopt : std::optional<GenerationId>(GenerationId(1));
+      e.topic = "orders";
+      e.partition = PartitionId(partition);
+      e.offset = Offset(offset);
+      e.value_id = static_cast<std::uint64_t>(partition * 100000 + offset + 1);
+      e.at = at;
+      if (kind == OpKind::kAssign) e.assignment = {{"orders", PartitionId(0)}};
+      h.append(e);
+    };
+    add(OpKind::kSendOk, 0, 0, seconds(1));
+    add(OpKind::kAssign, 0, 0, seconds(2));
+    add(OpKind::kProcess, 0, 0, seconds(3));
+    // orders/1 appears at 10 s and gets a record every 100 s; the group never gets it.
+    for (std::int64_t i = 0; i < 10; ++i) add(OpKind::kSendOk, 1, i, seconds(10 + 100 * i));
+    c.finish();
+    return c.violations();
+  };
+  EXPECT_TRUE(run(seconds(300)).empty()) << "within metadata.max.age.ms nothing is owed yet";
+  const auto v = run(seconds(1000));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "liveness");
+  EXPECT_EQ(v[0].offset, Offset(4)) << "the first record acknowledged from 370 s on (410 s)";
+  EXPECT_NE(v[0].explanation.find("appeared later"), std::string::npos) << v[0].explanation;
+}
+
 }  // namespace
 }  // namespace logsim::properties
