@@ -5,7 +5,7 @@
 
 namespace logsim {
 namespace {
-constexpr std::array<PlantInfo, 10> kPlants{{
+constexpr std::array<PlantInfo, 11> kPlants{{
     {Plant::kAcceptStaleCommit, "accept-stale-commit",
      "the group coordinator accepts an offset commit from a stale generation (a fenced zombie's)", "stale-commit-accepted"},
     {Plant::kAutoCommitFetchedOnRebalance, "auto-commit-fetched-on-rebalance",
@@ -30,6 +30,10 @@ constexpr std::array<PlantInfo, 10> kPlants{{
      "librdkafka #4953: the broker remembers only Kafka's five batches per producer, so a retry after a failover is "
      "written again under a new epoch",
      "duplicate", "nonmonotonic-send"},
+    {Plant::kErrorAfterAppend, "error-after-append",
+     "KAFKA-13574's class: produces completed by an ISR shrink are answered NOT_LEADER_OR_FOLLOWER although they "
+     "were appended and committed",
+     "aborted-read"},
 }};
 }  // namespace
 

@@ -59,6 +59,13 @@ enum class Plant : std::uint8_t {
   // its epoch and writes it again. Found as duplicate (or nonmonotonic-send, the same write
   // seen from its order).
   kFiveBatchProducerState = 9,
+  // KAFKA-13574's class: an acks=all produce the leader appended is answered with an error that
+  // tells the client nothing was written. Here: when the controller accepts the leader's ISR
+  // shrink, the produces the smaller ISR now completes are answered NOT_LEADER_OR_FOLLOWER
+  // instead of success, although their records stay committed in the log. A producer that
+  // gives up on it (retries=0) reports a failed send whose record consumers read. Found as
+  // aborted-read.
+  kErrorAfterAppend = 10,
 };
 
 struct PlantInfo {

@@ -9,7 +9,7 @@ namespace {
 constexpr std::string_view kMemberFaults = "member-crash,member-stop,member-pause";
 constexpr std::string_view kBrokerFaults = "crash,isolate,partition,pause";
 
-constexpr std::array<PlantCampaign, 10> kCampaigns{{
+constexpr std::array<PlantCampaign, 11> kCampaigns{{
     {Plant::kAcceptStaleCommit, "scenarios/templates/zombie-members.json", kMemberFaults, 30},
     {Plant::kAutoCommitFetchedOnRebalance, "scenarios/templates/slow-consumers.json", kMemberFaults, 30},
     {Plant::kAdvanceHwWithoutIsr, "scenarios/templates/replicated-writes.json", kBrokerFaults, 30},
@@ -20,6 +20,7 @@ constexpr std::array<PlantCampaign, 10> kCampaigns{{
     {Plant::kFetchSkipsRecord, "scenarios/templates/slow-consumers.json", kMemberFaults, 10},
     {Plant::kDeleteSegmentAboveHighWatermark, "scenarios/templates/short-retention.json", kBrokerFaults, 30},
     {Plant::kFiveBatchProducerState, "scenarios/templates/replicated-writes.json", kBrokerFaults, 60},
+    {Plant::kErrorAfterAppend, "scenarios/templates/fail-fast-producers.json", kBrokerFaults, 30},
 }};
 
 }  // namespace

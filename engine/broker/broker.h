@@ -165,7 +165,7 @@ FetchResponse read_for_fetch(BrokerState& b, const FetchRequest& req);
 // Records a follower's fetch position (leader side): caught-up time, ISR expansion, HW.
 void note_follower_fetch(BrokerState& b, Partition& p, NodeId follower, Offset fetch_offset);
 // Recomputes the high watermark; completes produces and wakes fetches it unblocks.
-void maybe_advance_high_watermark(BrokerState& b, Partition& p);
+void maybe_advance_high_watermark(BrokerState& b, Partition& p, ErrorCode answer = ErrorCode::NONE);
 // Answers every fetch held on a partition.
 void wake_fetches(BrokerState& b, TopicPartitionView key);
 // Fails every acks=all produce waiting on the partition (leadership lost).

@@ -13,7 +13,9 @@ bool contains(const std::vector<NodeId>& v, NodeId x) { return std::find(v.begin
 
 TopicPartitionView key_of(const Partition& p) { return {p.state.topic, p.state.partition}; }
 
-void complete_produces(BrokerState& b, TopicPartitionView key, const Partition& p) {
+// Answers the produces the high watermark now covers: with success, or with `error` (only the
+// error-after-append plant answers written records with an error).
+void complete_produces(BrokerState& b, TopicPartitionView key, const Partition& p, ErrorCode error = ErrorCode::NONE) {
   auto it = b.pending_produces.find(key);
   if (it == b.pending_produces.end()) return;
   auto& pending = it->second;
@@ -27,6 +29,10 @@ void complete_produces(BrokerState& b, TopicPartitionView key, const Partition& 
     if (w->done) {
       done.push_back(std::move(w->done));
     } else {
+      if (error != ErrorCode::NONE) {
+        w->response.error = error;
+        w->response.base_offset = Offset(-1);
+      }
       b.env.send(w->from, w->response);
     }
     w = pending.erase(w);
@@ -108,7 +114,7 @@ void note_follower_fetch(BrokerState& b, Partition& p, NodeId follower, Offset f
   maybe_advance_high_watermark(b, p);
 }
 
-void maybe_advance_high_watermark(BrokerState& b, Partition& p) {
+void maybe_advance_high_watermark(BrokerState& b, Partition& p, ErrorCode answer) {
   if (!p.led_by(b.env.self())) return;
   // The rule: min log end offset over the ISR, never while the ISR is below min.insync.replicas.
   if (static_cast<std::int32_t>(p.state.isr.size()) < p.state.min_insync_replicas) return;
@@ -127,7 +133,7 @@ void maybe_advance_high_watermark(BrokerState& b, Partition& p) {
     p.high_watermark = hw;
     wake_fetches(b, key);
   }
-  complete_produces(b, key, p);
+  complete_produces(b, key, p, answer);
 }
 
 void fail_pending_produces(BrokerState& b, TopicPartitionView key, ErrorCode error) {
@@ -169,12 +175,15 @@ void on_alter_partition_response(BrokerState& b, const AlterPartitionResponse& r
       resp.state.partition_epoch <= p->state.partition_epoch) {
     return;  // stale or refused: the controller's LeaderAndIsr brings the truth
   }
+  const bool shrank = resp.state.isr.size() < p->state.isr.size();
   p->state = resp.state;
   b.cluster[TopicPartition{p->state.topic, p->state.partition}] = resp.state;
   if (static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
     fail_pending_produces(b, key_of(*p), ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND);
   }
-  maybe_advance_high_watermark(b, *p);
+  // PLANTED BUG (error-after-append): what the smaller ISR completes is answered as not written.
+  const bool planted = shrank && b.config.plants.has(Plant::kErrorAfterAppend);
+  maybe_advance_high_watermark(b, *p, planted ? ErrorCode::NOT_LEADER_OR_FOLLOWER : ErrorCode::NONE);
 }
 
 void start_following(BrokerState& b, const TopicPartition& key) {
