@@ -1,6 +1,7 @@
-// The bytes of one simulated file, kept in pages as an operating system's page cache keeps
-// them, so that a file of n bytes costs n bytes plus at most one partly filled page, however it
-// grew, and shared: a file may hold slices of other files' pages (a follower's copy of its
+// The bytes of one in-memory file (the simulated disk's, sim/disk.h, and `logsim serve`'s
+// in-memory disk, live/disks.h), kept in pages as an operating system's page cache keeps them,
+// so that a file of n bytes costs n bytes plus at most one partly filled page, however it grew,
+// and shared: a file may hold slices of other files' pages (a follower's copy of its
 // leader's record batches), and hand out slices of its own, without copying them.
 //
 // Layout. The file is a sequence of chunks, each a slice of a page kept alive by a shared
@@ -48,7 +49,7 @@
 #include "engine/base/assert.h"
 #include "engine/base/shared_bytes.h"
 
-namespace logsim::sim {
+namespace logsim {
 
 class PagedBytes {
  public:
@@ -293,4 +294,4 @@ class PagedBytes {
   std::uint64_t size_ = 0;
 };
 
-}  // namespace logsim::sim
+}  // namespace logsim
