@@ -67,16 +67,23 @@ HistoryEvent ServeRecorder::event(OpKind kind, const std::string& process) const
   return e;
 }
 
+ServeRecorder::Acknowledged& ServeRecorder::acknowledged(const std::string& topic, PartitionId partition) {
+  return acknowledged_[{topic, partition.value()}];
+}
+
 void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client, const std::string& topic,
-                                 PartitionId partition, bool idempotent, const std::vector<live::SeenRecord>& records) {
-  Send send{client, topic, partition, records, {}};
-  for (const auto& r : records) {
-    // Sequence numbers count per partition: the id names the partition too.
-    const std::uint64_t where = mix(text_hash(topic), static_cast<std::uint64_t>(partition.value()));
+                                 PartitionId partition, bool idempotent, std::vector<live::SeenRecord> records) {
+  Send send{client, topic, partition, std::move(records), {}};
+  send.value_ids.reserve(send.records.size());
+  // Sequence numbers count per partition: the id names the partition too.
+  const std::uint64_t where = mix(text_hash(topic), static_cast<std::uint64_t>(partition.value()));
+  std::unordered_map<std::uint64_t, std::uint64_t>* before = nullptr;
+  if (!idempotent) before = &sent_before_[client];
+  for (const auto& r : send.records) {
     const std::uint64_t id = value_id(
         idempotent ? mix(mix(where, static_cast<std::uint64_t>(r.producer_id.value())),
                          mix(static_cast<std::uint64_t>(r.producer_epoch.value()), static_cast<std::uint64_t>(r.sequence.value())))
-                   : mix(mix(text_hash(client), r.content), sent_before_[{client, r.content}]++));
+                   : mix(mix(text_hash(client), r.content), (*before)[r.content]++));
     send.value_ids.push_back(id);
     HistoryEvent e = event(OpKind::kSendInvoke, client);
     e.topic = topic;
@@ -90,6 +97,7 @@ void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client,
 }
 
 void ServeRecorder::outcome(const Send& s, OpKind kind, std::optional<Offset> base, const std::string& error) {
+  Acknowledged* acked = base ? &acknowledged(s.topic, s.partition) : nullptr;
   for (std::size_t i = 0; i < s.records.size(); ++i) {
     const live::SeenRecord& r = s.records[i];
     HistoryEvent e = event(kind, s.client);
@@ -97,7 +105,7 @@ void ServeRecorder::outcome(const Send& s, OpKind kind, std::optional<Offset> ba
     e.partition = s.partition;
     if (base) {
       e.offset = *base + r.offset.value();
-      acknowledged_[{s.topic, s.partition.value(), e.offset->value()}] = Stored{s.value_ids[i], r.content};
+      (*acked)[e.offset->value()] = Stored{s.value_ids[i], r.content};
     }
     e.key = r.key;
     e.value_id = s.value_ids[i];
@@ -119,14 +127,15 @@ void ServeRecorder::produce_answered(std::uint64_t token, ErrorCode error, Offse
 
 void ServeRecorder::served(const std::string& reader, const std::string& topic, PartitionId partition,
                            const std::vector<live::SeenRecord>& records) {
+  const Acknowledged& stored = acknowledged(topic, partition);
   for (const auto& r : records) {
     HistoryEvent e = event(OpKind::kProcess, reader);
     e.topic = topic;
     e.partition = partition;
     e.offset = r.offset;
     e.key = r.key;
-    const auto acked = acknowledged_.find({topic, partition.value(), r.offset.value()});
-    e.value_id = acked != acknowledged_.end() && acked->second.content == r.content ? acked->second.value_id : value_id(mix(r.content, 0));
+    const auto acked = stored.find(r.offset.value());
+    e.value_id = acked != stored.end() && acked->second.content == r.content ? acked->second.value_id : value_id(mix(r.content, 0));
     e.note = "served";
     history_.append(std::move(e));
     ++served_;

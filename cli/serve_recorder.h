@@ -27,7 +27,8 @@
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "live/gateway.h"
@@ -40,7 +41,7 @@ class ServeRecorder final : public live::GatewayObserver {
   ServeRecorder(properties::History& history, std::function<Nanos()> now) : history_(history), now_(std::move(now)) {}
 
   void produce_sent(std::uint64_t token, const std::string& client, const std::string& topic, PartitionId partition,
-                    bool idempotent, const std::vector<live::SeenRecord>& records) override;
+                    bool idempotent, std::vector<live::SeenRecord> records) override;
   void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) override;
   void served(const std::string& reader, const std::string& topic, PartitionId partition,
               const std::vector<live::SeenRecord>& records) override;
@@ -77,10 +78,14 @@ class ServeRecorder final : public live::GatewayObserver {
   std::function<Nanos()> now_;
   std::map<std::uint64_t, Send> sends_;      // sent, not yet answered (by token)
   std::map<std::uint64_t, Commit> commits_;  // likewise
-  std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> sent_before_;  // (client, content) -> sends so far
-  std::map<std::tuple<std::string, std::int32_t, std::int64_t>, Stored> acknowledged_;  // (topic, partition, offset)
+  // Per record looked up, so hashed (never iterated: nothing depends on their order); the
+  // strings are looked up once per batch.
+  using Acknowledged = std::unordered_map<std::int64_t, Stored>;  // offset -> what was stored there
+  Acknowledged& acknowledged(const std::string& topic, PartitionId partition);
+  std::map<std::string, std::unordered_map<std::uint64_t, std::uint64_t>, std::less<>> sent_before_;  // client -> content -> sends so far
+  std::map<std::pair<std::string, std::int32_t>, Acknowledged> acknowledged_;  // by (topic, partition)
   std::int64_t served_ = 0;
-  std::map<std::uint64_t, std::uint64_t> ids_;  // identity -> value id
+  std::unordered_map<std::uint64_t, std::uint64_t> ids_;  // identity -> value id
 };
 
 // The anomalies a broker-side history cannot judge (no assignments, reads are deliveries).

@@ -67,7 +67,7 @@ class GatewayObserver {
   virtual ~GatewayObserver() = default;
   // A producer's batch for one partition arrived at a broker.
   virtual void produce_sent(std::uint64_t token, const std::string& client, const std::string& topic, PartitionId partition,
-                            bool idempotent, const std::vector<SeenRecord>& records) = 0;
+                            bool idempotent, std::vector<SeenRecord> records) = 0;
   // The broker answered it: the error, and the first record's offset when there was none.
   virtual void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) = 0;
   // Records of one partition a fetch response served to a client (those at or above the offset
