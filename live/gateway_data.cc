@@ -26,10 +26,8 @@ std::uint64_t content_of(const RecordView& r) {
   return h;
 }
 
-// The records of whole, valid batches (from offset `from` on), as the observer sees them,
-// read in place; none when the bytes are not whole valid batches (the broker refuses those).
-// verify_records: check each batch's records and CRC (what a client sent), not only the
-// headers (what the broker's own log served).
+}  // namespace
+
 std::vector<SeenRecord> seen_records(std::string_view batches, Offset from, bool verify_records) {
   std::vector<SeenRecord> out;
   const BatchScan scan = scan_batches(batches, verify_records);
@@ -49,7 +47,15 @@ std::vector<SeenRecord> seen_records(std::string_view batches, Offset from, bool
   return out;
 }
 
-}  // namespace
+std::vector<SeenRecord> produced_records(std::string_view batches, bool& idempotent) {
+  const std::optional<BatchHeader> header = parse_batch_header(batches);
+  idempotent = header && header->idempotent();
+  std::vector<SeenRecord> records = seen_records(batches, Offset(0), true);
+  if (header) {
+    for (auto& r : records) r.offset = Offset(r.offset.value() - header->base_offset.value());
+  }
+  return records;
+}
 
 // ---- Produce: one engine request per partition's batch; acks=0 answers nothing.
 
@@ -67,24 +73,10 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, wire::ProduceRequest& r
         continue;
       }
       // The batches move on to the broker as they came (the decoded request is not used again).
-      SharedBytes batches(std::move(*part.records));
-      const std::string_view bytes = batches.empty() ? std::string_view() : batches.slices().front().view();
-      std::vector<SeenRecord> records;
-      std::optional<BatchHeader> header;
-      GatewayObserver* const o = observer(g);
-      if (o != nullptr) {
-        header = parse_batch_header(bytes);
-        // Offsets here are deltas in the batch: the broker assigns the base.
-        records = seen_records(bytes, Offset(0), true);
-        if (header) {
-          for (auto& r : records) r.offset = Offset(r.offset.value() - header->base_offset.value());
-        }
-      }
-      const CorrelationId id =
-          ask(g, p, g.broker_, ProduceRequest{0, t.name, PartitionId(part.index), req.acks, req.timeout_ms, std::move(batches)});
-      if (o != nullptr) {
-        o->produce_sent(token(g, id), p.header.client_id.value_or(""), t.name, PartitionId(part.index),
-                        header && header->idempotent(), std::move(records));
+      const SharedBytes batches(std::move(*part.records));
+      const CorrelationId id = ask(g, p, g.broker_, ProduceRequest{0, t.name, PartitionId(part.index), req.acks, req.timeout_ms, batches});
+      if (GatewayObserver* o = observer(g)) {
+        o->produce_sent(token(g, id), p.header.client_id.value_or(""), t.name, PartitionId(part.index), batches);
       }
     }
   }
@@ -175,9 +167,7 @@ void GatewayApis::fetch_answer(Gateway& g, Gateway::Pending& p, const FetchRespo
         std::string bytes;
         bytes.reserve(r.records.size());
         for (const auto& s : r.records.slices()) bytes.append(s.view());
-        if (GatewayObserver* o = observer(g)) {
-          o->served(reader(g, p), r.topic, r.partition, seen_records(bytes, fetch_offset(p, r), false));
-        }
+        if (GatewayObserver* o = observer(g)) o->served(reader(g, p), r.topic, r.partition, r.records, fetch_offset(p, r));
         part.records = std::move(bytes);
       }
     }
