@@ -9,6 +9,8 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <malloc.h>
+
 #include <cctype>
 #include <chrono>
 #include <functional>
@@ -22,6 +24,7 @@
 #include "cli/serve_recorder.h"
 #include "engine/broker/broker.h"
 #include "engine/controller/controller.h"
+#include "engine/coordinator/group_coordinator.h"
 #include "live/disks.h"
 #include "live/live_world.h"
 #include "live/server.h"
@@ -169,17 +172,45 @@ bool applies_live(const scenarios::TimelineStep& step) {
          step.is<ClientFaults>();
 }
 
-// Whether every broker knows every broker as live and a leader for every partition of the
-// scenario's topics: then a client's first Metadata request sees the whole cluster.
-bool cluster_ready(live::LiveWorld& world, const scenarios::ClusterIds& ids, const Scenario& s) {
+// Asks a broker for a group's coordinator every 20 ms until one is named. The first such
+// request makes the cluster create __consumer_offsets (a broker asks the controller, as Kafka's
+// does on the first group lookup); a client whose first FindCoordinator found no coordinator
+// would wait for its own retry (librdkafka: a second), so serve does this before it lets
+// clients in. An endpoint of the world: it leaves no trace in the history.
+class CoordinatorWarmup final : public Node {
+ public:
+  CoordinatorWarmup(Env& env, NodeId broker, bool* found) : env_(env), broker_(broker), found_(found) {}
+  void on_start() override { ask(); }
+  void on_message(NodeId, const Message& msg) override {
+    if (const auto* r = std::get_if<FindCoordinatorResponse>(&msg); r != nullptr && r->error == ErrorCode::NONE) *found_ = true;
+  }
+  void on_timer(TimerId, std::uint64_t) override { ask(); }
+  void on_disconnect(NodeId) override {}
+
+ private:
+  void ask() {
+    if (*found_) return;
+    env_.send(broker_, FindCoordinatorRequest{++next_, "logsim-serve-warmup", CoordinatorKeyType::kGroup});
+    env_.set_timer(millis(20), 0);
+  }
+  Env& env_;
+  NodeId broker_;
+  bool* found_;
+  CorrelationId next_ = 0;
+};
+
+// Whether every broker knows every broker as live and a leader for every partition of `topics`:
+// then a client's first Metadata request sees the whole cluster.
+bool cluster_ready(live::LiveWorld& world, const scenarios::ClusterIds& ids,
+                   const std::vector<std::pair<std::string, std::int32_t>>& topics) {
   for (const NodeId b : ids.brokers) {
     const auto* broker = dynamic_cast<const engine::Broker*>(world.node(b));
     if (broker == nullptr) return false;
     const engine::BrokerState& st = broker->state();
     if (st.live_brokers.size() != ids.brokers.size()) return false;
-    for (const auto& t : s.topics) {
-      for (std::int32_t p = 0; p < t.partitions; ++p) {
-        const auto it = st.cluster.find(TopicPartitionView(t.name, PartitionId(p)));
+    for (const auto& [topic, partitions] : topics) {
+      for (std::int32_t p = 0; p < partitions; ++p) {
+        const auto it = st.cluster.find(TopicPartitionView(topic, PartitionId(p)));
         if (it == st.cluster.end() || it->second.leader.value() < 0) return false;
       }
     }
@@ -187,16 +218,39 @@ bool cluster_ready(live::LiveWorld& world, const scenarios::ClusterIds& ids, con
   return true;
 }
 
-// Runs the world until the cluster is ready, or `limit` has passed (then false).
-bool wait_until_ready(asio::io_context& io, live::LiveWorld& world, const scenarios::ClusterIds& ids, const Scenario& s,
-                      std::chrono::seconds limit) {
+// Runs the world until `ready()`, or `limit` has passed (then false).
+bool run_until(asio::io_context& io, const std::function<bool()>& ready, std::chrono::seconds limit) {
   const auto until = std::chrono::steady_clock::now() + limit;
-  while (!cluster_ready(world, ids, s)) {
+  while (!ready()) {
     if (std::chrono::steady_clock::now() >= until) return false;
     io.restart();
     io.run_for(std::chrono::milliseconds(10));
   }
   return true;
+}
+
+// Runs the world until the cluster is ready, or `limit` has passed (then false).
+bool wait_until_ready(asio::io_context& io, live::LiveWorld& world, const scenarios::ClusterIds& ids, const Scenario& s,
+                      std::chrono::seconds limit) {
+  std::vector<std::pair<std::string, std::int32_t>> topics;
+  for (const auto& t : s.topics) topics.emplace_back(t.name, t.partitions);
+  return run_until(io, [&] { return cluster_ready(world, ids, topics); }, limit);
+}
+
+// Has the cluster create __consumer_offsets and waits until every broker knows a leader for each
+// of its partitions, or `limit` has passed (then false: clients' first lookups then wait).
+bool warm_up_coordinators(asio::io_context& io, live::LiveWorld& world, const scenarios::ClusterIds& ids, std::chrono::seconds limit) {
+  bool found = false;
+  const NodeId warmup = world.add_node("coordinator-warmup", [broker = ids.brokers.front(), &found](Env& env) {
+    return std::make_unique<CoordinatorWarmup>(env, broker, &found);
+  }, std::make_unique<live::MemDisk>(), /*endpoint=*/true);
+  world.start(warmup);
+  const auto* broker = dynamic_cast<const engine::Broker*>(world.node(ids.brokers.front()));
+  const std::int32_t partitions = broker == nullptr ? 0 : broker->state().config.offsets_topic_num_partitions;
+  const std::vector<std::pair<std::string, std::int32_t>> offsets{{std::string(engine::kConsumerOffsetsTopic), partitions}};
+  const bool ready = run_until(io, [&] { return found && cluster_ready(world, ids, offsets); }, limit);
+  world.remove(warmup);
+  return ready;
 }
 
 // What the user asked for, checked: exit 2 before anything starts when it is wrong.
@@ -245,8 +299,18 @@ std::vector<std::unique_ptr<asio::steady_timer>> arm_timeline(asio::io_context& 
   return steps;
 }
 
-// Runs until --duration, SIGINT or SIGTERM; then closes every connection.
-void run_until_stopped(asio::io_context& io, live::Server& server, std::optional<Nanos> duration,
+// How much one turn of the recorder reads when the server is idle (see run_until_stopped): a
+// few hundred microseconds of work, so that a request arriving meanwhile hardly waits.
+constexpr std::uint64_t kRecordBytesPerTurn = 64 * 1024;
+// How long the server must have had nothing to do before the recorder starts its turns: while
+// clients keep it busy, the recorder leaves the CPU to them.
+constexpr auto kQuietBeforeRecording = std::chrono::milliseconds(2);
+
+// Runs until --duration, SIGINT or SIGTERM; then closes every connection. Once nothing has
+// happened for kQuietBeforeRecording, the recorder records what it noted, a turn at a time,
+// until a handler is ready again: serving comes first, and the history catches up in the gaps
+// (or at the end).
+void run_until_stopped(asio::io_context& io, live::Server& server, ServeRecorder& recorder, std::optional<Nanos> duration,
                        const std::function<void(std::string_view)>& log) {
   bool stopped = false;
   const auto stop = [&](std::string_view why) {
@@ -267,7 +331,19 @@ void run_until_stopped(asio::io_context& io, live::Server& server, std::optional
       if (!ec) stop("stopping: --duration reached");
     });
   }
-  io.run();
+  bool quiet = false;
+  while (!io.stopped()) {
+    if (recorder.noted() == 0) {
+      if (io.run_one() == 0) break;  // no work left at all
+      quiet = false;
+    } else if (!quiet) {
+      quiet = io.run_one_for(kQuietBeforeRecording) == 0;
+    } else if (io.poll() > 0) {
+      quiet = false;
+    } else {
+      recorder.drain(kRecordBytesPerTurn);
+    }
+  }
 }
 
 // The verdict on the broker-side history, the files asked for, and the exit code.
@@ -314,6 +390,14 @@ int finish(const ServeArgs& args, const Scenario& s, scenarios::RunOutput& out, 
 int serve_command(const ServeArgs& args) {
   const std::optional<ServePlan> p = plan(args);
   if (!p) return kExitBadInput;
+#ifdef __GLIBC__
+  // Each produce request's records are a fresh buffer of up to a megabyte, freed once the
+  // broker has them. glibc would map such buffers afresh, or give the heap's top back to the
+  // kernel, and every first touch of the pages again is a page fault (a fifth of serve's CPU
+  // under bench_vs_rdkafka): keep freed memory for reuse instead.
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+#endif
   const Scenario& scenario = p->scenario;
   const auto started = std::chrono::steady_clock::now();
 
@@ -357,6 +441,9 @@ int serve_command(const ServeArgs& args) {
     std::fprintf(stderr, "logsim serve: the cluster did not come up within 60s (its brokers never all registered)\n");
     return kExitInternal;
   }
+  if (!warm_up_coordinators(io, world, ids, std::chrono::seconds(10))) {
+    log("__consumer_offsets did not get leaders within 10s: clients' first group lookups may be refused");
+  }
   io.restart();
   std::cout << "bootstrap " << server.bootstrap() << std::endl;
   if (!args.bootstrap_file.empty()) {
@@ -367,7 +454,7 @@ int serve_command(const ServeArgs& args) {
     }
   }
   const auto steps = arm_timeline(io, world, *faults, scenario, log);
-  run_until_stopped(io, server, p->duration, log);
+  run_until_stopped(io, server, *recorder, p->duration, log);
   log(fmt::format("served {} connections; client faults: {} answers delayed, {} lost, {} connections reset, {} errors injected",
                   server.accepted(), faults->delayed, faults->lost, faults->resets, faults->errors));
   recorder->finish();

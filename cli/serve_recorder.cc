@@ -1,6 +1,8 @@
 // The broker-side history of a live run (see serve_recorder.h).
 #include "cli/serve_recorder.h"
 
+#include <limits>
+
 namespace logsim::cli {
 
 using properties::HistoryEvent;
@@ -61,22 +63,83 @@ std::uint64_t ServeRecorder::value_id(std::uint64_t identity) {
 
 HistoryEvent ServeRecorder::event(OpKind kind, const std::string& process) const {
   HistoryEvent e;
-  e.at = now_();
+  e.at = at_;
   e.kind = kind;
   e.process = process.empty() ? "client" : process;
   return e;
 }
 
+ServeRecorder::Acknowledged& ServeRecorder::acknowledged(const std::string& topic, PartitionId partition) {
+  return acknowledged_[{topic, partition.value()}];
+}
+
+// ---- Noting what the gateways report.
+
 void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client, const std::string& topic,
-                                 PartitionId partition, bool idempotent, const std::vector<live::SeenRecord>& records) {
-  Send send{client, topic, partition, records, {}};
-  for (const auto& r : records) {
-    // Sequence numbers count per partition: the id names the partition too.
-    const std::uint64_t where = mix(text_hash(topic), static_cast<std::uint64_t>(partition.value()));
+                                 PartitionId partition, SharedBytes batches) {
+  noted_.push_back({now_(), ProduceSent{token, client, topic, partition, std::move(batches)}});
+}
+
+void ServeRecorder::produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) {
+  noted_.push_back({now_(), ProduceAnswered{token, error, base_offset}});
+}
+
+void ServeRecorder::served(const std::string& reader, const std::string& topic, PartitionId partition, SharedBytes batches,
+                           Offset from) {
+  noted_.push_back({now_(), Served{reader, topic, partition, std::move(batches), from}});
+}
+
+void ServeRecorder::commit_sent(std::uint64_t token, const OffsetCommitRequest& request) {
+  noted_.push_back({now_(), CommitSent{token, request}});
+}
+
+void ServeRecorder::commit_answered(std::uint64_t token, const OffsetCommitResponse& response) {
+  noted_.push_back({now_(), CommitAnswered{token, response}});
+}
+
+void ServeRecorder::fault(const std::string& what) { noted_.push_back({now_(), Fault{what}}); }
+
+void ServeRecorder::drain(std::uint64_t bytes_max) {
+  std::uint64_t bytes = 0;
+  while (!noted_.empty() && (bytes == 0 || bytes < bytes_max)) {
+    const Noted n = std::move(noted_.front());
+    noted_.pop_front();
+    at_ = n.at;
+    std::visit([this, &bytes](const auto& what) {
+      if constexpr (requires { what.batches; }) bytes += what.batches.size();
+      bytes += 1;
+      record(what);
+    }, n.what);
+  }
+}
+
+void ServeRecorder::finish() {
+  drain(std::numeric_limits<std::uint64_t>::max());
+  at_ = now_();
+  for (const auto& [token, send] : sends_) outcome(send, OpKind::kSendInfo, std::nullopt, "no answer: the connection closed");
+  sends_.clear();
+}
+
+// ---- Recording it.
+
+void ServeRecorder::record(const ProduceSent& n) {
+  std::string scratch;
+  bool idempotent = false;
+  std::vector<live::SeenRecord> records = live::produced_records(n.batches.contiguous(scratch), idempotent);
+  const std::string& client = n.client;
+  const std::string& topic = n.topic;
+  const PartitionId partition = n.partition;
+  Send send{client, topic, partition, std::move(records), {}};
+  send.value_ids.reserve(send.records.size());
+  // Sequence numbers count per partition: the id names the partition too.
+  const std::uint64_t where = mix(text_hash(topic), static_cast<std::uint64_t>(partition.value()));
+  std::unordered_map<std::uint64_t, std::uint64_t>* before = nullptr;
+  if (!idempotent) before = &sent_before_[client];
+  for (const auto& r : send.records) {
     const std::uint64_t id = value_id(
         idempotent ? mix(mix(where, static_cast<std::uint64_t>(r.producer_id.value())),
                          mix(static_cast<std::uint64_t>(r.producer_epoch.value()), static_cast<std::uint64_t>(r.sequence.value())))
-                   : mix(mix(text_hash(client), r.content), sent_before_[{client, r.content}]++));
+                   : mix(mix(text_hash(client), r.content), (*before)[r.content]++));
     send.value_ids.push_back(id);
     HistoryEvent e = event(OpKind::kSendInvoke, client);
     e.topic = topic;
@@ -86,10 +149,11 @@ void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client,
     e.idempotent = idempotent;
     history_.append(std::move(e));
   }
-  sends_[token] = std::move(send);
+  sends_[n.token] = std::move(send);
 }
 
 void ServeRecorder::outcome(const Send& s, OpKind kind, std::optional<Offset> base, const std::string& error) {
+  Acknowledged* acked = base ? &acknowledged(s.topic, s.partition) : nullptr;
   for (std::size_t i = 0; i < s.records.size(); ++i) {
     const live::SeenRecord& r = s.records[i];
     HistoryEvent e = event(kind, s.client);
@@ -97,7 +161,7 @@ void ServeRecorder::outcome(const Send& s, OpKind kind, std::optional<Offset> ba
     e.partition = s.partition;
     if (base) {
       e.offset = *base + r.offset.value();
-      acknowledged_[{s.topic, s.partition.value(), e.offset->value()}] = Stored{s.value_ids[i], r.content};
+      (*acked)[e.offset->value()] = Stored{s.value_ids[i], r.content};
     }
     e.key = r.key;
     e.value_id = s.value_ids[i];
@@ -106,34 +170,42 @@ void ServeRecorder::outcome(const Send& s, OpKind kind, std::optional<Offset> ba
   }
 }
 
-void ServeRecorder::produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) {
-  const auto it = sends_.find(token);
+void ServeRecorder::record(const ProduceAnswered& n) {
+  const auto it = sends_.find(n.token);
   if (it == sends_.end()) return;
-  if (error == ErrorCode::NONE) {
-    outcome(it->second, OpKind::kSendOk, properties::known(base_offset), "");
+  if (n.error == ErrorCode::NONE) {
+    outcome(it->second, OpKind::kSendOk, properties::known(n.base_offset), "");
   } else {
-    outcome(it->second, nothing_written(error) ? OpKind::kSendFail : OpKind::kSendInfo, std::nullopt, std::string(error_name(error)));
+    outcome(it->second, nothing_written(n.error) ? OpKind::kSendFail : OpKind::kSendInfo, std::nullopt,
+            std::string(error_name(n.error)));
   }
   sends_.erase(it);
 }
 
-void ServeRecorder::served(const std::string& reader, const std::string& topic, PartitionId partition,
-                           const std::vector<live::SeenRecord>& records) {
+void ServeRecorder::record(const Served& n) {
+  std::string scratch;
+  const std::vector<live::SeenRecord> records = live::seen_records(n.batches.contiguous(scratch), n.from, false);
+  const std::string& reader = n.reader;
+  const std::string& topic = n.topic;
+  const PartitionId partition = n.partition;
+  const Acknowledged& stored = acknowledged(topic, partition);
   for (const auto& r : records) {
     HistoryEvent e = event(OpKind::kProcess, reader);
     e.topic = topic;
     e.partition = partition;
     e.offset = r.offset;
     e.key = r.key;
-    const auto acked = acknowledged_.find({topic, partition.value(), r.offset.value()});
-    e.value_id = acked != acknowledged_.end() && acked->second.content == r.content ? acked->second.value_id : value_id(mix(r.content, 0));
+    const auto acked = stored.find(r.offset.value());
+    e.value_id = acked != stored.end() && acked->second.content == r.content ? acked->second.value_id : value_id(mix(r.content, 0));
     e.note = "served";
     history_.append(std::move(e));
     ++served_;
   }
 }
 
-void ServeRecorder::commit_sent(std::uint64_t token, const OffsetCommitRequest& request) {
+void ServeRecorder::record(const CommitSent& n) {
+  const std::uint64_t token = n.token;
+  const OffsetCommitRequest& request = n.request;
   for (const auto& p : request.partitions) {
     HistoryEvent e = event(OpKind::kCommitInvoke, request.member_id.empty() ? "admin" : request.member_id);
     e.group = request.group_id;
@@ -147,7 +219,9 @@ void ServeRecorder::commit_sent(std::uint64_t token, const OffsetCommitRequest& 
   commits_[token] = Commit{request};
 }
 
-void ServeRecorder::commit_answered(std::uint64_t token, const OffsetCommitResponse& response) {
+void ServeRecorder::record(const CommitAnswered& n) {
+  const std::uint64_t token = n.token;
+  const OffsetCommitResponse& response = n.response;
   const auto it = commits_.find(token);
   if (it == commits_.end()) return;
   const OffsetCommitRequest& req = it->second.request;
@@ -170,15 +244,10 @@ void ServeRecorder::commit_answered(std::uint64_t token, const OffsetCommitRespo
   commits_.erase(it);
 }
 
-void ServeRecorder::fault(const std::string& what) {
+void ServeRecorder::record(const Fault& n) {
   HistoryEvent e = event(OpKind::kFault, "serve");
-  e.note = what;
+  e.note = n.what;
   history_.append(std::move(e));
-}
-
-void ServeRecorder::finish() {
-  for (const auto& [token, send] : sends_) outcome(send, OpKind::kSendInfo, std::nullopt, "no answer: the connection closed");
-  sends_.clear();
 }
 
 }  // namespace logsim::cli

@@ -20,14 +20,24 @@
 //
 // What a broker-side history can judge is in broker_side_ignored(): no group assignments are
 // seen, so the group checkers and the per-reader order checks are left out of the verdict.
+//
+// When. What the gateways report is only noted as it happens (its time, and the record bytes
+// shared, not copied or decoded), so that a client's request costs the server no more than
+// serving it; drain() turns what was noted into history events, oldest first, and serve calls
+// it when it has nothing else to do (and finish() at the end). The history is the same as if
+// each observation were recorded at once: every event carries the time it was noted at, and
+// the observations are recorded in the order they came.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "live/gateway.h"
@@ -39,21 +49,67 @@ class ServeRecorder final : public live::GatewayObserver {
  public:
   ServeRecorder(properties::History& history, std::function<Nanos()> now) : history_(history), now_(std::move(now)) {}
 
+  // GatewayObserver: each call is noted, and recorded by drain().
   void produce_sent(std::uint64_t token, const std::string& client, const std::string& topic, PartitionId partition,
-                    bool idempotent, const std::vector<live::SeenRecord>& records) override;
+                    SharedBytes batches) override;
   void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) override;
-  void served(const std::string& reader, const std::string& topic, PartitionId partition,
-              const std::vector<live::SeenRecord>& records) override;
+  void served(const std::string& reader, const std::string& topic, PartitionId partition, SharedBytes batches,
+              Offset from) override;
   void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) override;
   void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) override;
-
   void fault(const std::string& what);
-  // Sends never answered become send-info (unknown). Call once, when the run ends.
+
+  // How many observations wait to be recorded.
+  std::size_t noted() const { return noted_.size(); }
+  // Records the oldest observations, at least one (when any wait) and then more until about
+  // `bytes_max` bytes of records have been read: a bound on how long one call takes.
+  void drain(std::uint64_t bytes_max);
+  // Records everything noted; then sends never answered become send-info (unknown). Call once,
+  // when the run ends.
   void finish();
 
   std::int64_t served_records() const { return served_; }
 
  private:
+  struct ProduceSent {
+    std::uint64_t token;
+    std::string client, topic;
+    PartitionId partition;
+    SharedBytes batches;
+  };
+  struct ProduceAnswered {
+    std::uint64_t token;
+    ErrorCode error;
+    Offset base_offset;
+  };
+  struct Served {
+    std::string reader, topic;
+    PartitionId partition;
+    SharedBytes batches;
+    Offset from;
+  };
+  struct CommitSent {
+    std::uint64_t token;
+    OffsetCommitRequest request;
+  };
+  struct CommitAnswered {
+    std::uint64_t token;
+    OffsetCommitResponse response;
+  };
+  struct Fault {
+    std::string what;
+  };
+  struct Noted {
+    Nanos at = 0;
+    std::variant<ProduceSent, ProduceAnswered, Served, CommitSent, CommitAnswered, Fault> what;
+  };
+  void record(const ProduceSent& n);
+  void record(const ProduceAnswered& n);
+  void record(const Served& n);
+  void record(const CommitSent& n);
+  void record(const CommitAnswered& n);
+  void record(const Fault& n);
+
   struct Send {
     std::string client, topic;
     PartitionId partition;
@@ -75,12 +131,18 @@ class ServeRecorder final : public live::GatewayObserver {
 
   properties::History& history_;
   std::function<Nanos()> now_;
+  std::deque<Noted> noted_;  // oldest first
+  Nanos at_ = 0;             // when the observation being recorded was noted
   std::map<std::uint64_t, Send> sends_;      // sent, not yet answered (by token)
   std::map<std::uint64_t, Commit> commits_;  // likewise
-  std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> sent_before_;  // (client, content) -> sends so far
-  std::map<std::tuple<std::string, std::int32_t, std::int64_t>, Stored> acknowledged_;  // (topic, partition, offset)
+  // Per record looked up, so hashed (never iterated: nothing depends on their order); the
+  // strings are looked up once per batch.
+  using Acknowledged = std::unordered_map<std::int64_t, Stored>;  // offset -> what was stored there
+  Acknowledged& acknowledged(const std::string& topic, PartitionId partition);
+  std::map<std::string, std::unordered_map<std::uint64_t, std::uint64_t>, std::less<>> sent_before_;  // client -> content -> sends so far
+  std::map<std::pair<std::string, std::int32_t>, Acknowledged> acknowledged_;  // by (topic, partition)
   std::int64_t served_ = 0;
-  std::map<std::uint64_t, std::uint64_t> ids_;  // identity -> value id
+  std::unordered_map<std::uint64_t, std::uint64_t> ids_;  // identity -> value id
 };
 
 // The anomalies a broker-side history cannot judge (no assignments, reads are deliveries).

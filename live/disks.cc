@@ -28,8 +28,17 @@ std::uint64_t MemDisk::size(std::string_view file) const {
 
 std::string MemDisk::read(std::string_view file, std::uint64_t offset, std::uint64_t len) const {
   const auto it = files_.find(file);
-  if (it == files_.end() || offset >= it->second.size()) return {};
-  return it->second.substr(offset, len);
+  return it == files_.end() ? std::string() : it->second.read(offset, len);
+}
+
+std::string_view MemDisk::read_view(std::string_view file, std::uint64_t offset, std::uint64_t len, std::string& scratch) const {
+  const auto it = files_.find(file);
+  return it == files_.end() ? std::string_view() : it->second.view(offset, len, scratch);
+}
+
+SharedBytes MemDisk::read_shared(std::string_view file, std::uint64_t offset, std::uint64_t len) const {
+  const auto it = files_.find(file);
+  return it == files_.end() ? SharedBytes() : it->second.share(offset, len);
 }
 
 std::vector<std::string> MemDisk::list() const {
@@ -38,22 +47,26 @@ std::vector<std::string> MemDisk::list() const {
   return out;
 }
 
-void MemDisk::append(std::string_view file, std::string_view bytes) {
+PagedBytes& MemDisk::file_for_append(std::string_view file) {
   auto it = files_.find(file);
-  if (it == files_.end()) it = files_.emplace(std::string(file), std::string()).first;
-  it->second.append(bytes);
+  if (it == files_.end()) it = files_.emplace(std::string(file), PagedBytes()).first;
+  return it->second;
 }
+
+void MemDisk::append(std::string_view file, std::string_view bytes) { file_for_append(file).append(bytes); }
+
+void MemDisk::append_shared(std::string_view file, const SharedBytes& bytes) { file_for_append(file).append_shared(bytes); }
 
 void MemDisk::truncate(std::string_view file, std::uint64_t size) {
   const auto it = files_.find(file);
-  if (it != files_.end() && it->second.size() > size) it->second.resize(size);
+  if (it != files_.end()) it->second.truncate(size);
   if (const auto d = durable_.find(file); d != durable_.end()) d->second = std::min(d->second, size);
 }
 
 void MemDisk::rename(std::string_view from, std::string_view to) {
   auto it = files_.find(from);
   LOGSIM_ASSERT(it != files_.end(), "rename of a missing file " + std::string(from));
-  std::string bytes = std::move(it->second);
+  PagedBytes bytes = std::move(it->second);
   files_.erase(it);
   files_[std::string(to)] = std::move(bytes);
   // Durable only once `to` is synced.
@@ -77,7 +90,7 @@ void MemDisk::power_loss() {
     if (d == durable_.end()) {
       it = files_.erase(it);
     } else {
-      it->second.resize(std::min<std::uint64_t>(d->second, it->second.size()));
+      it->second.truncate(d->second);
       ++it;
     }
   }

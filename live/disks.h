@@ -4,7 +4,10 @@
 // holds; an fsync makes the file's current length durable at once; power_loss() cuts every file
 // back to its durable length (a file never synced disappears), the simulated disk's model for
 // appends without its extra faults (no torn tail, no lying fsync). The engine only appends,
-// truncates and renames, so a durable length is a durable prefix.
+// truncates and renames, so a durable length is a durable prefix. Files are kept in pages
+// (engine/base/paged_bytes.h), as the simulated disk's are: a follower's appends of its
+// leader's batches (append_shared) and fetches (read_view, read_shared) share the leader's
+// pages rather than copy them, so three replicas of a partition hold one copy of its bytes.
 //
 // FileDisk (`--data DIR`): files under one directory of the real file system, one per name
 // (a name's '/' makes subdirectories). fsync is the real fsync(2) of the file and of its
@@ -24,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/base/paged_bytes.h"
 #include "live/live_world.h"
 
 namespace logsim::live {
@@ -33,8 +37,12 @@ class MemDisk final : public LiveDisk {
   bool exists(std::string_view file) const override;
   std::uint64_t size(std::string_view file) const override;
   std::string read(std::string_view file, std::uint64_t offset, std::uint64_t len) const override;
+  std::string_view read_view(std::string_view file, std::uint64_t offset, std::uint64_t len,
+                             std::string& scratch) const override;
+  SharedBytes read_shared(std::string_view file, std::uint64_t offset, std::uint64_t len) const override;
   std::vector<std::string> list() const override;
   void append(std::string_view file, std::string_view bytes) override;
+  void append_shared(std::string_view file, const SharedBytes& bytes) override;
   void truncate(std::string_view file, std::uint64_t size) override;
   void rename(std::string_view from, std::string_view to) override;
   void remove(std::string_view file) override;
@@ -42,7 +50,8 @@ class MemDisk final : public LiveDisk {
   void power_loss() override;
 
  private:
-  std::map<std::string, std::string, std::less<>> files_;
+  PagedBytes& file_for_append(std::string_view file);
+  std::map<std::string, PagedBytes, std::less<>> files_;
   std::map<std::string, std::uint64_t, std::less<>> durable_;  // file -> its length at its last fsync
 };
 

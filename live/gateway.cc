@@ -57,7 +57,7 @@ void Gateway::on_frame(std::string_view frame) {
   p.header = decoded.header;
   pending_.push_back(std::move(owned));
   if (GatewayApis::inject(*this, p, *decoded.body)) return flush();
-  std::visit([&](const auto& req) { GatewayApis::start(*this, p, req); }, *decoded.body);
+  std::visit([&](auto& req) { GatewayApis::start(*this, p, req); }, *decoded.body);
   flush();
 }
 

@@ -59,21 +59,34 @@ struct SeenRecord {
   Sequence sequence{-1};
 };
 
+// The records of `batches` from offset `from` on, read in place; none unless the bytes are
+// whole, valid batches (the broker refuses others). verify_records: check each batch's records
+// and CRC (what a client sent), not only the headers (what the broker's own log served).
+std::vector<SeenRecord> seen_records(std::string_view batches, Offset from, bool verify_records);
+// A producer's batches as the broker will see them: the records with offsets as deltas from the
+// first batch's base offset (the broker assigns the real ones), and whether the first batch
+// is an idempotent producer's.
+std::vector<SeenRecord> produced_records(std::string_view batches, bool& idempotent);
+
 // What the gateways saw, for a broker-side history (logsim serve records it; docs/live.md). A
 // produce is identified by a token unique in the run; its answer names the same token. Called
-// on the io_context's thread, between the gateway's own steps.
+// on the io_context's thread, between the gateway's own steps. The gateway hands over the
+// record bytes as it has them (shared, never copied) rather than decoded: an observer decodes
+// them (seen_records, produced_records) when it records them, which may be later, when the
+// server is idle; the bytes never change.
 class GatewayObserver {
  public:
   virtual ~GatewayObserver() = default;
-  // A producer's batch for one partition arrived at a broker.
+  // A producer's batches for one partition arrived at a broker.
   virtual void produce_sent(std::uint64_t token, const std::string& client, const std::string& topic, PartitionId partition,
-                            bool idempotent, const std::vector<SeenRecord>& records) = 0;
+                            SharedBytes batches) = 0;
   // The broker answered it: the error, and the first record's offset when there was none.
   virtual void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) = 0;
-  // Records of one partition a fetch response served to a client (those at or above the offset
-  // it asked for), in offset order. `reader` names the client and its connection.
-  virtual void served(const std::string& reader, const std::string& topic, PartitionId partition,
-                      const std::vector<SeenRecord>& records) = 0;
+  // The batches of one partition a fetch response served to a client, of which the records at
+  // or above `from` (the offset it asked for) count. `reader` names the client and its
+  // connection.
+  virtual void served(const std::string& reader, const std::string& topic, PartitionId partition, SharedBytes batches,
+                      Offset from) = 0;
   // A group member's OffsetCommit, and the coordinator's answer per partition.
   virtual void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) = 0;
   virtual void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) = 0;

@@ -60,7 +60,7 @@ struct GatewayApis {
   static bool inject(Gateway& g, Gateway::Pending& p, const wire::RequestBody& req);
 
   static void start(Gateway& g, Gateway::Pending& p, const wire::ApiVersionsRequest& req);
-  static void start(Gateway& g, Gateway::Pending& p, const wire::ProduceRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, wire::ProduceRequest& req);  // takes its records
   static void start(Gateway& g, Gateway::Pending& p, const wire::FetchRequest& req);
   static void start(Gateway& g, Gateway::Pending& p, const wire::ListOffsetsRequest& req);
   static void start(Gateway& g, Gateway::Pending& p, const wire::MetadataRequest& req);

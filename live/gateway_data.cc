@@ -10,12 +10,13 @@ namespace {
 
 // A record's content: a 64-bit FNV-1a hash of its key and value bytes (a null key or value
 // hashes apart from an empty one).
-std::uint64_t content_of(const Record& r) {
+std::uint64_t content_of(const RecordView& r) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
-  const auto add = [&h](const std::optional<std::string>& bytes) {
+  const auto add = [&h](const std::optional<std::string_view>& bytes) {
     h ^= bytes ? 1U : 2U;
     h *= 0x100000001b3ULL;
-    for (const char c : bytes.value_or("")) {
+    if (!bytes) return;
+    for (const char c : *bytes) {
       h ^= static_cast<unsigned char>(c);
       h *= 0x100000001b3ULL;
     }
@@ -25,28 +26,45 @@ std::uint64_t content_of(const Record& r) {
   return h;
 }
 
-// The records of whole, valid batches (from offset `from` on), as the observer sees them; none
-// when the bytes are not whole valid batches (the broker refuses those).
-std::vector<SeenRecord> seen_records(std::string_view batches, Offset from) {
+}  // namespace
+
+std::vector<SeenRecord> seen_records(std::string_view batches, Offset from, bool verify_records) {
   std::vector<SeenRecord> out;
-  const BatchScan scan = scan_batches(batches, true);
+  const BatchScan scan = scan_batches(batches, verify_records);
   if (!scan.complete || scan.batches.empty()) return out;
-  for (const StoredRecord& r : decode_batches(batches, from)) {
-    out.push_back({r.record.key, content_of(r.record), r.offset, r.producer_id, r.producer_epoch, r.sequence});
+  std::size_t at = 0;
+  for (const BatchHeader& h : scan.batches) {
+    const std::string_view batch = batches.substr(at, static_cast<std::size_t>(h.size_bytes()));
+    at += static_cast<std::size_t>(h.size_bytes());
+    if (h.last_offset() < from) continue;
+    out.reserve(out.size() + static_cast<std::size_t>(h.record_count));
+    for_each_record_view(batch, [&out, from](const RecordView& r) {
+      if (r.offset < from) return;
+      out.push_back({r.key ? std::optional<std::string>(*r.key) : std::nullopt, content_of(r), r.offset, r.producer_id,
+                     r.producer_epoch, r.sequence});
+    });
   }
   return out;
 }
 
-}  // namespace
+std::vector<SeenRecord> produced_records(std::string_view batches, bool& idempotent) {
+  const std::optional<BatchHeader> header = parse_batch_header(batches);
+  idempotent = header && header->idempotent();
+  std::vector<SeenRecord> records = seen_records(batches, Offset(0), true);
+  if (header) {
+    for (auto& r : records) r.offset = Offset(r.offset.value() - header->base_offset.value());
+  }
+  return records;
+}
 
 // ---- Produce: one engine request per partition's batch; acks=0 answers nothing.
 
-void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::ProduceRequest& req) {
+void GatewayApis::start(Gateway& g, Gateway::Pending& p, wire::ProduceRequest& req) {
   wire::ProduceResponse resp;
-  for (const auto& t : req.topic_data) {
+  for (auto& t : req.topic_data) {
     auto& topic = resp.responses.emplace_back();
     topic.name = t.name;
-    for (const auto& part : t.partition_data) {
+    for (auto& part : t.partition_data) {
       auto& out = topic.partition_responses.emplace_back();
       out.index = part.index;
       out.base_offset = -1;
@@ -54,17 +72,11 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::ProduceRequ
         out.error_code = code(ErrorCode::CORRUPT_MESSAGE);
         continue;
       }
-      const CorrelationId id = ask(g, p, g.broker_,
-          ProduceRequest{0, t.name, PartitionId(part.index), req.acks, req.timeout_ms, SharedBytes(*part.records)});
+      // The batches move on to the broker as they came (the decoded request is not used again).
+      const SharedBytes batches(std::move(*part.records));
+      const CorrelationId id = ask(g, p, g.broker_, ProduceRequest{0, t.name, PartitionId(part.index), req.acks, req.timeout_ms, batches});
       if (GatewayObserver* o = observer(g)) {
-        const auto header = parse_batch_header(*part.records);
-        // Offsets here are deltas in the batch: the broker assigns the base.
-        std::vector<SeenRecord> records = seen_records(*part.records, Offset(0));
-        if (header) {
-          for (auto& r : records) r.offset = Offset(r.offset.value() - header->base_offset.value());
-        }
-        o->produce_sent(token(g, id), p.header.client_id.value_or(""), t.name, PartitionId(part.index),
-                        header && header->idempotent(), records);
+        o->produce_sent(token(g, id), p.header.client_id.value_or(""), t.name, PartitionId(part.index), batches);
       }
     }
   }
@@ -155,7 +167,7 @@ void GatewayApis::fetch_answer(Gateway& g, Gateway::Pending& p, const FetchRespo
         std::string bytes;
         bytes.reserve(r.records.size());
         for (const auto& s : r.records.slices()) bytes.append(s.view());
-        if (GatewayObserver* o = observer(g)) o->served(reader(g, p), r.topic, r.partition, seen_records(bytes, fetch_offset(p, r)));
+        if (GatewayObserver* o = observer(g)) o->served(reader(g, p), r.topic, r.partition, r.records, fetch_offset(p, r));
         part.records = std::move(bytes);
       }
     }

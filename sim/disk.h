@@ -70,7 +70,7 @@
 #include "engine/base/name_order.h"
 #include "engine/env/rng.h"
 #include "engine/base/types.h"
-#include "sim/paged_bytes.h"
+#include "engine/base/paged_bytes.h"
 
 namespace logsim::sim {
 

@@ -127,6 +127,36 @@ class RecordReader {
   // The next record into `out` (all its fields), or only checked when `out` is null; false
   // when it is malformed. `start`/`end`: its bytes in the batch.
   // `copy` false: the key, value and headers are checked but not kept (the rest is).
+  // The next record as views of the batch (headers checked, not kept); false when malformed.
+  bool next_view(RecordView& out) {
+    end_ = b_.size();
+    std::int64_t body = 0;
+    if (!varint(body) || body < 1 || static_cast<std::uint64_t>(body) > b_.size() - pos_) return false;
+    const std::size_t body_end = pos_ + static_cast<std::size_t>(body);
+    end_ = body_end;
+    ++pos_;  // attributes
+    std::int64_t ts_delta = 0;
+    std::int64_t offset_delta = 0;
+    std::int64_t headers = 0;
+    if (!varint(ts_delta) || !varint(offset_delta) || !view(out.key, body_end) || !view(out.value, body_end) ||
+        !varint(headers) || headers < 0 || headers > static_cast<std::int64_t>(body_end - pos_) / 2) {
+      return false;
+    }
+    if (offset_delta < 0 || offset_delta > h_.last_offset_delta || offset_delta <= last_delta_) return false;
+    last_delta_ = offset_delta;
+    std::optional<std::string_view> ignored;
+    for (std::int64_t i = 0; i < headers; ++i) {
+      if (!view(ignored, body_end) || !ignored || !view(ignored, body_end)) return false;
+    }
+    if (pos_ != body_end) return false;
+    const auto delta = static_cast<std::int32_t>(offset_delta);
+    out.offset = h_.base_offset + delta;
+    out.producer_id = h_.producer_id;
+    out.producer_epoch = h_.producer_epoch;
+    out.sequence = sequence_after(h_.base_sequence, delta);
+    return true;
+  }
+
   bool next(StoredRecord* out, std::size_t& start, std::size_t& end, bool copy = true) {
     start = pos_;
     end_ = b_.size();
@@ -179,6 +209,19 @@ class RecordReader {
       }
     }
     return false;
+  }
+  // A length-prefixed byte string (-1: null) as a view of the batch.
+  bool view(std::optional<std::string_view>& s, std::size_t limit) {
+    std::int64_t len = 0;
+    if (!varint(len) || len < -1) return false;
+    if (len == -1) {
+      s.reset();
+      return true;
+    }
+    if (pos_ > limit || static_cast<std::uint64_t>(len) > limit - pos_) return false;
+    s = b_.substr(pos_, static_cast<std::size_t>(len));
+    pos_ += static_cast<std::size_t>(len);
+    return true;
   }
   // A length-prefixed byte string (-1: null) into `s` when given (an empty one standing for
   // present when `copy` is false), else only checked.
@@ -387,6 +430,16 @@ void for_each_record(std::string_view batch, const std::function<bool(const Stor
   for (std::int32_t i = 0; i < h.record_count; ++i) {
     LOGSIM_ASSERT(reader.next(&rec, start, end), "a malformed record in a batch taken for valid");
     if (!fn(rec)) return;
+  }
+}
+
+void for_each_record_view(std::string_view batch, const std::function<void(const RecordView&)>& fn) {
+  const BatchHeader h = header_of(batch);
+  RecordReader reader(batch, h);
+  RecordView rec;
+  for (std::int32_t i = 0; i < h.record_count; ++i) {
+    LOGSIM_ASSERT(reader.next_view(rec), "a malformed record in a batch taken for valid");
+    fn(rec);
   }
 }
 

@@ -135,6 +135,19 @@ bool batch_is_valid(std::string_view batch, bool verify_crc);
 void decode_batch(std::string_view batch, std::vector<StoredRecord>& out, Offset from = Offset(0));
 // Calls fn(record) for each record of `batch` (valid, whole) in offset order until it returns false.
 void for_each_record(std::string_view batch, const std::function<bool(const StoredRecord&)>& fn);
+// A record of a batch seen in place: its key and value are views of the batch's bytes (valid
+// while they are), its headers skipped. For readers that look at records without keeping them
+// (logsim serve's gateway, which notes what passes it).
+struct RecordView {
+  Offset offset{0};
+  std::optional<std::string_view> key;    // none: a null key
+  std::optional<std::string_view> value;  // none: a null value (a tombstone)
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  Sequence sequence{-1};
+};
+// Calls fn(record) for each record of `batch` (valid, whole) in offset order, without copying.
+void for_each_record_view(std::string_view batch, const std::function<void(const RecordView&)>& fn);
 // Appends to `out` the batch holding only the records of `batch` that keep() keeps, with the
 // same base offset, lastOffsetDelta, leader epoch, producer and base timestamp, the max
 // timestamp of what is kept (the batch's own under LogAppendTime), and a new CRC; the kept

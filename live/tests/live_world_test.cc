@@ -175,6 +175,29 @@ TEST_F(Fixture, AnFsyncCompletesAfterTheCallAndAPowerLossKeepsOnlyWhatWasSynced)
   EXPECT_FALSE(after.exists("other"));
 }
 
+// The in-memory disk shares pages: a follower's append_shared of its leader's slices and a
+// fetch's read_shared copy nothing, and what was handed out never changes afterwards.
+TEST(MemDisk, SharesPagesAndWhatItHandedOutNeverChanges) {
+  MemDisk leader;
+  MemDisk follower;
+  const std::string big(200'000, 'a');
+  leader.append("log", big);
+  const SharedBytes fetched = leader.read_shared("log", 100, 150'000);
+  ASSERT_EQ(fetched.size(), 150'000u);
+  follower.append_shared("log", fetched);
+  EXPECT_EQ(follower.size("log"), 150'000u);
+  EXPECT_EQ(fetched.slices().front().data, follower.read_shared("log", 0, 10).slices().front().data);  // the same bytes
+  leader.truncate("log", 10);
+  leader.append("log", std::string(300'000, 'b'));
+  std::string scratch;
+  EXPECT_EQ(follower.read_view("log", 0, 150'000, scratch), big.substr(100, 150'000));
+  EXPECT_EQ(leader.read("log", 0, 12), "aaaaaaaaaabb");
+  follower.fsync("log", 1);
+  follower.append("log", "tail");
+  follower.power_loss();
+  EXPECT_EQ(follower.size("log"), 150'000u);
+}
+
 TEST(FileDisk, KeepsFilesAcrossInstancesAndAPowerLossCutsToTheSyncedSize) {
   const std::string dir = (std::filesystem::temp_directory_path() / ("logsim-filedisk-" + std::to_string(::getpid()))).string();
   std::filesystem::remove_all(dir);

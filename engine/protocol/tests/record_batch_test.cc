@@ -143,6 +143,38 @@ TEST(RecordBatch, NullEmptyBinaryAndExtremeFieldsComeBack) {
   }
 }
 
+// Records seen in place (for_each_record_view) are the decoded records, null apart from empty,
+// headers or not.
+TEST(RecordBatch, ViewsOfRecordsAreTheDecodedRecords) {
+  Rng rng(5);
+  for (int round = 0; round < 100; ++round) {
+    std::vector<Record> records;
+    const auto n = rng.uniform_int(1, 30);
+    for (std::int64_t i = 0; i < n; ++i) records.push_back(random_record(rng, 1'700'000'000'000));
+    records.push_back(Record{std::nullopt, "", 0});
+    records.push_back(Record{"", std::nullopt, 0});
+    const BatchMeta meta{Offset(rng.uniform_int(0, 1'000'000)), LeaderEpoch(1), ProducerId(7), ProducerEpoch(3),
+                         Sequence(static_cast<std::int32_t>(rng.uniform_int(0, 100)))};
+    const std::string b = encode_batch(records, meta);
+    std::vector<StoredRecord> decoded;
+    decode_batch(b, decoded);
+    std::size_t i = 0;
+    for_each_record_view(b, [&](const RecordView& v) {
+      ASSERT_LT(i, decoded.size());
+      const StoredRecord& d = decoded[i++];
+      EXPECT_EQ(v.key.has_value(), d.record.key.has_value());
+      EXPECT_EQ(v.value.has_value(), d.record.value.has_value());
+      EXPECT_EQ(v.key.value_or("(null)"), d.record.key.value_or("(null)"));
+      EXPECT_EQ(v.value.value_or("(null)"), d.record.value.value_or("(null)"));
+      EXPECT_EQ(v.offset, d.offset);
+      EXPECT_EQ(v.producer_id, d.producer_id);
+      EXPECT_EQ(v.producer_epoch, d.producer_epoch);
+      EXPECT_EQ(v.sequence, d.sequence);
+    });
+    EXPECT_EQ(i, decoded.size());
+  }
+}
+
 TEST(RecordBatch, LogAppendTimeGivesEveryRecordTheBatchsMaxTimestamp) {
   const std::vector<Record> records{Record{"a", "1", 10}, Record{"b", "2", 30}};
   std::string b = encode_batch(records);

@@ -591,7 +591,7 @@ TEST(PartitionLog, BatchesAcrossDiskPagesReadBack) {
       log.append(std::span<const Record>(records).subspan(i, n));
     }
     ASSERT_EQ(log.segments().size(), 1u);
-    ASSERT_GT(log.size_bytes(), 2 * sim::PagedBytes::kPageBytes);
+    ASSERT_GT(log.size_bytes(), 2 * PagedBytes::kPageBytes);
     expect_records(log.read(Offset(0), 5000, Offset(3000)), records, 0, 3000);
     expect_records(log.read(Offset(1234), 1000, Offset(3000)), records, 1234, 1000);
     EXPECT_EQ(log.offset_for_timestamp(2500), Offset(2500));
