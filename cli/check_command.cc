@@ -17,6 +17,7 @@
 
 #include "cli/exit_codes.h"
 #include "properties/checker.h"
+#include "cli/progress_line.h"
 #include "reports/history_jsonl.h"
 #include "reports/summary.h"
 
@@ -27,45 +28,26 @@ using properties::HistoryEvent;
 using properties::OpKind;
 
 // Bytes read of the file, events and events per second on stderr while a check takes long, on
-// a terminal only. Redrawn at most four times a second; cleared at the end (and when an error
-// unwinds past it) so what follows starts on a clean line.
+// a terminal only, at most four times a second.
 class ReadProgress {
  public:
-  explicit ReadProgress(const std::string& file) : enabled_(isatty(STDERR_FILENO) != 0) {
+  explicit ReadProgress(const std::string& file) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(file, ec);
     total_ = ec ? 0 : size;
   }
-  ~ReadProgress() { clear(); }
-  ReadProgress(const ReadProgress&) = delete;
-  ReadProgress& operator=(const ReadProgress&) = delete;
-
   void update(std::uint64_t bytes, std::uint64_t events) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    const double wall = std::chrono::duration<double>(now - start_).count();
-    if (wall < 0.25 || now - last_ < std::chrono::milliseconds(250)) return;  // a short check draws nothing
-    last_ = now;
+    const auto wall = line_.due();
+    if (!wall) return;
     const double done = total_ > 0 ? static_cast<double>(bytes) / static_cast<double>(total_) : 0.0;
-    const int width = 30;
-    const int filled = std::min(width, static_cast<int>(done * width));
-    std::fprintf(stderr, "\r\033[K  [%s%s] %3.0f%%  %.1f of %.1f MB  %.2f M events  %.2f M events/s",
-                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(width - filled), '.').c_str(), done * 100, static_cast<double>(bytes) / 1e6,
-                 static_cast<double>(total_) / 1e6, static_cast<double>(events) / 1e6, static_cast<double>(events) / wall / 1e6);
-    drawn_ = true;
-  }
-  void clear() {
-    if (drawn_) std::fprintf(stderr, "\r\033[K");
-    drawn_ = false;
+    line_.draw(done, fmt::format("{:.1f} of {:.1f} MB  {:.2f} M events  {:.2f} M events/s", static_cast<double>(bytes) / 1e6,
+                                 static_cast<double>(total_) / 1e6, static_cast<double>(events) / 1e6,
+                                 static_cast<double>(events) / *wall / 1e6));
   }
 
  private:
-  bool enabled_;
-  bool drawn_ = false;
+  ProgressLine line_{true, std::chrono::milliseconds(250), std::chrono::milliseconds(250)};
   std::uint64_t total_ = 0;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_{};
 };
 
 constexpr const char* kNothingToJudge = "nothing to judge: no acknowledged sends (send-ok) and no processed records (process)";

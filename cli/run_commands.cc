@@ -20,6 +20,7 @@
 
 #include "api/logsim.h"
 #include "cli/exit_codes.h"
+#include "cli/progress_line.h"
 #include "engine/base/assert.h"
 #include "engine/plants.h"
 #include "fuzz/seed_pool.h"
@@ -46,40 +47,22 @@ int exit_code_for(const scenarios::RunResult& r) {
 }
 
 // A progress bar on stderr while a run takes long, on a terminal only: simulated time done, wall
-// time so far and an estimate of what is left. Redrawn at most ten times a second; cleared at
-// the end so the summary starts on a clean line.
+// time so far and an estimate of what is left, at most ten times a second.
 class ProgressBar {
  public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO) != 0) {}
-  ~ProgressBar() { clear(); }
-  ProgressBar(const ProgressBar&) = delete;
-  ProgressBar& operator=(const ProgressBar&) = delete;
-
+  explicit ProgressBar(bool enabled) : line_(enabled, std::chrono::milliseconds(500), std::chrono::milliseconds(100)) {}
   void update(Nanos now, Nanos end) {
-    if (!enabled_) return;
-    const auto t = std::chrono::steady_clock::now();
-    const double wall = std::chrono::duration<double>(t - start_).count();
-    if (wall < 0.5 || t - last_ < std::chrono::milliseconds(100)) return;  // short runs draw nothing
-    last_ = t;
+    const auto wall = line_.due();
+    if (!wall) return;
     const double done = end > 0 ? static_cast<double>(now) / static_cast<double>(end) : 1.0;
-    const int width = 30;
-    const int filled = static_cast<int>(done * width);
-    const double left = done > 0 ? wall / done - wall : 0;
-    std::fprintf(stderr, "\r  [%s%s] %3.0f%%  %.1fs of %.1fs simulated  %.1fs wall  ~%.0fs left ",
-                 std::string(static_cast<std::size_t>(filled), '#').c_str(), std::string(static_cast<std::size_t>(width - filled), '.').c_str(),
-                 done * 100, static_cast<double>(now) / 1e9, static_cast<double>(end) / 1e9, wall, left);
-    drawn_ = true;
+    const double left = done > 0 ? *wall / done - *wall : 0;
+    line_.draw(done, fmt::format("{:.1f}s of {:.1f}s simulated  {:.1f}s wall  ~{:.0f}s left", static_cast<double>(now) / 1e9,
+                                 static_cast<double>(end) / 1e9, *wall, left));
   }
-  void clear() {
-    if (drawn_) std::fprintf(stderr, "\r\033[K");
-    drawn_ = false;
-  }
+  void clear() { line_.clear(); }
 
  private:
-  bool enabled_;
-  bool drawn_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_{};
+  ProgressLine line_;
 };
 
 std::optional<std::string> read_text_file(const std::string& path) {
