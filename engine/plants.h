@@ -44,7 +44,8 @@ enum class Plant : std::uint8_t {
   // The leader's answer to a consumer fetch of two or more records leaves out the second one
   // (as when a reader miscounts a batch boundary and resumes one record too far; synthetic),
   // so the consumer's position moves past a record that is in the log and nobody reset it.
-  // Replicas are served whole, so the log itself loses nothing. Found as poll-skip.
+  // Replicas are served whole, so the log itself loses nothing. Found as int-poll-skip (both
+  // records come out of one poll), or poll-skip when a poll ends between them.
   kFetchSkipsRecord = 7,
   // Retention deletes old segments up to the log end instead of stopping at the high
   // watermark, so records a follower has not yet replicated can go before they are committed

@@ -57,6 +57,7 @@ enum class ProducerTimer : std::uint64_t {
 // The consumer client's fetching (engine/client/consumer.h). (1 is its metadata refresh's.)
 enum class ConsumerTimer : std::uint64_t {
   kPartition = 2,  // a partition's request timed out, or its delay ended
+  kMetadataMaxAge = 3,  // metadata.max.age.ms: refresh
 };
 
 // The consumer client's group membership (Kafka's ConsumerCoordinator).

@@ -77,7 +77,7 @@ Verdict CheckerSet::finish() {
 
 const std::vector<std::string>& anomaly_names() {
   static const std::vector<std::string> kNames = {
-      "nonmonotonic-poll", "poll-skip", "nonmonotonic-send", "inconsistent-offsets", "lost-write", "duplicate",
+      "nonmonotonic-poll", "int-nonmonotonic-poll", "poll-skip", "int-poll-skip", "nonmonotonic-send", "inconsistent-offsets", "lost-write", "duplicate",
       "unseen", "lost-commit", "group-interference", "double-ownership", "stale-commit-accepted", "aborted-read",
       "nonmonotonic-commit", "liveness", "realtime-lag"};
   return kNames;
@@ -88,14 +88,14 @@ std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions&
   const auto wanted = [&](std::initializer_list<const char*> anomalies) {
     return std::any_of(anomalies.begin(), anomalies.end(), [&](const char* a) { return !options.ignored.contains(a); });
   };
-  if (wanted({"nonmonotonic-poll"})) list.push_back(std::make_unique<OrderChecker>());
+  if (wanted({"nonmonotonic-poll", "int-nonmonotonic-poll"})) list.push_back(std::make_unique<OrderChecker>());
   if (wanted({"inconsistent-offsets", "lost-write"})) list.push_back(std::make_unique<LogChecker>(options.compacted_topics));
   if (wanted({"nonmonotonic-send"})) list.push_back(std::make_unique<SendOrderChecker>());
   if (wanted({"duplicate"})) list.push_back(std::make_unique<DuplicateChecker>());
   if (wanted({"double-ownership"})) list.push_back(std::make_unique<DoubleOwnershipChecker>());
   if (wanted({"stale-commit-accepted"})) list.push_back(std::make_unique<StaleCommitChecker>());
   if (wanted({"lost-commit"})) list.push_back(std::make_unique<LostCommitChecker>(options.compacted_topics));
-  if (wanted({"poll-skip"})) {
+  if (wanted({"poll-skip", "int-poll-skip"})) {
     list.push_back(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{options.compacted_topics}));
   }
   if (wanted({"group-interference"})) list.push_back(std::make_unique<GroupInterferenceChecker>());

@@ -5,7 +5,7 @@
 
 namespace logsim::properties {
 namespace {
-constexpr std::array<std::pair<OpKind, std::string_view>, 12> kNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 13> kNames{{
     {OpKind::kSendInvoke, "send-invoke"},
     {OpKind::kSendOk, "send-ok"},
     {OpKind::kSendFail, "send-fail"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 12> kNames{{
     {OpKind::kCommitInvoke, "commit-invoke"},
     {OpKind::kCommitOk, "commit-ok"},
     {OpKind::kCommitFail, "commit-fail"},
+    {OpKind::kPoll, "poll"},
 }};
 }  // namespace
 
@@ -40,7 +41,7 @@ std::uint64_t History::append(HistoryEvent event) {
   Entry& e = entries_.emplace_back();
   e.at = event.at;
   e.offset = packed(event.offset);
-  e.value_id = event.value_id;
+  e.value_id = event.kind == OpKind::kPoll ? event.records : event.value_id;
   const auto id = [this](std::string_view s) { return s.empty() ? Id{0} : text_.intern(s); };
   e.process = id(event.process);
   e.group = id(event.group);
@@ -73,7 +74,11 @@ HistoryEvent History::at(std::size_t i) const {
   out.partition = unpacked<PartitionId>(e.partition);
   out.offset = unpacked<Offset>(e.offset);
   if (e.key != kNoId) out.key = text_.name(e.key);
-  out.value_id = e.value_id;
+  if (e.kind == OpKind::kPoll) {
+    out.records = static_cast<std::uint32_t>(e.value_id);
+  } else {
+    out.value_id = e.value_id;
+  }
   out.idempotent = e.idempotent;
   out.error = text_.name(e.error);
   out.note = text_.name(e.note);

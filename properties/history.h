@@ -36,6 +36,8 @@ enum class OpKind : std::uint8_t {
   kCommitInvoke,  // a group member asked to commit an offset (one event per partition)
   kCommitOk,      // the coordinator accepted it
   kCommitFail,    // it was not accepted (error: Kafka's error name)
+  kPoll,          // a consumer's poll returned records (records: how many); the `process`
+                  // events of that process up to its next `poll`, `assign` or `seek` are its records
 };
 
 // The history's form of an engine value that uses Kafka's -1 for none (an offset an acks=0
@@ -70,6 +72,7 @@ struct HistoryEvent {
   std::optional<Offset> high_watermark;
   bool idempotent = false;     // kSendInvoke: the producer had enable.idempotence on
   std::vector<TopicPartition> assignment;  // kAssign: the new assignment
+  std::uint32_t records = 0;   // kPoll: how many records the poll returned
   std::string error;           // Kafka error name for failed or unknown sends
   std::string note;            // free text (fault description)
 };
@@ -86,7 +89,7 @@ class History {
   struct Entry {
     Nanos at = 0;
     std::int64_t offset = -1;
-    std::uint64_t value_id = 0;
+    std::uint64_t value_id = 0;  // kPoll: the number of records
     Id process = kNoId, group = kNoId, topic = kNoId, key = kNoId, error = kNoId, note = kNoId;
     std::int32_t generation = -1;
     std::int32_t partition = -1;

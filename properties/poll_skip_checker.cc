@@ -9,6 +9,10 @@ namespace logsim::properties {
 
 void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   switch (e.kind) {
+    case OpKind::kPoll:
+      if (ids.process >= polls_.size()) polls_.resize(ids.process + 1);
+      ++polls_[ids.process];
+      return;
     case OpKind::kAssign:
       if (ids.process < runs_.size()) runs_[ids.process].clear();
       return;
@@ -39,19 +43,22 @@ void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   if (!e.offset) return;
   const std::int64_t offset = e.offset->value();
   if (ids.process >= runs_.size()) runs_.resize(ids.process + 1);
+  if (ids.process >= polls_.size()) polls_.resize(ids.process + 1);
+  const std::uint32_t poll = polls_[ids.process];
   auto& runs = runs_[ids.process];
   auto it = std::lower_bound(runs.begin(), runs.end(), ids.tp, [](const Run& r, Id tp) { return r.tp < tp; });
   if (it == runs.end() || it->tp != ids.tp) {
-    runs.insert(it, Run{ids.tp, offset, e.index});  // the start of a run
+    runs.insert(it, Run{ids.tp, offset, e.index, poll});  // the start of a run
     return;
   }
   if (it->offset != kNoRun && offset > it->offset + 1) {
-    holes_.push_back(Hole{ids.process, ids.tp, it->offset + 1, offset, e.index, e.at, it->event});
+    holes_.push_back(Hole{ids.process, ids.tp, it->offset + 1, offset, e.index, e.at, it->event, poll > 0 && it->poll == poll});
   }
   // At or below the last offset: nonmonotonic-poll (the order checker's); the run goes on from
   // here. After a seek (kNoRun) this is the start of a new run.
   it->offset = offset;
   it->event = e.index;
+  it->poll = poll;
 }
 
 void PollSkipChecker::finish() {
@@ -87,11 +94,12 @@ void PollSkipChecker::finish() {
     const Ack& ack = *first;
     const std::string& process = symbols().process(h.process);
     const std::string& acked_to = symbols().process(ack.process);
-    Violation v = violation_of("poll-skip", h.event, h.at, h.process, h.tp, Offset(ack.offset), ack.key);
+    Violation v = violation_of(h.one_poll ? "int-poll-skip" : "poll-skip", h.event, h.at, h.process, h.tp, Offset(ack.offset), ack.key);
     if (ack.process != h.process) v.members.push_back(acked_to);
     v.explanation = process + " processed " + symbols().where(h.tp) + " offset " + std::to_string(h.to) + " (event #" +
                     std::to_string(h.event) + ") right after offset " + std::to_string(h.from - 1) + " (event #" +
-                    std::to_string(h.previous_event) + ") within one assignment, with no seek in between, "
+                    std::to_string(h.previous_event) + (h.one_poll ? ") in the same poll" : ") within one assignment") +
+                    ", with no seek in between, "
                     "skipping " + std::to_string(skipped) + " acknowledged record(s), the first at offset " +
                     std::to_string(ack.offset) + " (value " + std::to_string(ack.value_id) + ", acknowledged to " +
                     acked_to + " at event #" + std::to_string(ack.event) + ")" +

@@ -1,5 +1,7 @@
 // `poll-skip` (Jepsen's name): within one assignment, with no seek or reset in between, the
-// offsets one consumer processes from one partition skip no record that exists.
+// offsets one consumer processes from one partition skip no record that exists. A hole between
+// two records of one poll is `int-poll-skip` (the history's `poll` events say where each poll's
+// records begin; a history without them reports every hole as `poll-skip`).
 //
 // What is recorded (scenarios/apps): a consumer appends `process` when it has finished with a
 // record (handler failures that skip or dead-letter a record still end in a `process`), `seek`
@@ -73,7 +75,7 @@ class PollSkipChecker final : public Checker {
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
   KindSet kinds() const override {
     return kinds_of({OpKind::kAssign, OpKind::kSeek, OpKind::kAdmin, OpKind::kSendInvoke, OpKind::kSendOk,
-                     OpKind::kSendFail, OpKind::kSendInfo, OpKind::kProcess});
+                     OpKind::kSendFail, OpKind::kSendInfo, OpKind::kProcess, OpKind::kPoll});
   }
   void finish() override;
 
@@ -83,6 +85,7 @@ class PollSkipChecker final : public Checker {
     Id tp;
     std::int64_t offset;  // the last offset processed, or kNoRun
     std::uint64_t event;
+    std::uint32_t poll;  // the process's poll count when it processed `offset`
   };
   struct Hole {
     Id process;
@@ -92,6 +95,7 @@ class PollSkipChecker final : public Checker {
     std::uint64_t event;
     Nanos at;
     std::uint64_t previous_event;
+    bool one_poll;  // both sides of the hole came from one poll: int-poll-skip
   };
   // One acknowledgement (send-ok with an offset) of a partition, in history order.
   struct Ack {
@@ -104,6 +108,7 @@ class PollSkipChecker final : public Checker {
 
   CompactionWitness compaction_;
   std::vector<std::vector<Run>> runs_;             // process id -> its runs, sorted by tp
+  std::vector<std::uint32_t> polls_;               // process id -> how many polls it has recorded
   std::vector<Hole> holes_;
   std::vector<std::deque<Ack>> acks_;              // tp id -> every acknowledgement, in history order
 };

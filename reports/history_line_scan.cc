@@ -26,7 +26,7 @@ using properties::OpKind;
 // The keys of docs/history.md, one bit each, to refuse a key seen twice.
 enum Key : std::uint8_t {
   kIndex, kAtNs, kOp, kProcess, kGroup, kGeneration, kTopic, kPartition, kOffset, kKeyField,
-  kValueId, kIdempotent, kAssignment, kError, kNote, kCommitId, kLogStartOffset, kHighWatermark, kUnknown
+  kValueId, kIdempotent, kAssignment, kError, kNote, kCommitId, kLogStartOffset, kHighWatermark, kRecords, kUnknown
 };
 
 Key key_of(std::string_view k) {
@@ -43,7 +43,10 @@ Key key_of(std::string_view k) {
       if (k == "error") return kError;
       return kUnknown;
     case 6: return k == "offset" ? kOffset : kUnknown;
-    case 7: return k == "process" ? kProcess : kUnknown;
+    case 7:
+      if (k == "process") return kProcess;
+      if (k == "records") return kRecords;
+      return kUnknown;
     case 8: return k == "value_id" ? kValueId : kUnknown;
     case 9:
       if (k == "partition") return kPartition;
@@ -236,6 +239,12 @@ bool value(Scanner& s, Key k, std::uint64_t index, HistoryEvent& e) {
       return true;
     case kValueId: return s.unsigned_integer(e.value_id);
     case kCommitId: return s.unsigned_integer(e.commit_id);
+    case kRecords: {
+      std::uint64_t count = 0;
+      if (!s.unsigned_integer(count) || count > UINT32_MAX) return false;
+      e.records = static_cast<std::uint32_t>(count);
+      return true;
+    }
     case kIdempotent:
       e.idempotent = s.word("true");
       return e.idempotent || s.word("false");
@@ -261,6 +270,7 @@ void reset(HistoryEvent& e, std::uint64_t index) {
   e.log_start_offset.reset();
   e.high_watermark.reset();
   e.idempotent = false;
+  e.records = 0;
   e.assignment.clear();
   e.error.clear();
   e.note.clear();

@@ -20,7 +20,7 @@ using properties::OpKind;
 
 const std::vector<std::string> kKeys = {"index", "at_ns", "op", "process", "group", "generation", "topic", "partition",
                                         "offset", "key", "value_id", "idempotent", "assignment", "error", "note",
-                                        "commit_id", "log_start_offset", "high_watermark"};
+                                        "commit_id", "log_start_offset", "high_watermark", "records"};
 
 std::vector<std::string> op_names() {
   std::vector<std::string> out;
@@ -113,6 +113,12 @@ HistoryEvent read_event(const nlohmann::json& j, const std::string& file, std::s
   if (const auto* v = r.get("value_id")) {
     if (!v->is_number_unsigned()) r.fail("\"value_id\" is " + LineReader::type_of(*v), "a positive integer");
     e.value_id = v->get<std::uint64_t>();
+  }
+  if (const auto* v = r.get("records")) {
+    if (!v->is_number_unsigned() || v->get<std::uint64_t>() > UINT32_MAX) {
+      r.fail("\"records\" is " + LineReader::type_of(*v), "a count of records, 0 to 4294967295");
+    }
+    e.records = static_cast<std::uint32_t>(v->get<std::uint64_t>());
   }
   if (const auto* v = r.get("idempotent")) {
     if (!v->is_boolean()) r.fail("\"idempotent\" is " + LineReader::type_of(*v), "true or false");

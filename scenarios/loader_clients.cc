@@ -75,7 +75,8 @@ void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
 }
 
 const std::vector<std::string> kConsumerConfigKeys = {
-    "max.poll.records", "auto.offset.reset", "fetch.max.wait.ms", "request.timeout.ms", "retry.backoff.ms"};
+    "max.poll.records", "auto.offset.reset", "fetch.max.wait.ms", "request.timeout.ms", "retry.backoff.ms",
+    "metadata.max.age.ms"};
 // Only for group members (/groups): membership and commits.
 const std::vector<std::string> kGroupConsumerConfigKeys = {
     "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "partition.assignment.strategy",
@@ -96,6 +97,7 @@ void read_consumer_config(const JsonReader& r, engine::ConsumerConfig& c, bool g
   if (auto v = r.get("fetch.max.wait.ms")) c.fetch_max_wait_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
   if (auto v = r.get("request.timeout.ms")) c.request_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   if (auto v = r.get("retry.backoff.ms")) c.retry_backoff_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  if (auto v = r.get("metadata.max.age.ms")) c.metadata_max_age_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   if (!group) return;
   if (auto v = r.get("session.timeout.ms")) c.session_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   if (auto v = r.get("heartbeat.interval.ms")) c.heartbeat_interval_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));

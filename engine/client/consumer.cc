@@ -8,6 +8,19 @@
 
 namespace logsim::engine {
 
+namespace {
+
+Consumer::AutoReset move_of(const TopicPartition& tp, Consumer::AutoReset::Why why, Offset from, Offset to) {
+  Consumer::AutoReset m;
+  m.tp = tp;
+  m.why = why;
+  m.from = from;
+  m.to = to;
+  return m;
+}
+
+}  // namespace
+
 Consumer::Consumer(Env& env, TimerMux& timers, ConsumerConfig config)
     : timers_(timers, [this](TimerId id, ConsumerTimer tag) { on_timer(id, tag); }),
       config_(std::move(config)),
@@ -43,12 +56,22 @@ void Consumer::set_assignment(const std::vector<TopicPartition>& partitions, boo
   partitions_ = std::move(kept);
   assignment_ = partitions;
   next_poll_partition_ = 0;
+  arm_max_age();
   metadata_.request();
 }
 
 void Consumer::subscribe(std::vector<std::string> topics, RebalanceListener* listener) {
   LOGSIM_ASSERT(assignment_.empty() || group_.subscribed(), "subscribe() on a consumer with a manual assignment");
+  arm_max_age();
   group_.subscribe(std::move(topics), listener);
+}
+
+// metadata.max.age.ms: metadata is refreshed this often even without an error, as in Kafka's
+// clients, so a topic's added partitions reach the consumer (and its group's leader).
+void Consumer::arm_max_age() {
+  if (max_age_armed_) return;
+  max_age_armed_ = true;
+  timers_.set(millis(config_.metadata_max_age_ms), ConsumerTimer::kMetadataMaxAge);
 }
 
 void Consumer::commit(std::map<TopicPartition, Offset> offsets, bool sync, CommitCallback done) {
@@ -87,6 +110,7 @@ void Consumer::committed(const TopicPartition& tp, std::optional<Offset> offset)
   if (it == partitions_.end() || !it->second.awaiting_committed) return;
   it->second.awaiting_committed = false;
   if (offset) it->second.position = *offset;
+  it->second.position_epoch.reset();  // logsim's commits carry no leader epoch: not validated
   pump(tp);  // no commit: auto.offset.reset decides
 }
 
@@ -96,6 +120,7 @@ void Consumer::seek(const TopicPartition& tp, Offset offset) {
   PartitionState& st = it->second;
   drop_fetching(st);
   st.position = offset;
+  st.position_epoch.reset();
   pump(tp);
 }
 
@@ -105,6 +130,7 @@ void Consumer::seek_to(const TopicPartition& tp, std::int64_t timestamp_ms) {
   PartitionState& st = it->second;
   drop_fetching(st);
   st.position.reset();
+  st.position_epoch.reset();
   st.seek_to = timestamp_ms;
   pump(tp);
 }
@@ -151,10 +177,22 @@ void Consumer::pump(const TopicPartition& tp) {
   }
   if (!st.position) {
     if (!st.seek_to && config_.auto_offset_reset == OffsetReset::kNone) {
-      st.error = ErrorCode::OFFSET_OUT_OF_RANGE;  // Kafka's NoOffsetForPartitionException
+      // Kafka's NoOffsetForPartitionException: no committed offset and no reset policy.
+      stop_partition(st, move_of(tp, AutoReset::Why::kNoOffset, Offset(-1), Offset(-1)));
       return;
     }
     send_request(tp, st, *leader, true);
+    return;
+  }
+  const LeaderEpoch epoch = metadata_.cache().leader_epoch(tp.topic, tp.partition);
+  if (st.position_epoch && epoch != st.fetch_epoch) {
+    // KIP-320: the leader changed since the position was fetched. Before fetching from the new
+    // leader, ask it where the epoch of the record before the position ends in its log; what
+    // was buffered from the old leader is not handed out.
+    st.buffer.clear();
+    st.validating_epoch = epoch;
+    requests_.send(tp, st.request, *leader,
+                   OffsetsForLeaderEpochRequest{0, tp.topic, tp.partition, epoch, *st.position_epoch});
     return;
   }
   if (static_cast<std::int32_t>(st.buffer.size()) >= config_.max_poll_records) return;
@@ -169,8 +207,10 @@ void Consumer::send_request(const TopicPartition& tp, PartitionState& st, NodeId
     requests_.send(tp, st.request, leader, ListOffsetsRequest{0, tp.topic, tp.partition, ts});
   } else {
     st.fetch_offset = st.buffer.fetched_to.value() >= 0 ? st.buffer.fetched_to : *st.position;
-    requests_.send(tp, st.request, leader,
-                   FetchRequest{0, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records, config_.fetch_max_wait_ms});
+    st.fetch_epoch = metadata_.cache().leader_epoch(tp.topic, tp.partition);
+    FetchRequest fetch{0, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records, config_.fetch_max_wait_ms};
+    fetch.current_leader_epoch = st.fetch_epoch;  // KIP-320: a leader of another epoch refuses
+    requests_.send(tp, st.request, leader, std::move(fetch));
   }
 }
 
@@ -183,7 +223,65 @@ void Consumer::reset_position(const TopicPartition& tp, PartitionState& st, cons
   }
   st.buffer.clear();
   st.position.reset();
-  if (config_.auto_offset_reset == OffsetReset::kNone) st.error = ErrorCode::OFFSET_OUT_OF_RANGE;
+  st.position_epoch.reset();
+  if (config_.auto_offset_reset == OffsetReset::kNone) {
+    // Kafka's OffsetOutOfRangeException: out of range, and no reset policy.
+    const std::optional<OutOfRange> from = std::exchange(st.reset_from, std::nullopt);
+    AutoReset stop = move_of(tp, AutoReset::Why::kNoOffset, from ? from->from : Offset(-1), Offset(-1));
+    stop.log_start_offset = out_of_range.log_start_offset;
+    stop.high_watermark = out_of_range.high_watermark;
+    stop_partition(st, std::move(stop));
+    return;
+  }
+  pump(tp);
+}
+
+void Consumer::stop_partition(PartitionState& st, AutoReset why) {
+  st.error = ErrorCode::OFFSET_OUT_OF_RANGE;
+  st.buffer.clear();
+  st.position.reset();
+  st.position_epoch.reset();
+  resets_.push_back(std::move(why));
+}
+
+// KIP-320's validation answered: where the epoch of the record before the position ends in the
+// new leader's log. A position past that end was truncated away on the new leader (an unclean
+// election, or an acks=1 write lost in a failover): it moves back to that end, the first offset
+// known to diverge, whatever auto.offset.reset says (Kafka's SubscriptionState
+// maybeCompleteValidation), or, with auto.offset.reset=none, the partition stops
+// (LogTruncationException).
+void Consumer::on_epoch_end(const OffsetsForLeaderEpochResponse& resp) {
+  TopicPartition tp;
+  PartitionState* st = answered(resp.correlation_id, tp);
+  if (st == nullptr) return;
+  if (resp.error != ErrorCode::NONE) {
+    metadata_.request();  // FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER
+    delay(*st, tp, millis(config_.retry_backoff_ms));
+    return;
+  }
+  st->fetch_epoch = st->validating_epoch;
+  const Offset position = *st->position;
+  const LeaderEpoch asked = *st->position_epoch;
+  if (resp.end_offset.value() < 0 || resp.leader_epoch.value() < 0) {
+    // The new leader holds no epoch at or below the one asked: nothing to resume from, so the
+    // reset policy decides, as for an offset out of range.
+    st->fetch_offset = position;
+    reset_position(tp, *st, FetchResponse{});
+    return;
+  }
+  if (resp.end_offset < position) {
+    if (config_.auto_offset_reset == OffsetReset::kNone) {
+      AutoReset stop = move_of(tp, AutoReset::Why::kTruncationNoReset, position, Offset(-1));
+      stop.epoch = asked;
+      stop_partition(*st, std::move(stop));
+      return;
+    }
+    st->position = resp.end_offset;
+    st->position_epoch = resp.leader_epoch;
+    AutoReset moved = move_of(tp, AutoReset::Why::kTruncation, position, resp.end_offset);
+    moved.epoch = asked;
+    resets_.push_back(std::move(moved));
+  }
   pump(tp);
 }
 
@@ -213,11 +311,16 @@ void Consumer::on_list_offsets(const ListOffsetsResponse& resp) {
   }
   st->position = resp.offset;
   if (st->seek_to) {
-    resets_.push_back(AutoReset{tp, Offset(-1), resp.offset, st->seek_to});
+    AutoReset moved = move_of(tp, AutoReset::Why::kSeekTo, Offset(-1), resp.offset);
+    moved.seek_to = st->seek_to;
+    resets_.push_back(std::move(moved));
     st->seek_to.reset();
   } else if (st->reset_from) {
     const OutOfRange& from = *st->reset_from;
-    resets_.push_back(AutoReset{tp, from.from, resp.offset, std::nullopt, from.log_start_offset, from.high_watermark});
+    AutoReset moved = move_of(tp, AutoReset::Why::kOutOfRange, from.from, resp.offset);
+    moved.log_start_offset = from.log_start_offset;
+    moved.high_watermark = from.high_watermark;
+    resets_.push_back(std::move(moved));
     st->reset_from.reset();
   }
   pump(tp);
@@ -232,7 +335,8 @@ void Consumer::on_fetch(const FetchResponse& resp) {
     return;
   }
   if (resp.error != ErrorCode::NONE) {
-    if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER || resp.error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION) {
+    if (resp.error == ErrorCode::NOT_LEADER_OR_FOLLOWER || resp.error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION ||
+        resp.error == ErrorCode::FENCED_LEADER_EPOCH || resp.error == ErrorCode::UNKNOWN_LEADER_EPOCH) {
       metadata_.request();
     }
     delay(*st, tp, millis(config_.retry_backoff_ms));
@@ -265,11 +369,20 @@ bool Consumer::on_message(NodeId, const Message& msg) {
     on_list_offsets(*list);
     return true;
   }
+  if (const auto* end = std::get_if<OffsetsForLeaderEpochResponse>(&msg)) {
+    on_epoch_end(*end);
+    return true;
+  }
   return group_.on_message(msg);
 }
 
 // A partition's request timed out, or its delay ended (the fetching half's only timers).
-void Consumer::on_timer(TimerId id, ConsumerTimer) {
+void Consumer::on_timer(TimerId id, ConsumerTimer tag) {
+  if (tag == ConsumerTimer::kMetadataMaxAge) {
+    metadata_.request();
+    timers_.set(millis(config_.metadata_max_age_ms), ConsumerTimer::kMetadataMaxAge);
+    return;
+  }
   const auto tp = requests_.fired(id);
   if (!tp) return;
   PartitionState& st = partitions_.at(*tp);
@@ -315,6 +428,7 @@ std::vector<ConsumerRecord> Consumer::poll() {
       out.push_back(ConsumerRecord{tp, std::move(st.buffer.front())});
       st.buffer.pop_front();
       st.position = out.back().record.offset + 1;
+      st.position_epoch = out.back().record.leader_epoch;
     }
     // Past the fetched batches' offsets that hold no records (compaction's), as Kafka's
     // consumer moves its position to a batch's nextOffset.

@@ -44,6 +44,7 @@ struct ConsumerConfig {
   std::int32_t fetch_max_wait_ms = 500;            // fetch.max.wait.ms
   std::int32_t request_timeout_ms = 30000;         // request.timeout.ms
   std::int32_t retry_backoff_ms = 100;             // retry.backoff.ms
+  std::int32_t metadata_max_age_ms = 300000;       // metadata.max.age.ms: refresh metadata this often
   // Group membership (subscribe).
   std::string group_id;                            // group.id
   std::optional<std::string> group_instance_id;    // group.instance.id: a static member
@@ -87,19 +88,34 @@ class Consumer : private GroupHost {
   // Up to max.poll.records buffered records, in offset order per partition. With a
   // subscription, also drives the group (see the top of this file).
   std::vector<ConsumerRecord> poll();
-  // The positions ListOffsets moved since the last call: auto.offset.reset (a fetch found its
-  // offset out of range: below the log start after retention, or above the log end after
-  // truncation), or a seek_to. Kafka only logs the first; an application that keeps a history
-  // records both as seeks.
+  // The positions that moved, or stopped, without the application asking, since the last call
+  // (and where a seek_to landed): Kafka's consumer logs the first three and throws for the last
+  // two; an application that keeps a history records each.
   struct AutoReset {
+    enum class Why : std::uint8_t {
+      kOutOfRange,  // a fetch was out of range (below the log start after retention, or above
+                    // the log end after truncation): auto.offset.reset moved the position
+      kSeekTo,      // a seek_to landed (timestamp in `seek_to`)
+      kTruncation,  // KIP-320: after a leader change the position was past where its record's
+                    // leader epoch ends on the new leader; the position moved back to that end,
+                    // the first offset known to diverge (Kafka logs "Truncation detected")
+      kNoOffset,    // auto.offset.reset=none and no position: no committed offset, or out of
+                    // range (Kafka throws NoOffsetForPartitionException / OffsetOutOfRangeException);
+                    // the partition stops (`to` is -1)
+      kTruncationNoReset,  // auto.offset.reset=none and truncation detected: LogTruncationException;
+                           // the partition stops (`to` is -1)
+    };
     TopicPartition tp;
-    Offset from;  // the position that was out of range (-1 after a seek_to)
-    Offset to;    // where auto.offset.reset or the seek_to put it
-    std::optional<std::int64_t> seek_to;  // the seek_to's timestamp; none for auto.offset.reset
-    // auto.offset.reset: the log start offset and high watermark in the out-of-range answer
-    // (Kafka keeps log start <= high watermark; -1 after a seek_to).
+    Offset from{-1};  // the position that was out of range or truncated (-1: none, or a seek_to)
+    Offset to{-1};    // where the position is now (-1: the partition stopped)
+    std::optional<std::int64_t> seek_to;  // kSeekTo: its timestamp
+    // kOutOfRange: the log start offset and high watermark in the out-of-range answer (Kafka
+    // keeps log start <= high watermark); -1 otherwise.
     Offset log_start_offset{-1};
     Offset high_watermark{-1};
+    Why why = Why::kOutOfRange;
+    // kTruncation(NoReset): the epoch of the record before `from`, and the new leader's answer.
+    LeaderEpoch epoch{-1};
   };
   std::vector<AutoReset> take_resets() { return std::exchange(resets_, {}); }
 
@@ -175,12 +191,22 @@ class Consumer : private GroupHost {
     std::optional<ErrorCode> error;
     std::optional<OutOfRange> reset_from;  // out of range: auto.offset.reset is under way
     std::optional<std::int64_t> seek_to;  // a seek_to is under way: what ListOffsets asks for
+    // KIP-320: the leader epoch of the record before the position (none: the position came from
+    // a seek, a reset or a committed offset, and is not validated), and the leader epoch the
+    // position was last fetched under or validated against. When metadata shows another
+    // leader epoch, the position is validated with OffsetsForLeaderEpoch before the next fetch.
+    std::optional<LeaderEpoch> position_epoch;
+    LeaderEpoch fetch_epoch{-1};
+    LeaderEpoch validating_epoch{-1};  // the OffsetsForLeaderEpoch in flight asks under this epoch
   };
 
   void pump(const TopicPartition& tp);
   void send_request(const TopicPartition& tp, PartitionState& st, NodeId leader, bool list_offsets);
   void delay(PartitionState& st, const TopicPartition& tp, Nanos after);
   void reset_position(const TopicPartition& tp, PartitionState& st, const FetchResponse& out_of_range);
+  // auto.offset.reset=none: the partition stops, and take_resets() says why.
+  void stop_partition(PartitionState& st, AutoReset why);
+  void on_epoch_end(const OffsetsForLeaderEpochResponse& resp);
   // Fails the Fetch, ListOffsets and Metadata requests in flight to `peer` as a disconnect.
   void close_connection(NodeId peer);
   void drop_fetching(PartitionState& st);
@@ -188,6 +214,7 @@ class Consumer : private GroupHost {
   void on_list_offsets(const ListOffsetsResponse& resp);
   PartitionState* answered(CorrelationId id, TopicPartition& tp);
   void on_timer(TimerId id, ConsumerTimer tag);
+  void arm_max_age();
   std::vector<std::string> metadata_topics() const;
 
   // GroupHost: what the coordinator asks of the fetching half.
@@ -209,6 +236,7 @@ class Consumer : private GroupHost {
   std::map<TopicPartition, PartitionState> partitions_;
   std::vector<AutoReset> resets_;  // for take_resets()
   std::size_t next_poll_partition_ = 0;  // round-robin start of poll()
+  bool max_age_armed_ = false;  // the metadata.max.age.ms timer runs (from the first assign or subscribe)
   ConsumerCoordinator group_;  // after what it uses (config_, the GroupHost's state)
 };
 

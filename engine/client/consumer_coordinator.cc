@@ -154,6 +154,7 @@ void ConsumerCoordinator::continue_prepare() {
 
 void ConsumerCoordinator::send_join() {
   group_.state = MemberState::kJoining;
+  group_.assigned_counts.clear();  // set again if this member leads the next assignment
   group_.rejoin_needed = false;
   group_.join_started = false;
   JoinGroupRequest req;  // (the channel numbers it)
@@ -211,6 +212,7 @@ void ConsumerCoordinator::try_assign() {
     return;
   }
   // The planted cooperative-double-ownership bug lives in the cooperative-sticky assignor.
+  group_.assigned_counts = input.partitions_per_topic;
   const GroupAssignment result = assignor->name == "cooperative-sticky" && !config_.plants.empty()
                                      ? cooperative_sticky_assign(input, config_.plants)
                                      : assignor->assign(input);
@@ -304,6 +306,7 @@ void ConsumerCoordinator::arm_heartbeat() {
 
 void ConsumerCoordinator::reset_generation(bool keep_member_id) {
   group_.generation = -1;
+  group_.assigned_counts.clear();
   if (!keep_member_id) group_.member_id.clear();
   group_.protocol_name.clear();
   timers_.cancel(group_.heartbeat_timer);
@@ -565,6 +568,16 @@ void ConsumerCoordinator::add_metadata_topics(const std::function<void(const std
 
 void ConsumerCoordinator::on_metadata() {
   if (group_.state == MemberState::kAssigning) try_assign();
+  if (group_.state != MemberState::kStable || group_.assigned_counts.empty()) return;
+  for (const auto& [topic, count] : group_.assigned_counts) {
+    const std::int32_t now = host_.metadata().partition_count(topic);
+    if (now > 0 && now != count) {
+      // Kafka: "the metadata has changed since the assignment": the leader rejoins.
+      group_.assigned_counts.clear();
+      request_rejoin();
+      return;
+    }
+  }
 }
 
 void ConsumerCoordinator::on_disconnect(NodeId peer) {

@@ -160,6 +160,10 @@ class ConsumerCoordinator {
     CorrelationId join_in_flight = 0;   // JoinGroup or SyncGroup
     Nanos join_sent = 0;
     JoinGroupResponse leader_join;      // kAssigning: what the leader assigns from
+    // The leader: the partition counts of the topics it last assigned (Kafka's
+    // assignmentSnapshot). When metadata shows another count, it rejoins, so partitions added
+    // to a topic are assigned without waiting for some other rebalance.
+    std::map<std::string, std::int32_t> assigned_counts;
     std::optional<std::vector<TopicPartition>> pending_assignment;  // from SyncGroup, applied at poll
     std::vector<TopicPartition> owned;  // what the application was given
     // EAGER revokes everything before it joins, so the sticky assignor carries the last

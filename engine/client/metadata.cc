@@ -9,7 +9,7 @@ void MetadataCache::update(const MetadataResponse& resp) {
     counts_[t.name] = static_cast<std::int32_t>(t.partitions.size());
     for (const PartitionMetadata& p : t.partitions) {
       if (p.error == ErrorCode::NONE && p.leader.value() >= 0) {
-        leaders_[TopicPartition{t.name, p.partition}] = p.leader;
+        leaders_[TopicPartition{t.name, p.partition}] = Leader{p.leader, p.leader_epoch};
       } else {
         leaders_.erase(TopicPartition{t.name, p.partition});
       }
@@ -20,7 +20,12 @@ void MetadataCache::update(const MetadataResponse& resp) {
 std::optional<NodeId> MetadataCache::leader(const std::string& topic, PartitionId p) const {
   auto it = leaders_.find(TopicPartitionView{topic, p});
   if (it == leaders_.end()) return std::nullopt;
-  return it->second;
+  return it->second.node;
+}
+
+LeaderEpoch MetadataCache::leader_epoch(const std::string& topic, PartitionId p) const {
+  auto it = leaders_.find(TopicPartitionView{topic, p});
+  return it == leaders_.end() ? LeaderEpoch(-1) : it->second.epoch;
 }
 
 std::int32_t MetadataCache::partition_count(const std::string& topic) const {

@@ -31,12 +31,18 @@ class MetadataCache {
  public:
   void update(const MetadataResponse& resp);
   std::optional<NodeId> leader(const std::string& topic, PartitionId p) const;
+  // The leader epoch that came with the partition's leader (-1: no leader known).
+  LeaderEpoch leader_epoch(const std::string& topic, PartitionId p) const;
   // Number of partitions of a topic, or 0 when unknown.
   std::int32_t partition_count(const std::string& topic) const;
   bool knows(const std::string& topic) const { return partition_count(topic) > 0; }
 
  private:
-  std::map<TopicPartition, NodeId, TopicPartitionLess> leaders_;
+  struct Leader {
+    NodeId node;
+    LeaderEpoch epoch;
+  };
+  std::map<TopicPartition, Leader, TopicPartitionLess> leaders_;
   std::map<std::string, std::int32_t, NameLess> counts_;
 };
 

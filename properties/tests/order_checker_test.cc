@@ -394,7 +394,7 @@ TEST(History, ViolationIsFoundOnlineWhenTheEventIsAppended) {
 TEST(History, OpKindNamesRoundTrip) {
   for (OpKind k : {OpKind::kSendInvoke, OpKind::kSendOk, OpKind::kSendFail, OpKind::kSendInfo, OpKind::kAssign,
                    OpKind::kSeek, OpKind::kProcess, OpKind::kFault, OpKind::kAdmin,
-                   OpKind::kCommitInvoke, OpKind::kCommitOk, OpKind::kCommitFail}) {
+                   OpKind::kCommitInvoke, OpKind::kCommitOk, OpKind::kCommitFail, OpKind::kPoll}) {
     const auto name = op_kind_name(k);
     EXPECT_NE(name, "?");
     const auto back = op_kind_from_name(name);
@@ -402,7 +402,51 @@ TEST(History, OpKindNamesRoundTrip) {
     EXPECT_EQ(*back, k);
   }
   EXPECT_EQ(op_kind_name(OpKind::kProcess), "process");
-  EXPECT_FALSE(op_kind_from_name("poll").has_value());
+  EXPECT_EQ(op_kind_name(OpKind::kPoll), "poll");
+  EXPECT_FALSE(op_kind_from_name("fetch").has_value());
+}
+
+// A poll event's count survives the history's packed form, and is not mistaken for a value id.
+TEST(History, PollKeepsItsRecordCount) {
+  History h;
+  HistoryEvent e;
+  e.kind = OpKind::kPoll;
+  e.process = "c1";
+  e.records = 500;
+  h.append(e);
+  const HistoryEvent back = h.at(0);
+  EXPECT_EQ(back.kind, OpKind::kPoll);
+  EXPECT_EQ(back.records, 500u);
+  EXPECT_EQ(back.value_id, 0u);
+}
+
+HistoryEvent poll(const std::string& proc, std::uint32_t records) {
+  HistoryEvent e;
+  e.kind = OpKind::kPoll;
+  e.process = proc;
+  e.records = records;
+  return e;
+}
+
+TEST(OrderChecker, BackwardsInsideOnePollIsIntNonmonotonicPoll) {
+  const auto v = check({assign("c1", {{"t", PartitionId(0)}}), poll("c1", 3), process("c1", "t", 0, 5),
+                        process("c1", "t", 0, 6), process("c1", "t", 0, 6)});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "int-nonmonotonic-poll");
+  EXPECT_EQ(v[0].first_event, 4u);
+  EXPECT_NE(v[0].explanation.find("in the same poll"), std::string::npos) << v[0].explanation;
+}
+
+TEST(OrderChecker, BackwardsAcrossPollsIsNonmonotonicPoll) {
+  const auto v = check({assign("c1", {{"t", PartitionId(0)}}), poll("c1", 2), process("c1", "t", 0, 5),
+                        process("c1", "t", 0, 6), poll("c1", 1), process("c1", "t", 0, 6)});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "nonmonotonic-poll");
+  // Another process's poll does not end c1's.
+  const auto w = check({assign("c1", {{"t", PartitionId(0)}}), poll("c1", 2), process("c1", "t", 0, 5),
+                        poll("c2", 1), process("c1", "t", 0, 4)});
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].anomaly, "int-nonmonotonic-poll");
 }
 
 }  // namespace

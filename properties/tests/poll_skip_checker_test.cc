@@ -82,6 +82,13 @@ class Events {
     e.note = "auto.offset.reset: offset 3 was out of range";
     return append(e);
   }
+  std::uint64_t poll(const std::string& member, std::uint32_t records) {
+    HistoryEvent e = base(OpKind::kPoll, member);
+    e.group = "g";
+    e.generation = GenerationId(1);
+    e.records = records;
+    return append(e);
+  }
   std::uint64_t admin(const std::string& note) {
     HistoryEvent e = base(OpKind::kAdmin, "admin");
     e.topic = "t";
@@ -117,6 +124,32 @@ TEST(PollSkipChecker, AContiguousRunPasses) {
   h.assign("m1", {{"t", PartitionId(0)}});
   h.processes("m1", 0, 10);
   EXPECT_TRUE(h.finish().empty());
+}
+
+// With poll events, a hole between two records of one poll is int-poll-skip; across two polls
+// it stays poll-skip.
+TEST(PollSkipChecker, AHoleInsideOnePollIsIntPollSkip) {
+  PollSkipChecker c;
+  Events h(c);
+  h.acks(0, 10);
+  h.assign("m1", {{"t", PartitionId(0)}});
+  h.poll("m1", 3);
+  h.processes("m1", 0, 2);
+  const std::uint64_t inside = h.process("m1", 3);  // 2 skipped inside the poll
+  h.poll("m1", 2);
+  h.process("m1", 4);
+  const std::uint64_t across = h.process("m1", 5);
+  h.poll("m1", 1);
+  const std::uint64_t next = h.process("m1", 8);  // 6 and 7 skipped between polls
+  const auto v = h.finish();
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].anomaly, "int-poll-skip");
+  EXPECT_EQ(v[0].first_event, inside);
+  EXPECT_NE(v[0].explanation.find("in the same poll"), std::string::npos) << v[0].explanation;
+  EXPECT_EQ(v[1].anomaly, "poll-skip");
+  EXPECT_EQ(v[1].first_event, next);
+  EXPECT_NE(v[1].explanation.find("(event #" + std::to_string(across) + ") within one assignment"), std::string::npos)
+      << v[1].explanation;
 }
 
 TEST(PollSkipChecker, AHoleOverAnAcknowledgedRecordIsASkipNamedAtTheRecordAfterIt) {

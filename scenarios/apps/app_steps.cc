@@ -79,14 +79,47 @@ void seek_step(engine::Consumer& consumer, const steps::Seek& step, Nanos local_
   }
 }
 
+void record_poll(std::size_t records, const EventMaker& event, properties::History& history) {
+  auto e = event(properties::OpKind::kPoll);
+  e.records = static_cast<std::uint32_t>(records);
+  history.append(std::move(e));
+}
+
 void record_moves(engine::Consumer& consumer, const EventMaker& event, properties::History& history) {
+  using Why = engine::Consumer::AutoReset::Why;
   for (const auto& move : consumer.take_resets()) {
-    auto e = event(properties::OpKind::kSeek);
+    const bool stopped = move.why == Why::kNoOffset || move.why == Why::kTruncationNoReset;
+    auto e = event(stopped ? properties::OpKind::kFault : properties::OpKind::kSeek);
     e.topic = move.tp.topic;
     e.partition = move.tp.partition;
-    e.offset = move.to;
-    e.note = move.seek_to ? seek_to_name(*move.seek_to)
-                          : "auto.offset.reset: offset " + std::to_string(move.from.value()) + " was out of range";
+    if (!stopped) e.offset = move.to;
+    const std::string from = std::to_string(move.from.value());
+    switch (move.why) {
+      case Why::kSeekTo:
+        e.note = seek_to_name(*move.seek_to);
+        break;
+      case Why::kOutOfRange:
+        e.note = "auto.offset.reset: offset " + from + " was out of range";
+        break;
+      case Why::kTruncation:
+        e.note = "truncation detected (KIP-320): leader epoch " + std::to_string(move.epoch.value()) +
+                 " ends at offset " + std::to_string(move.to.value()) + " on the new leader, below the position " +
+                 from + "; resuming at the first offset known to diverge";
+        break;
+      case Why::kNoOffset:
+        e.error = std::string(error_name(ErrorCode::OFFSET_OUT_OF_RANGE));
+        e.note = move.from.value() < 0
+                     ? "auto.offset.reset=none: " + where(move.tp) +
+                           " has no committed offset (NoOffsetForPartitionException); consuming it stopped"
+                     : "auto.offset.reset=none: offset " + from + " of " + where(move.tp) +
+                           " was out of range (OffsetOutOfRangeException); consuming it stopped";
+        break;
+      case Why::kTruncationNoReset:
+        e.error = std::string(error_name(ErrorCode::OFFSET_OUT_OF_RANGE));
+        e.note = "auto.offset.reset=none: truncation detected below the position " + from + " of " + where(move.tp) +
+                 " (LogTruncationException); consuming it stopped";
+        break;
+    }
     e.log_start_offset = properties::known(move.log_start_offset);
     e.high_watermark = properties::known(move.high_watermark);
     history.append(std::move(e));

@@ -84,8 +84,14 @@ using EventMaker = std::function<properties::HistoryEvent(properties::OpKind)>;
 void seek_step(engine::Consumer& consumer, const steps::Seek& step, Nanos local_now, const EventMaker& event,
                properties::History& history);
 
-// Records the positions ListOffsets moved since the last call, as seeks: auto.offset.reset
-// after an out-of-range fetch, and the answers to seek steps.
+// Records what moved the consumer's positions without a seek step, and the answers to seek steps
+// (engine::Consumer::AutoReset): auto.offset.reset after an out-of-range fetch and KIP-320's
+// truncation detection as seeks; auto.offset.reset=none stopping a partition as a fault with
+// error OFFSET_OUT_OF_RANGE and the exception Kafka's consumer throws.
 void record_moves(engine::Consumer& consumer, const EventMaker& event, properties::History& history);
+
+// Records that a poll returned `records` records (a `poll` event; none for an empty poll): the
+// process events that follow are its records.
+void record_poll(std::size_t records, const EventMaker& event, properties::History& history);
 
 }  // namespace logsim::scenarios

@@ -44,6 +44,7 @@ void ConsumerApp::on_timer(TimerId id, std::uint64_t tag) {
   if (tag != kPollTag) return;
   auto records = consumer_.poll();
   record_moves(consumer_, event, ctx_.history);
+  if (!records.empty()) record_poll(records.size(), event, ctx_.history);
   for (const auto& r : records) {
     auto e = ctx_.event(properties::OpKind::kProcess, spec_.name);
     e.topic = r.tp.topic;

@@ -87,6 +87,7 @@ void GroupMemberApp::poll() {
     env_.set_timer(spec_.poll_interval, kPollTag);
     return;
   }
+  record_poll(records.size(), maker, ctx_.history);
   batch_end_.clear();
   for (auto& r : records) {
     batch_end_[r.tp] = r.record.offset + 1;

@@ -260,7 +260,7 @@ TEST(Loader, AMisspelledExpectedAnomalyIsRefusedWithTheRightName) {
   EXPECT_EQ(e.expected(), "did you mean \"lost-write\"?");
   e = error_of(R"({"name": "m", "topics": [{"name": "t"}], "expect": {"verdict": "violated", "anomalies": ["gremlins"]}})");
   EXPECT_EQ(e.problem(), "unknown anomaly \"gremlins\"");
-  EXPECT_NE(e.expected().find("one of: nonmonotonic-poll poll-skip"), std::string::npos) << e.expected();
+  EXPECT_NE(e.expected().find("one of: nonmonotonic-poll int-nonmonotonic-poll poll-skip"), std::string::npos) << e.expected();
 }
 
 TEST(Loader, UnknownTopLevelKeySuggestsDuration) {

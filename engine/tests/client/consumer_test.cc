@@ -471,6 +471,154 @@ TEST_F(ConsumerTest, ResetNoneWithoutAPositionReportsInsteadOfListingOffsets) {
   EXPECT_TRUE(fetches(kP0).empty());
 }
 
+// ---- KIP-320: the position is validated against the new leader after a leader change.
+
+class ConsumerTruncationTest : public ConsumerTest {
+ protected:
+  // Answers the latest MetadataRequest: kTopic's one partition led by `leader` in `epoch`.
+  void answer_metadata_epoch(NodeId leader, std::int32_t epoch) {
+    const auto reqs = sent_of<MetadataRequest>();
+    ASSERT_FALSE(reqs.empty());
+    MetadataResponse resp = metadata_response(reqs.back().second.correlation_id, kTopic, {leader}, {kB1, kB2, kB3});
+    resp.topics[0].partitions[0].leader_epoch = LeaderEpoch(epoch);
+    EXPECT_TRUE(consumer->on_message(kB1, resp));
+  }
+  std::vector<OffsetsForLeaderEpochRequest> validations() const {
+    std::vector<OffsetsForLeaderEpochRequest> out;
+    for (const auto& [s, r] : sent_of<OffsetsForLeaderEpochRequest>()) out.push_back(r);
+    return out;
+  }
+  void answer_validation(const OffsetsForLeaderEpochRequest& req, std::int32_t epoch, std::int64_t end,
+                         ErrorCode error = ErrorCode::NONE) {
+    OffsetsForLeaderEpochResponse resp{req.correlation_id, req.topic, req.partition, error, LeaderEpoch(epoch), Offset(end)};
+    EXPECT_TRUE(consumer->on_message(kB3, resp));
+  }
+  // Reads offsets 0-9 (leader epoch 0) from broker 2, then broker 2 stops leading and the
+  // metadata names broker 3 in leader epoch 1.
+  void read_ten_then_leader_changes(OffsetReset policy) {
+    ConsumerConfig c = base_config();
+    c.auto_offset_reset = policy;
+    make(c);
+    consumer->assign({kP0});
+    consumer->seek(kP0, Offset(0));
+    answer_metadata({kB2});
+    ASSERT_EQ(fetches(kP0).back().current_leader_epoch, LeaderEpoch(0)) << "a fetch names the leader epoch it expects";
+    answer_fetch(fetches(kP0).back(), range(0, 10));
+    ASSERT_EQ(consumer->poll().size(), 10u);
+    // Broker 2 answers NOT_LEADER_OR_FOLLOWER until the consumer has the new metadata (its
+    // refresh waits out retry.backoff.ms); bounded.
+    std::size_t answered_fetches = 0;
+    std::size_t metadata_answered = sent_of<MetadataRequest>().size();
+    for (int round = 0; round < 10 && validations().empty(); ++round) {
+      const auto sent = fetches(kP0);
+      for (; answered_fetches < sent.size(); ++answered_fetches) {
+        answer_fetch(sent[answered_fetches], {}, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+      }
+      if (sent_of<MetadataRequest>().size() > metadata_answered) {
+        metadata_answered = sent_of<MetadataRequest>().size();
+        answer_metadata_epoch(kB3, 1);
+      }
+      advance_to(env.now() + millis(200));
+    }
+    ASSERT_FALSE(validations().empty()) << "no OffsetsForLeaderEpoch after the leader change";
+  }
+};
+
+TEST_F(ConsumerTruncationTest, APositionPastTheNewLeadersEpochEndMovesBackToTheDivergencePoint) {
+  read_ten_then_leader_changes(OffsetReset::kLatest);  // under latest too: not auto.offset.reset
+  const std::size_t fetched = fetches(kP0).size();
+  ASSERT_EQ(validations().size(), 1u) << "the new leader is asked before it is fetched from";
+  EXPECT_EQ(validations()[0].current_leader_epoch, LeaderEpoch(1));
+  EXPECT_EQ(validations()[0].leader_epoch, LeaderEpoch(0)) << "the epoch of the last record handed out";
+  EXPECT_EQ(fetches(kP0).size(), fetched);
+  answer_validation(validations()[0], 0, 7);  // the new leader's epoch 0 ends at 7: 7-9 diverged
+  EXPECT_EQ(consumer->position(kP0), Offset(7));
+  ASSERT_EQ(fetches(kP0).size(), fetched + 1);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(7));
+  EXPECT_EQ(fetches(kP0).back().current_leader_epoch, LeaderEpoch(1));
+  EXPECT_TRUE(list_offsets(kP0).empty()) << "no auto.offset.reset: the divergence point is known";
+  const auto moves = consumer->take_resets();
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].why, Consumer::AutoReset::Why::kTruncation);
+  EXPECT_EQ(moves[0].from, Offset(10));
+  EXPECT_EQ(moves[0].to, Offset(7));
+  EXPECT_EQ(moves[0].epoch, LeaderEpoch(0));
+}
+
+TEST_F(ConsumerTruncationTest, APositionWithinTheEpochIsKept) {
+  read_ten_then_leader_changes(OffsetReset::kEarliest);
+  ASSERT_EQ(validations().size(), 1u);
+  answer_validation(validations()[0], 0, 12);
+  EXPECT_EQ(consumer->position(kP0), Offset(10));
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(10));
+  EXPECT_TRUE(consumer->take_resets().empty());
+  // Validated once: the next fetch goes straight on.
+  answer_fetch(fetches(kP0).back(), range(10, 11));
+  EXPECT_EQ(validations().size(), 1u);
+}
+
+TEST_F(ConsumerTruncationTest, WithResetNoneATruncationStopsThePartition) {
+  read_ten_then_leader_changes(OffsetReset::kNone);
+  ASSERT_EQ(validations().size(), 1u);
+  answer_validation(validations()[0], 0, 4);
+  EXPECT_EQ(consumer->partition_error(kP0), ErrorCode::OFFSET_OUT_OF_RANGE);
+  const auto moves = consumer->take_resets();
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].why, Consumer::AutoReset::Why::kTruncationNoReset);
+  EXPECT_EQ(moves[0].from, Offset(10));
+}
+
+TEST_F(ConsumerTruncationTest, AFencedValidationRefreshesMetadataAndAsksAgain) {
+  read_ten_then_leader_changes(OffsetReset::kEarliest);
+  const auto metas = sent_of<MetadataRequest>().size();
+  answer_validation(validations()[0], -1, -1, ErrorCode::FENCED_LEADER_EPOCH);
+  ASSERT_EQ(sent_of<MetadataRequest>().size(), metas + 1);
+  answer_metadata_epoch(kB3, 2);
+  EXPECT_EQ(validations().size(), 1u) << "asked again only after retry.backoff.ms";
+  advance_to(env.now() + millis(200));
+  ASSERT_EQ(validations().size(), 2u);
+  EXPECT_EQ(validations()[1].current_leader_epoch, LeaderEpoch(2));
+}
+
+TEST_F(ConsumerTest, AFetchFencedByANewerEpochRefreshesMetadata) {
+  assign_at({kP0}, 0);
+  const auto metas = sent_of<MetadataRequest>().size();
+  answer_fetch(fetches(kP0).back(), {}, ErrorCode::FENCED_LEADER_EPOCH);
+  advance_to(env.now() + millis(150));  // the refresh waits out retry.backoff.ms since the last
+  EXPECT_EQ(sent_of<MetadataRequest>().size(), metas + 1);
+}
+
+TEST_F(ConsumerTest, ResetNoneWithoutAPositionIsToldOnce) {
+  ConsumerConfig c = base_config();
+  c.auto_offset_reset = OffsetReset::kNone;
+  make(c);
+  consumer->assign({kP0});
+  answer_metadata({kB2});
+  const auto moves = consumer->take_resets();
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].why, Consumer::AutoReset::Why::kNoOffset);
+  EXPECT_EQ(moves[0].from, Offset(-1));
+  EXPECT_EQ(moves[0].to, Offset(-1));
+  advance_to(seconds(10));
+  consumer->poll();
+  EXPECT_TRUE(consumer->take_resets().empty());
+}
+
+TEST_F(ConsumerTest, MetadataIsRefreshedEveryMetadataMaxAge) {
+  ConsumerConfig c = base_config();
+  c.metadata_max_age_ms = 60000;
+  c.request_timeout_ms = 1'000'000;  // the fetch below is never answered: no timeout in the way
+  assign_at({kP0}, 0, c);
+  const auto metas = sent_of<MetadataRequest>().size();
+  advance_to(seconds(59));
+  EXPECT_EQ(sent_of<MetadataRequest>().size(), metas);
+  advance_to(seconds(61));
+  EXPECT_EQ(sent_of<MetadataRequest>().size(), metas + 1);
+  answer_metadata({kB2});
+  advance_to(seconds(121));
+  EXPECT_EQ(sent_of<MetadataRequest>().size(), metas + 2);
+}
+
 TEST_F(ConsumerTest, NotLeaderRefreshesMetadataAndFetchesFromTheNewLeader) {
   assign_at({kP0}, 8);
   advance_to(seconds(1));
