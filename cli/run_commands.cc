@@ -324,9 +324,9 @@ void print_batch_summary(const RunArgs& args, std::size_t runs, std::size_t file
   const auto plural = [](std::size_t count, const char* word) {
     return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
   };
-  const std::string of_shard = shard ? fmt::format(" of shard {} ({} runs in all)", shard->text(), runs_total) : "";
-  std::cout << fmt::format("logsim: {}{} ({} x {}) in {:.1f}s on {}: {} as expected, {} not\n", plural(runs, "run"), of_shard,
-                           plural(files, "scenario"), plural(static_cast<std::size_t>(seeds), "seed"), wall_s,
+  const std::string sweep = fmt::format("{} x {}", plural(files, "scenario"), plural(static_cast<std::size_t>(seeds), "seed"));
+  const std::string of = shard ? fmt::format("shard {} of {}: {}", shard->text(), plural(runs_total, "run"), sweep) : sweep;
+  std::cout << fmt::format("logsim: {} ({}) in {:.1f}s on {}: {} as expected, {} not\n", plural(runs, "run"), of, wall_s,
                            plural(static_cast<std::size_t>(threads), "job"), runs - failed, failed);
   if (!args.out.empty()) {
     std::cout << "  report     " << args.out << "/junit.xml, runs.json" << (shard ? ", shard.json" : "")
