@@ -122,6 +122,10 @@ void check_one_sweep(const std::vector<ShardDir>& shards) {
                                    "shards with the same N",
                                    first.dir, first.shard.text(), s.dir, s.shard.text()));
     }
+    if (s.manifest.value("build", "") != first.manifest.value("build", "")) {
+      std::fprintf(stderr, "logsim merge: warning: %s and %s were run by different builds of logsim; their trace hashes need not agree "
+                           "with one machine's\n", first.dir.c_str(), s.dir.c_str());
+    }
     const auto [at, fresh] = seen.emplace(s.shard.index, &s);
     if (!fresh) {
       throw MergeError(fmt::format("{} and {} are both shard {} (overlapping shards); give each shard once", at->second->dir, s.dir,
@@ -305,10 +309,12 @@ int merge(const MergeArgs& args) {
   const bool run = shards.front().manifest["kind"] == "run";
   const std::map<std::string, std::string> copies = reports_to_copy(shards, args.out);
   Merged m = run ? merge_runs(shards, args.out) : merge_fuzz(shards, args.out);
-  json record = shard_manifest(shards.front().manifest["kind"].get<std::string>(), shards.front().manifest["sweep"], Shard{0, 1});
-  record.erase("shard");
+  const json& first = shards.front().manifest;
+  json record{{"version", kShardVersion}, {"kind", first["kind"]}, {"sweep", first["sweep"]}, {"sweep_id", first["sweep_id"]}};
   record["shards"] = json::array();
-  for (const auto& s : shards) record["shards"].push_back({{"index", s.shard.index}, {"dir", s.dir}, {"exit_code", s.exit_code}});
+  for (const auto& s : shards) {
+    record["shards"].push_back({{"index", s.shard.index}, {"dir", s.dir}, {"exit_code", s.exit_code}, {"build", s.manifest.value("build", "")}});
+  }
   record["shard_count"] = shards.front().shard.count;
   record["missing"] = missing;
   record.update(m.record);
@@ -337,6 +343,11 @@ int merge_command(const MergeArgs& args) {
     return merge(args);
   } catch (const MergeError& e) {
     std::fprintf(stderr, "logsim merge: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const json::exception& e) {
+    // A value of the wrong type where logsim writes a number, a string or an object.
+    std::fprintf(stderr, "logsim merge: a shard's runs.json, fuzz.json or shard.json is not as logsim writes it (%s); %s\n", e.what(),
+                 std::string(kWhatADirIs).c_str());
     return kExitBadInput;
   } catch (const std::runtime_error& e) {
     std::fprintf(stderr, "logsim merge: %s\n", e.what());

@@ -3,7 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <elf.h>
+#include <link.h>
+
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -54,11 +58,46 @@ std::string file_digest(const std::string& path) {
   return fmt::format("{:016x}", fnv1a64(s.str()));
 }
 
+namespace {
+
+// The GNU build ID the linker wrote into the executable (a hash of its contents, in a PT_NOTE
+// segment), read from memory: hashing the executable itself would read hundreds of megabytes.
+int find_build_id(dl_phdr_info* info, std::size_t, void* out) {
+  auto& id = *static_cast<std::string*>(out);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_NOTE) continue;
+    const char* at = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+    const char* end = at + ph.p_memsz;
+    while (at + sizeof(ElfW(Nhdr)) <= end) {
+      ElfW(Nhdr) note;
+      std::memcpy(&note, at, sizeof note);
+      const char* name = at + sizeof note;
+      const char* desc = name + ((note.n_namesz + 3) & ~3U);
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 && desc + note.n_descsz <= end) {
+        for (std::size_t k = 0; k < note.n_descsz; ++k) id += fmt::format("{:02x}", static_cast<unsigned char>(desc[k]));
+        return 1;
+      }
+      at = desc + ((note.n_descsz + 3) & ~3U);
+    }
+  }
+  return 1;  // the first object is the executable: stop there either way
+}
+
+}  // namespace
+
+std::string build_digest() {
+  std::string id;
+  dl_iterate_phdr(find_build_id, &id);
+  return id.empty() ? "unknown" : id;
+}
+
 nlohmann::json shard_manifest(std::string_view kind, const nlohmann::json& sweep, const Shard& shard) {
   return {{"version", kShardVersion},
           {"kind", kind},
           {"sweep", sweep},
           {"sweep_id", fmt::format("{:016x}", fnv1a64(sweep.dump()))},
+          {"build", build_digest()},
           {"shard", {{"index", shard.index}, {"count", shard.count}}}};
 }
 

@@ -12,7 +12,8 @@
 //
 // shard.json (version 1): {"version", "kind" ("run" or "fuzz"), "sweep" (what defines the
 // sweep: two shards of one sweep have equal "sweep" objects), "sweep_id" (16 hex digits, a hash
-// of "sweep"), "shard" {"index", "count"}, "runs" (the sweep numbers of the runs this shard ran,
+// of "sweep"), "build" (the GNU build ID of the logsim executable that ran the shard: merge warns when
+// shards were run by different builds, whose trace hashes need not agree), "shard" {"index", "count"}, "runs" (the sweep numbers of the runs this shard ran,
 // ascending; run only), "runs_total" (the sweep's runs; run only), "exit_code"}.
 #pragma once
 
@@ -43,6 +44,9 @@ std::optional<Shard> parse_shard(std::string_view text, std::string& error);
 // A hash of a file's bytes (16 hex digits), so that shards run on machines with different copies
 // of a scenario are not merged as one sweep; "unreadable" when the file cannot be read.
 std::string file_digest(const std::string& path);
+
+// The running logsim executable's GNU build ID (hex; "unknown" where it has none).
+std::string build_digest();
 
 // shard.json for a shard of `sweep`; the caller adds "runs", "runs_total" and "exit_code".
 nlohmann::json shard_manifest(std::string_view kind, const nlohmann::json& sweep, const Shard& shard);

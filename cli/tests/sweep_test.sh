@@ -96,6 +96,12 @@ check "a directory that is no shard is named" grep -q "sc/shard.json cannot be r
 "$logsim" merge sweep/shard-0 sweep/shard-1 sweep/shard-2 --out sweep/shard-1 >/dev/null 2>&1; rc=$?
 check "--out that is a shard exits 2" test $rc -eq 2
 
+cp -r sweep/shard-2 rebuilt-2
+python3 -c 'import json; m = json.load(open("rebuilt-2/shard.json")); m["build"] = "0123456789abcdef"; json.dump(m, open("rebuilt-2/shard.json", "w"))'
+err=$("$logsim" merge sweep/shard-0 sweep/shard-1 rebuilt-2 --out m7 2>&1 >/dev/null); rc=$?
+check "shards of different builds merge, with the sweep's exit code" test $rc -eq 1
+check "shards of different builds: merge warns" grep -q "rebuilt-2 were run by different builds of logsim" <<<"$err"
+
 # --- exit code rules: an engine invariant that breaks (70) is worse than a violation (1) ---------
 mkdir sc70
 cp sc/failover-loses-writes.json sc70/
@@ -141,6 +147,11 @@ check "its replay exits 1" test $rc -eq 1
 check "a shard that finds nothing still writes fuzz.json and shard.json" test -s fz-clean-1/fuzz.json -a -s fz-clean-1/shard.json
 "$logsim" merge fz-clean-0 fz-clean-1 --out fz-clean --quiet; rc=$?
 check "a clean campaign merges to exit 0" test $rc -eq 0
+cp -r fz-clean-1 fz-bad-1
+printf '{"seeds_run": 1, "failure": {"anomaly": 3}}' > fz-bad-1/fuzz.json
+err=$("$logsim" merge fz-clean-0 fz-bad-1 --out fz-bad 2>&1); rc=$?
+check "a fuzz.json that is not as logsim writes it exits 2" test $rc -eq 2
+check "a fuzz.json that is not as logsim writes it: said so" grep -q "is not as logsim writes it" <<<"$err"
 err=$("$logsim" merge fz/shard-0 fz-clean-1 --out fz-mixed 2>&1); rc=$?
 check "fuzz shards of different campaigns exit 2" test $rc -eq 2
 err=$("$logsim" merge fz/shard-0 sweep/shard-1 sweep/shard-2 --out fz-run 2>&1); rc=$?
