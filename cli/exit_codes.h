@@ -22,4 +22,18 @@ constexpr int exit_code(properties::Outcome outcome) {
   return kExitInternal;  // not a value of the enum
 }
 
+// The exit code of many runs is the worst of theirs, in this order: internal error,
+// nondeterminism, violated, liveness, pass. (Bad input stops a batch before it runs.)
+constexpr int exit_severity(int code) {
+  switch (code) {
+    case kExitInternal: return 5;
+    case kExitNondeterminism: return 4;
+    case kExitViolated: return 3;
+    case kExitLiveness: return 2;
+    case kExitBadInput: return 1;
+    default: return 0;
+  }
+}
+constexpr int worse_exit(int a, int b) { return exit_severity(b) > exit_severity(a) ? b : a; }
+
 }  // namespace logsim::cli

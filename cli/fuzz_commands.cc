@@ -13,6 +13,7 @@
 
 #include "api/logsim.h"
 #include "cli/exit_codes.h"
+#include "cli/shard.h"
 #include "engine/base/assert.h"
 #include "engine/plants.h"
 #include "fuzz/fuzz.h"
@@ -121,6 +122,16 @@ std::optional<fuzz::FuzzOptions> fuzz_options(const FuzzArgs& args) {
     o.time_budget_s = static_cast<double>(*t) / 1e9;
   }
   o.seeds = args.seeds > 0 ? args.seeds : (o.time_budget_s > 0 ? 0 : 100);
+  if (args.shard) {
+    std::string error;
+    const std::optional<Shard> shard = parse_shard(*args.shard, error);
+    if (!shard) {
+      std::fprintf(stderr, "logsim fuzz: %s\n", error.c_str());
+      return std::nullopt;
+    }
+    o.shard_index = shard->index;
+    o.shard_count = shard->count;
+  }
   o.first_seed = args.first_seed;
   o.jobs = args.jobs;
   o.keep_going = args.keep_going;
@@ -178,9 +189,12 @@ nlohmann::json campaign_json(const fuzz::FuzzOptions& o, const fuzz::FuzzReport&
                           {"jobs", o.jobs},
                           {"confirmed_deterministic", r.confirmed},
                           {"failing_seeds", r.failing_seeds},
+                          {"nondeterministic_seeds", nlohmann::json::array()},
                           {"search_s", r.search_s},
                           {"shrink_s", r.shrink_s},
                           {"interrupted", r.interrupted}};
+  for (const auto& n : r.nondeterminism) campaign["nondeterministic_seeds"].push_back(n.seed);
+  if (o.shard_count > 1) campaign["shard"] = {{"index", o.shard_index}, {"count", o.shard_count}};
   if (r.failure) {
     const auto& f = *r.failure;
     campaign["failure"] = {{"seed", f.seed},
@@ -217,9 +231,11 @@ void print_failure(const fuzz::FuzzReport& r, const std::string& written, const 
 // The human summary: the search, determinism, and the verdict or the failure.
 void print_summary(const fuzz::FuzzOptions& o, const fuzz::FuzzReport& r, const std::string& written, const std::string& dir) {
   const double rate = r.search_s > 0 ? static_cast<double>(r.seeds_run) / r.search_s : 0;
+  const std::string from = o.shard_count > 1 ? fmt::format("{} + {}k (shard {}/{})", o.first_seed + static_cast<std::uint64_t>(o.shard_index),
+                                                            o.shard_count, o.shard_index, o.shard_count)
+                                             : std::to_string(o.first_seed);
   std::cout << fmt::format("logsim fuzz: {} seed{} from {} in {} ({:.1f} seeds/s, {} job{}){}\n", r.seeds_run, r.seeds_run == 1 ? "" : "s",
-                           o.first_seed, seconds_text(r.search_s), rate, o.jobs, o.jobs == 1 ? "" : "s",
-                           r.interrupted ? " — interrupted" : "");
+                           from, seconds_text(r.search_s), rate, o.jobs, o.jobs == 1 ? "" : "s", r.interrupted ? " — interrupted" : "");
   std::cout << fmt::format("  determinism  {} seed{} run twice to the same trace hash\n", r.confirmed, r.confirmed == 1 ? "" : "s");
   for (const auto& n : r.nondeterminism) {
     std::cout << fmt::format("  NONDETERMINISM seed {}: trace {} then {}\n", n.seed, reports::trace_hash_hex(n.first_hash),
@@ -238,6 +254,28 @@ int campaign_exit(const fuzz::FuzzReport& r) {
   if (!r.nondeterminism.empty()) return kExitNondeterminism;
   if (r.failure) return r.failure->error.empty() ? exit_code(r.failure->shrunk_run.result.verdict.outcome) : kExitInternal;
   return kExitPass;
+}
+
+// What defines a fuzz sweep, for shard.json: two shards are of one sweep when these agree (the
+// time budget may differ: each shard stops on its own clock).
+nlohmann::json fuzz_sweep(const fuzz::FuzzOptions& o, const FuzzArgs& args) {
+  return {{"command", o.command},
+          {"template_digest", o.template_file.empty() ? "" : file_digest(o.template_file)},
+          {"first_seed", o.first_seed},
+          {"seeds", o.seeds},  // 0: as many as the time budget allows
+          {"keep_going", o.keep_going},
+          {"shrink", o.shrink},
+          {"shrink_runs", args.shrink_runs}};
+}
+
+// A shard's files: fuzz.json always (a shard that found nothing must still show that it ran),
+// and shard.json. Returns an error, or "".
+std::string write_shard_files(const fuzz::FuzzOptions& o, const FuzzArgs& args, const nlohmann::json& campaign, int code) {
+  std::string err = reports::write_file_atomically(args.out + "/fuzz.json", campaign.dump(2) + "\n");
+  if (!err.empty()) return err;
+  nlohmann::json manifest = shard_manifest("fuzz", fuzz_sweep(o, args), Shard{o.shard_index, o.shard_count});
+  manifest["exit_code"] = code;
+  return reports::write_file_atomically(args.out + "/shard.json", manifest.dump(2) + "\n");
 }
 
 }  // namespace
@@ -264,7 +302,11 @@ int fuzz_command(const FuzzArgs& args) {
     written = dir + "/seed-" + std::to_string(r.failure->seed) + ".json";
   }
   const nlohmann::json campaign = campaign_json(o, r, written);
-  if (err.empty() && (r.failure || !r.nondeterminism.empty())) err = reports::write_file_atomically(dir + "/fuzz.json", campaign.dump(2) + "\n");
+  if (args.shard) {
+    if (err.empty()) err = write_shard_files(o, args, campaign, campaign_exit(r));
+  } else if (err.empty() && (r.failure || !r.nondeterminism.empty())) {
+    err = reports::write_file_atomically(dir + "/fuzz.json", campaign.dump(2) + "\n");
+  }
   if (!err.empty()) {
     std::fprintf(stderr, "logsim: %s\n", err.c_str());
     return kExitInternal;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct FuzzArgs {
   bool json = false;
   bool list_plants = false;
   std::int64_t show_case = -1;      // print the scenario this seed stands for, and exit
+  std::optional<std::string> shard;  // --shard I/N (cli/shard.h): run only shard I of N of the seeds
 };
 
 int fuzz_command(const FuzzArgs& args);

@@ -11,6 +11,7 @@
 #include "cli/check_command.h"
 #include "cli/exit_codes.h"
 #include "cli/fuzz_commands.h"
+#include "cli/merge_command.h"
 #include "cli/run_commands.h"
 #include "cli/serve_command.h"
 #include "engine/client/partitioner.h"
@@ -52,6 +53,9 @@ struct Commands {
 
   cli::ServeArgs serve;
   CLI::App* serve_cmd = nullptr;
+
+  cli::MergeArgs merge;
+  CLI::App* merge_cmd = nullptr;
 };
 
 void add_serve_command(CLI::App& app, Commands& c) {
@@ -78,6 +82,7 @@ void add_run_command(CLI::App& app, Commands& c) {
   c.run_cmd = run_cmd;
   c.scenario_opt = run_cmd->add_option("scenario", run.files, "Scenario files, or directories of them (JSON)");
   run_cmd->add_option("--seeds", run.seeds, "Seeds per scenario: N (--seed, or the scenario's seed, and the next N-1) or A..B");
+  run_cmd->add_option_function<std::string>("--shard", [&run](const std::string& t) { run.shard = t; }, "Run only shard I of N of the runs (0-based, e.g. $JOB_COMPLETION_INDEX/4); logsim merge joins the shards' --out directories");
   run_cmd->add_option("--jobs,-j", run.jobs, "Runs in parallel when there are several (one simulation per thread)")->check(CLI::Range(1, 256));
   run_cmd->add_option("--plant", run.plants, "Switch the engine into a known-wrong behaviour (a planted bug); repeatable");
   run_cmd->add_flag("--list-plants", run.list_plants, "List the plants and exit");
@@ -120,6 +125,7 @@ void add_fuzz_command(CLI::App& app, Commands& c) {
   fuzz_cmd->add_option("--seeds", fz.seeds, "How many seeds (default 100, or as many as --time allows)")->check(CLI::Range(1, 1'000'000'000));
   fuzz_cmd->add_option("--time", fz.time, "Wall-clock budget for the search, e.g. 30s, 5m");
   fuzz_cmd->add_option("--first-seed", fz.first_seed, "The first seed (default 1)");
+  fuzz_cmd->add_option_function<std::string>("--shard", [&fz](const std::string& t) { fz.shard = t; }, "Run only shard I of N of the seeds (0-based: seeds first+I, first+I+N, ...); logsim merge joins the shards' --out directories");
   fuzz_cmd->add_option("--jobs,-j", fz.jobs, "Seeds run in parallel (one simulation per thread)")->check(CLI::Range(1, 256));
   fuzz_cmd->add_option("--plant", fz.plants, "Switch the engine into a known-wrong behaviour (a planted bug); repeatable");
   fuzz_cmd->add_flag("--list-plants", fz.list_plants, "List the plants and exit");
@@ -142,6 +148,12 @@ void add_small_commands(CLI::App& app, Commands& c) {
 
   c.report_cmd = app.add_subcommand("report", "Rebuild report.html from the files logsim run --out wrote into a directory");
   c.report_cmd->add_option("dir", c.report_dir, "The --out directory of a run")->required();
+
+  c.merge_cmd = app.add_subcommand("merge", "Join the --out directories of a sweep's shards (run or fuzz --shard I/N) into one report and exit code");
+  c.merge_cmd->add_option("dirs", c.merge.dirs, "The shards' --out directories")->required();
+  c.merge_cmd->add_option("--out", c.merge.out, "Directory for the merged runs.json, junit.xml (or fuzz.json), reports and merge.json")->required();
+  c.merge_cmd->add_flag("--partial", c.merge.partial, "Merge even when shards are missing (they are named, and the tally is partial)");
+  c.merge_cmd->add_flag("--quiet", c.merge.quiet, "Print nothing; the exit code tells the verdict");
 
   c.part_cmd = app.add_subcommand("partition", "Print the partition Kafka's default partitioner picks for a key");
   c.part_cmd->add_option("key", c.key, "Record key (its UTF-8 bytes are hashed)")->required();
@@ -174,6 +186,7 @@ int dispatch(Commands& c) {
   if (*c.serve_cmd) return cli::serve_command(c.serve);
   if (*c.fuzz_cmd) return cli::fuzz_command(c.fuzz);
   if (*c.replay_cmd) return cli::replay_command(c.replay_file);
+  if (*c.merge_cmd) return cli::merge_command(c.merge);
   if (*c.report_cmd) return cli::report_command(c.report_dir);
   if (*c.run_cmd && !c.run.list_plants && c.scenario_opt->count() == 0) {
     std::fprintf(stderr, "logsim run: the scenario file is required (logsim run SCENARIO.json)\n");

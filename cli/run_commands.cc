@@ -21,6 +21,7 @@
 #include "api/logsim.h"
 #include "cli/exit_codes.h"
 #include "cli/progress_line.h"
+#include "cli/shard.h"
 #include "engine/base/assert.h"
 #include "engine/plants.h"
 #include "fuzz/seed_pool.h"
@@ -224,22 +225,15 @@ struct Outcome {
   std::string error;  // an engine invariant broke, or a report could not be written
 };
 
-// The exit code of many runs: the worst of them (internal, nondeterminism, violated, liveness).
+// The exit code of one run of a batch.
+int outcome_exit(const Outcome& o) {
+  return o.nondeterministic ? kExitNondeterminism : (!o.error.empty() ? kExitInternal : exit_code_for(o.result));
+}
+
+// The exit code of many runs: the worst of them (cli/exit_codes.h's worse_exit).
 int worst_exit(const std::vector<Outcome>& outcomes) {
   int code = kExitPass;
-  const auto rank = [](int c) {
-    switch (c) {
-      case kExitInternal: return 5;
-      case kExitNondeterminism: return 4;
-      case kExitViolated: return 3;
-      case kExitLiveness: return 2;
-      default: return 0;
-    }
-  };
-  for (const auto& o : outcomes) {
-    int c = o.nondeterministic ? kExitNondeterminism : (!o.error.empty() ? kExitInternal : exit_code_for(o.result));
-    if (rank(c) > rank(code)) code = c;
-  }
+  for (const auto& o : outcomes) code = worse_exit(code, outcome_exit(o));
   return code;
 }
 
@@ -323,28 +317,61 @@ std::string write_batch_files(const std::string& out, const std::vector<Outcome>
   return err;
 }
 
-// The batch's last lines: how many runs of how many scenarios and seeds, and how many failed.
+// The batch's last lines: how many runs of how many scenarios and seeds (and of which shard),
+// and how many failed.
 void print_batch_summary(const RunArgs& args, std::size_t runs, std::size_t files, std::int64_t seeds, std::size_t failed, double wall_s,
-                         int threads) {
+                         int threads, const std::optional<Shard>& shard, std::size_t runs_total) {
   const auto plural = [](std::size_t count, const char* word) {
     return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
   };
-  std::cout << fmt::format("logsim: {} ({} x {}) in {:.1f}s on {}: {} as expected, {} not\n", plural(runs, "run"),
-                           plural(files, "scenario"), plural(static_cast<std::size_t>(seeds), "seed"), wall_s,
+  const std::string sweep = fmt::format("{} x {}", plural(files, "scenario"), plural(static_cast<std::size_t>(seeds), "seed"));
+  const std::string of = shard ? fmt::format("shard {} of {}: {}", shard->text(), plural(runs_total, "run"), sweep) : sweep;
+  std::cout << fmt::format("logsim: {} ({}) in {:.1f}s on {}: {} as expected, {} not\n", plural(runs, "run"), of, wall_s,
                            plural(static_cast<std::size_t>(threads), "job"), runs - failed, failed);
-  if (!args.out.empty()) std::cout << "  report     " << args.out << "/junit.xml, runs.json" << (failed ? ", and a report.html per failing run" : "") << "\n";
+  if (!args.out.empty()) {
+    std::cout << "  report     " << args.out << "/junit.xml, runs.json" << (shard ? ", shard.json" : "")
+              << (failed ? ", and a report.html per failing run" : "") << "\n";
+  }
+}
+
+// What defines a sweep of `logsim run`, for shard.json: two shards are of one sweep when these
+// agree (the scenario files by name and content, the seeds, the plants).
+nlohmann::json run_sweep(const RunArgs& args, const std::vector<std::string>& files, std::int64_t seeds) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& f : files) list.push_back({{"file", f}, {"digest", file_digest(f)}});
+  return {{"files", list},
+          {"seed", args.seed ? nlohmann::json(*args.seed) : nlohmann::json(nullptr)},
+          {"seeds_per_scenario", seeds},
+          {"plants", args.plants},
+          {"check_determinism", args.check_determinism}};
+}
+
+// shard.json of a sharded batch with --out (see cli/shard.h).
+std::string write_shard_file(const RunArgs& args, const std::vector<std::string>& files, std::int64_t seeds, const Shard& shard,
+                             const std::vector<std::size_t>& mine, std::size_t runs_total, int exit_code) {
+  nlohmann::json manifest = shard_manifest("run", run_sweep(args, files, seeds), shard);
+  manifest["runs_total"] = runs_total;
+  manifest["runs"] = mine;
+  manifest["exit_code"] = exit_code;
+  return reports::write_file_atomically(args.out + "/shard.json", manifest.dump(2) + "\n");
 }
 
 // Many scenarios and seeds: loaded first (a bad file stops everything before any run, exit 2),
 // then run on --jobs threads (fuzz/seed_pool.h), one simulation per thread; one line per run in
 // a fixed order, each printed as soon as it and every run before it are done.
-int run_many(const RunArgs& args, const std::vector<std::string>& files, std::int64_t seeds) {
+int run_many(const RunArgs& args, const std::vector<std::string>& files, std::int64_t seeds, const std::optional<Shard>& shard) {
   if (!args.history.empty() || args.trace) {
     std::fprintf(stderr, "logsim run: --history and --trace are for one scenario and one seed; with several, use --out DIR\n");
     return kExitBadInput;
   }
   const std::vector<scenarios::Scenario> loaded = load_all(files, args.plants);
-  const std::vector<Job> jobs = jobs_for(loaded, args.seed, seeds);
+  const std::vector<Job> all = jobs_for(loaded, args.seed, seeds);
+  std::vector<std::size_t> mine;  // the sweep numbers of the runs this shard runs (all, unsharded)
+  for (std::size_t n = 0; n < all.size(); ++n) {
+    if (!shard || shard->has(static_cast<std::int64_t>(n))) mine.push_back(n);
+  }
+  std::vector<Job> jobs;
+  for (const std::size_t n : mine) jobs.push_back(all[n]);
   std::vector<Outcome> outcomes(jobs.size());
   std::vector<char> done(jobs.size(), 0);
   std::mutex mu;
@@ -371,8 +398,11 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   const auto failed = static_cast<std::size_t>(std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !as_expected(o); }));
+  const int code = worst_exit(outcomes);
   if (!args.out.empty()) {
-    if (const std::string err = write_batch_files(args.out, outcomes); !err.empty()) {
+    std::string err = write_batch_files(args.out, outcomes);
+    if (err.empty() && shard) err = write_shard_file(args, files, seeds, *shard, mine, all.size(), code);
+    if (!err.empty()) {
       std::fprintf(stderr, "logsim: %s\n", err.c_str());
       return kExitInternal;
     }
@@ -382,9 +412,9 @@ int run_many(const RunArgs& args, const std::vector<std::string>& files, std::in
     for (const auto& o : outcomes) runs.push_back(reports::summary_json(o.result, o.wall_ms));
     std::cout << runs.dump(2) << "\n";
   } else if (!args.quiet) {
-    print_batch_summary(args, jobs.size(), files.size(), seeds, failed, wall_s, n);
+    print_batch_summary(args, jobs.size(), files.size(), seeds, failed, wall_s, n, shard, all.size());
   }
-  return worst_exit(outcomes);
+  return code;
 }
 
 }  // namespace
@@ -437,8 +467,18 @@ int run_command(const RunArgs& args) {
       seeds = static_cast<std::int64_t>(hi - lo + 1);
     }
   }
-  if (files.size() == 1 && seeds == 1) return run_one(a, files.front());
-  return run_many(a, files, seeds);
+  std::optional<Shard> shard;
+  if (args.shard) {
+    std::string error;
+    shard = parse_shard(*args.shard, error);
+    if (!shard) {
+      std::fprintf(stderr, "logsim run: %s\n", error.c_str());
+      return kExitBadInput;
+    }
+  }
+  // A shard is always a batch, even of one run, so that it leaves runs.json and shard.json.
+  if (files.size() == 1 && seeds == 1 && !shard) return run_one(a, files.front());
+  return run_many(a, files, seeds, shard);
 }
 
 }  // namespace logsim::cli

@@ -21,6 +21,7 @@ struct RunArgs {
   std::string history;              // --history FILE
   std::vector<std::string> plants;  // --plant NAME ...
   bool list_plants = false;
+  std::optional<std::string> shard;  // --shard I/N (cli/shard.h): run only shard I of N of the runs
 };
 
 int run_command(const RunArgs& args);

@@ -287,11 +287,22 @@ RunOutput run_doc(const json& doc, const std::string& file, bool record_trace) {
   return scenarios::run_scenario(s, {s.seed, record_trace});
 }
 
+std::int64_t shard_seeds(const FuzzOptions& options) {
+  if (options.seeds <= options.shard_index) return 0;
+  return (options.seeds - options.shard_index + options.shard_count - 1) / options.shard_count;
+}
+
+std::uint64_t shard_seed(const FuzzOptions& options, std::int64_t k) {
+  return options.first_seed + static_cast<std::uint64_t>(options.shard_index + k * options.shard_count);
+}
+
 namespace {
 
 // The first seed, and every confirm_every-th after it, runs twice: its trace hash must repeat.
-bool confirms(const FuzzOptions& options, std::int64_t i) {
-  return i == 0 || (options.confirm_every > 0 && i % options.confirm_every == 0);
+// `n` counts seeds from first_seed over the whole sweep, so the shards of a sweep confirm the
+// seeds one machine would; each shard also confirms its own first seed (k == 0).
+bool confirms(const FuzzOptions& options, std::int64_t k, std::int64_t n) {
+  return k == 0 || n == 0 || (options.confirm_every > 0 && n % options.confirm_every == 0);
 }
 
 // The search: seed after seed on options.jobs threads, until options.seeds have run, the time
@@ -307,13 +318,13 @@ std::map<std::uint64_t, Attempt> search(const FuzzOptions& options, const std::f
     if (interrupted(options)) return true;
     return options.time_budget_s > 0 && seconds_since(start) >= options.time_budget_s;
   };
-  auto work = [&](std::int64_t i) {
+  auto work = [&](std::int64_t k) {
     if (out_of_budget()) return false;
-    const std::uint64_t seed = options.first_seed + static_cast<std::uint64_t>(i);
+    const std::uint64_t seed = shard_seed(options, k);
     const json doc = fuzz_case_doc(options, seed);
     const std::string file = "<fuzz seed " + std::to_string(seed) + ">";
     const Attempt a = attempt(doc, file);
-    if (a.error.empty() && confirms(options, i)) {
+    if (a.error.empty() && confirms(options, k, static_cast<std::int64_t>(seed - options.first_seed))) {
       const Attempt again = attempt(doc, file);
       std::lock_guard lock(mu);
       if (again.trace_hash != a.trace_hash) report.nondeterminism.push_back({seed, a.trace_hash, again.trace_hash});
@@ -330,10 +341,11 @@ std::map<std::uint64_t, Attempt> search(const FuzzOptions& options, const std::f
     return more;
   };
   SeedPool pool;
-  if (options.seeds > 0) pool.count = options.seeds;
+  const std::int64_t total = options.seeds > 0 ? shard_seeds(options) : 0;
+  if (options.seeds > 0) pool.count = total;
   pool.jobs = options.jobs;
   const auto show = [&] {
-    if (progress) progress(FuzzProgress{done.load(), options.seeds, failures.load(), seconds_since(start), options.time_budget_s});
+    if (progress) progress(FuzzProgress{done.load(), total, failures.load(), seconds_since(start), options.time_budget_s});
   };
   if (progress) pool.poll = show;
   run_seed_pool(pool, work);
@@ -392,7 +404,7 @@ FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzP
   f.original_size = scenario_size(f.original);
   const auto show_shrink = [&](std::int64_t shrink_runs) {
     if (!progress) return;
-    FuzzProgress p{report.seeds_run, options.seeds, static_cast<std::int64_t>(failed.size()), seconds_since(start), 0};
+    FuzzProgress p{report.seeds_run, options.seeds > 0 ? shard_seeds(options) : 0, static_cast<std::int64_t>(failed.size()), seconds_since(start), 0};
     p.shrinking = true;
     p.shrink_runs = shrink_runs;
     progress(p);

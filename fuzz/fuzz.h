@@ -40,9 +40,14 @@ struct FuzzOptions {
   std::optional<nlohmann::json> template_doc;  // a scenario to add fault schedules to
   std::string template_file;                   // its path (for names and messages)
   std::uint64_t first_seed = 1;
-  std::int64_t seeds = 100;                    // how many seeds at most (0: until the time budget)
+  std::int64_t seeds = 100;                    // how many seeds at most (0: until the time budget), all shards together
   double time_budget_s = 0;                    // wall-clock budget for the search (0: none)
   int jobs = 1;
+  // Shard shard_index of shard_count (0-based): this campaign runs only the seeds
+  // first_seed + shard_index + k * shard_count, k = 0, 1, 2, ... (interleaved, so that shards
+  // stay disjoint even when each stops on its own clock with a time budget).
+  std::int64_t shard_index = 0;
+  std::int64_t shard_count = 1;
   std::vector<std::string> plants;             // planted bugs, by name (validated by the caller)
   fuzz::Shape shape;
   bool keep_going = false;                     // search every seed, do not stop at the first failure
@@ -113,6 +118,11 @@ nlohmann::json render_case(const fuzz::Case& c, const fuzz::Shape& shape, std::u
 
 // Runs a scenario document (loaded by the real loader, named `file` in errors) with its seed.
 RunOutput run_doc(const nlohmann::json& doc, const std::string& file, bool record_trace = false);
+
+// How many seeds this shard runs when options.seeds is set (0 when the shard has none of them);
+// the seed of its k-th run.
+std::int64_t shard_seeds(const FuzzOptions& options);
+std::uint64_t shard_seed(const FuzzOptions& options, std::int64_t k);
 
 // Runs the search, then shrinks the lowest failing seed.
 FuzzReport fuzz(const FuzzOptions& options, const std::function<void(const FuzzProgress&)>& progress = {});

@@ -5,6 +5,7 @@
 // test checks the output against it with xmllint.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,14 @@ struct JUnitCase {
 
 // `suite` names the <testsuite> (e.g. "logsim run").
 std::string junit_xml(const std::string& suite, const std::vector<JUnitCase>& cases);
+// The same document from <testcase> elements already written (each as junit_xml writes it,
+// from its "    <testcase " line to its "    </testcase>" line): `logsim merge` joins the
+// junit.xml files of a sweep's shards with it. The totals are counted again from the cases.
+std::string junit_xml_from_cases(const std::string& suite, const std::vector<std::string>& cases);
+// The <testcase> elements of a junit.xml that junit_xml wrote, in order; nothing when the text
+// is not such a file.
+std::optional<std::vector<std::string>> junit_cases(std::string_view xml);
+
 // XML-escapes text for an attribute or element content.
 std::string xml_escape(std::string_view text);
 

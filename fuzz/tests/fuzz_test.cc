@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -136,6 +137,64 @@ TEST(Fuzz, TheFailingSeedsAreTheSameWhateverTheNumberOfJobs) {
   EXPECT_EQ(one.confirmed, 3) << "seeds 1, 5 and 9 run twice";
   EXPECT_TRUE(one.nondeterminism.empty());
   EXPECT_TRUE(three.nondeterminism.empty());
+}
+
+// --shard I/N: seeds first+I, first+I+N, ...; the shards' shares are disjoint and make up the
+// whole sweep, also when there are more shards than seeds.
+TEST(Fuzz, ShardsTakeInterleavedDisjointSharesThatMakeUpTheSweep) {
+  for (const std::int64_t seeds : {1, 10, 12}) {
+    for (const std::int64_t count : {1, 3, 20}) {
+      std::multiset<std::uint64_t> all;
+      for (std::int64_t index = 0; index < count; ++index) {
+        FuzzOptions o;
+        o.first_seed = 5;
+        o.seeds = seeds;
+        o.shard_index = index;
+        o.shard_count = count;
+        for (std::int64_t k = 0; k < shard_seeds(o); ++k) {
+          const std::uint64_t seed = shard_seed(o, k);
+          EXPECT_EQ(static_cast<std::int64_t>(seed - 5) % count, index) << seed << " is not in shard " << index << "/" << count;
+          all.insert(seed);
+        }
+      }
+      std::multiset<std::uint64_t> expected;
+      for (std::int64_t i = 0; i < seeds; ++i) expected.insert(5 + static_cast<std::uint64_t>(i));
+      EXPECT_EQ(all, expected) << seeds << " seeds in " << count << " shards";
+    }
+  }
+}
+
+// The shards of a campaign, run one after another, find exactly the failing seeds one machine finds.
+TEST(Fuzz, ShardsTogetherFindTheFailingSeedsOneMachineFinds) {
+  FuzzOptions o = zombie_options();
+  o.plants = {"accept-stale-commit"};
+  o.seeds = 12;
+  o.keep_going = true;
+  o.shrink = false;
+  o.confirm_every = 4;
+  const FuzzReport one = fuzz(o);
+  ASSERT_FALSE(one.failing_seeds.empty()) << "the planted bug should show within 12 seeds";
+  std::vector<std::uint64_t> sharded;
+  std::int64_t seeds_run = 0;
+  std::int64_t confirmed = 0;
+  for (std::int64_t index = 0; index < 3; ++index) {
+    o.shard_index = index;
+    o.shard_count = 3;
+    const FuzzReport r = fuzz(o);
+    seeds_run += r.seeds_run;
+    confirmed += r.confirmed;
+    for (const std::uint64_t seed : r.failing_seeds) {
+      EXPECT_EQ((seed - o.first_seed) % 3, static_cast<std::uint64_t>(index));
+      sharded.push_back(seed);
+    }
+  }
+  std::sort(sharded.begin(), sharded.end());
+  EXPECT_EQ(seeds_run, 12);
+  EXPECT_EQ(sharded, one.failing_seeds);
+  // One machine confirms seeds 1, 5 and 9; the shards confirm those and each its own first seed
+  // (1 is shard 0's first): 2, 3 more.
+  EXPECT_EQ(one.confirmed, 3);
+  EXPECT_EQ(confirmed, 5);
 }
 
 TEST(Fuzz, ItStopsAtTheFirstFailureAndReportsTheLowestFailingSeed) {
