@@ -133,6 +133,30 @@ class Echo : public TestNode {
   }
 };
 
+// Answers every MetadataRequest `delay` after it arrived (as a broker holds a long-poll fetch
+// or a JoinGroup), with the same correlation id.
+class SlowEcho : public TestNode {
+ public:
+  SlowEcho(Env& env, Probe& probe, Nanos delay) : TestNode(env, probe), delay_(delay) {}
+  void on_message(NodeId from, const Message& msg) override {
+    TestNode::on_message(from, msg);
+    if (const auto* req = std::get_if<MetadataRequest>(&msg)) {
+      held_.push_back({from, req->correlation_id});
+      env_.set_timer(delay_, 0);
+    }
+  }
+  void on_timer(TimerId id, std::uint64_t tag) override {
+    TestNode::on_timer(id, tag);
+    const auto [to, correlation] = held_.front();
+    held_.erase(held_.begin());
+    env_.send(to, MetadataResponse{correlation, {}, {}});
+  }
+
+ private:
+  Nanos delay_;
+  std::vector<std::pair<NodeId, CorrelationId>> held_;  // in arrival order; timers fire in it
+};
+
 // Sends a ping (correlation ids 1, 2, ...) to `peer` every `period`, starting one period after
 // start, and answers pings like Echo.
 class Pinger : public Echo {
