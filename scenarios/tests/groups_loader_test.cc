@@ -31,6 +31,8 @@ TEST(GroupsLoader, DefaultsAreKafkas) {
   EXPECT_EQ(s.cluster.config.offsets_topic_num_partitions, 50);
   EXPECT_EQ(s.cluster.config.offsets_topic_replication_factor, 3);
   EXPECT_EQ(s.cluster.config.group_initial_rebalance_delay_ms, 3000);
+  EXPECT_EQ(s.cluster.config.offsets_retention_minutes, 10080);
+  EXPECT_EQ(s.cluster.config.offsets_retention_check_interval_ms, 600000);
   EXPECT_EQ(s.quiesce, 0) << "no quiet period unless asked";
   const Scenario q = parse_scenario(R"({"name": "q", "quiesce": "15s", "topics": [{"name": "t"}]})", "mem.json");
   EXPECT_EQ(q.quiesce, seconds(15));
@@ -43,7 +45,8 @@ TEST(GroupsLoader, EverySettingIsRead) {
                        "config": {"session.timeout.ms": 10000, "heartbeat.interval.ms": "1000",
                                   "max.poll.interval.ms": 20000, "partition.assignment.strategy": "roundrobin, sticky",
                                   "auto.commit.interval.ms": 100, "auto.offset.reset": "earliest"}}])",
-                  R"({"offsets.topic.num.partitions": 4, "group.initial.rebalance.delay.ms": 0})"),
+                  R"({"offsets.topic.num.partitions": 4, "group.initial.rebalance.delay.ms": 0,
+                      "offsets.retention.minutes": 2, "offsets.retention.check.interval.ms": "30000"})"),
       "mem.json");
   const GroupSpec& g = s.groups[0];
   EXPECT_EQ(g.members, 4);
@@ -60,6 +63,8 @@ TEST(GroupsLoader, EverySettingIsRead) {
   EXPECT_EQ(g.config.partition_assignment_strategy, (std::vector<std::string>{"roundrobin", "sticky"}));
   EXPECT_EQ(s.cluster.config.offsets_topic_num_partitions, 4);
   EXPECT_EQ(s.cluster.config.group_initial_rebalance_delay_ms, 0);
+  EXPECT_EQ(s.cluster.config.offsets_retention_minutes, 2);
+  EXPECT_EQ(s.cluster.config.offsets_retention_check_interval_ms, 30000);
 }
 
 TEST(GroupsLoader, MembersAreTimelineTargets) {
