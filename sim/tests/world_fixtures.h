@@ -161,7 +161,8 @@ class SlowEcho : public TestNode {
 // start, and answers pings like Echo.
 class Pinger : public Echo {
  public:
-  Pinger(Env& env, Probe& probe, NodeId peer, Nanos period) : Echo(env, probe), peer_(peer), period_(period) {}
+  Pinger(Env& env, Probe& probe, NodeId peer, Nanos period, CorrelationId last_id = 0)
+      : Echo(env, probe), peer_(peer), period_(period), sent_(last_id) {}
   void on_start() override {
     Echo::on_start();
     env_.set_timer(period_, kPing);
@@ -177,6 +178,14 @@ class Pinger : public Echo {
   NodeId peer_;
   Nanos period_;
   CorrelationId sent_ = 0;
+};
+
+// A Pinger whose ids start afresh in each incarnation, as a real client's do
+// (fresh_correlation_base): from 1000 times the number of the node object, plus 1.
+class FreshPinger : public Pinger {
+ public:
+  FreshPinger(Env& env, Probe& probe, NodeId peer, Nanos period)
+      : Pinger(env, probe, peer, period, static_cast<CorrelationId>(1000 * (probe.built + 1))) {}
 };
 
 // A timer every `period`, forever.

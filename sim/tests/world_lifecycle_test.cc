@@ -119,11 +119,13 @@ TEST(WorldLifecycle, AnswerToARequestOfThePreviousIncarnationNeverReachesTheRest
 }
 
 // The answer a server holds (a long-poll fetch, a JoinGroup) goes back to the incarnation that
-// asked, even when a newer incarnation of the client has asked the server since.
+// asked, even when a newer incarnation of the client has asked the server since. (Each
+// incarnation numbers its requests afresh, as real clients do: routes are kept by correlation
+// id, engine/env/answer_routes.h.)
 TEST(WorldLifecycle, HeldAnswerGoesToTheIncarnationThatAskedNotTheOneLastHeardFrom) {
   Sim sim(1, fixed_latency(true));
   const NodeId b = sim.world.add_node("b", factory<SlowEcho>(sim.probe, 5 * kMs));
-  const NodeId a = sim.world.add_node("a", factory<Pinger>(sim.probe, b, kMs));
+  const NodeId a = sim.world.add_node("a", factory<FreshPinger>(sim.probe, b, kMs));
   sim.world.start(b);
   sim.world.start(a);
   sim.world.schedule(kMs + 50 * kUs, "restart a", [&] { sim.world.restart(a); });
