@@ -2,6 +2,7 @@
 // commit strategies, member node names, and each mistake reported at its JSON pointer.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "scenarios/loader.h"
@@ -91,6 +92,17 @@ TEST(GroupsLoader, TooFewBrokersForTheOffsetsTopicSaysWhatToChange) {
   EXPECT_NO_THROW(parse_scenario(R"({"name": "s", "cluster": {"config": {"offsets.topic.replication.factor": 1}},
                                      "topics": [{"name": "orders"}], "groups": [{"name": "g", "topics": ["orders"]}]})",
                                  "mem.json"));
+}
+
+TEST(GroupsLoader, AGroupInstanceIdForEveryMemberIsReadAndContradictsStaticMembership) {
+  const Scenario s = parse_scenario(
+      with_groups(R"([{"name": "g", "topics": ["orders"], "members": 2, "config": {"group.instance.id": "w"}}])"), "mem.json");
+  EXPECT_EQ(s.groups[0].config.group_instance_id, std::optional<std::string>("w"));
+  const ScenarioError both = error_of(with_groups(
+      R"([{"name": "g", "topics": ["orders"], "static_membership": true, "config": {"group.instance.id": "w"}}])"));
+  EXPECT_EQ(both.pointer(), "/groups/0/config/group.instance.id");
+  EXPECT_EQ(error_of(with_groups(R"([{"name": "g", "topics": ["orders"], "config": {"group.instance.id": ""}}])")).pointer(),
+            "/groups/0/config/group.instance.id");
 }
 
 TEST(GroupsLoader, MistakesAreReportedWhereTheyAre) {
