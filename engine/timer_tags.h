@@ -32,6 +32,7 @@ enum class CoordinatorTimer : std::uint64_t {
   kSession = (1u << 20) + 0,        // a member's session.timeout.ms
   kPendingMember = (1u << 20) + 1,  // a member id handed out but not yet used to join
   kJoin = (1u << 20) + 2,           // the join phase's end (the rebalance or initial delay)
+  kOffsetsRetention = (1u << 20) + 3,  // offsets.retention.check.interval.ms: expire offsets
 };
 
 // The controller (engine/controller/).

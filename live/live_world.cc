@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/base/assert.h"
+#include "engine/env/answer_routes.h"
 
 namespace logsim::live {
 
@@ -54,6 +55,7 @@ struct LiveWorld::Slot {
   std::map<TimerId, std::unique_ptr<asio::steady_timer>> timers;
   std::deque<std::function<void(Node&)>> held;  // what reached it while paused, in arrival order
   bool endpoint = false;
+  AnswerRoutes answer_routes;  // which incarnation of a requester each answer goes back to
 };
 
 NodeId LiveWorld::SlotEnv::self() const { return slot_.id; }
@@ -134,6 +136,7 @@ void LiveWorld::kill(Slot& s, bool tell_peers) {
   s.timers.clear();
   s.held.clear();
   s.node.reset();
+  s.answer_routes.clear();
   if (!tell_peers) return;
   // Its operating system resets every connection: each running peer hears of it.
   for (auto& other : slots_) {
@@ -262,11 +265,14 @@ void LiveWorld::send(Slot& from, NodeId to, Message msg) {
     return;
   }
   auto shared = std::make_shared<const Message>(std::move(msg));
-  auto deliver = [this, alive = alive_, from_id = from.id, from_inc = from.incarnation, to, to_inc = dest.incarnation, shared] {
+  // An answer goes back on the connection its request came in on: to the incarnation that asked.
+  const std::uint32_t to_inc = from.answer_routes.route(to, *shared).value_or(dest.incarnation);
+  auto deliver = [this, alive = alive_, from_id = from.id, from_inc = from.incarnation, to, to_inc, shared] {
     if (!*alive) return;
     Slot& sender = slot(from_id);
     Slot& receiver = slot(to);
     if (sender.incarnation != from_inc || receiver.incarnation != to_inc) return;  // never across a restart
+    receiver.answer_routes.arrived(from_id, from_inc, *shared);
     run_on(receiver, [from_id, shared](Node& n) { n.on_message(from_id, *shared); });
   };
   Nanos wait = 0;

@@ -24,6 +24,8 @@
 //
 // A message never crosses a restart of either end: a delivery is dropped when the sender or
 // the receiver has restarted since it was sent (each incarnation has its own connections).
+// An answer goes to the incarnation that sent its request (engine/env/answer_routes.h), not to
+// whichever incarnation of the requester is up when the answer is sent.
 //
 // Faults between nodes: cut(from, to) loses every message from one to the other until heal();
 // delay(from, to, d) holds each such message d longer (a slow link); clog(node, until) holds

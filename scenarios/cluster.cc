@@ -24,6 +24,8 @@ engine::BrokerConfig broker_config(const Scenario& scenario, const ClusterIds& i
   broker_config.group.group_min_session_timeout_ms = c.group_min_session_timeout_ms;
   broker_config.group.group_max_session_timeout_ms = c.group_max_session_timeout_ms;
   broker_config.group.offsets_commit_timeout_ms = c.offsets_commit_timeout_ms;
+  broker_config.group.offsets_retention_minutes = c.offsets_retention_minutes;
+  broker_config.group.offsets_retention_check_interval_ms = c.offsets_retention_check_interval_ms;
   broker_config.group.plants = scenario.plants;
   broker_config.plants = scenario.plants;
   return broker_config;

@@ -51,7 +51,8 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
                    "broker.heartbeat.interval.ms", "auto.leader.rebalance.enable",
                    "leader.imbalance.check.interval.seconds", "log.retention.check.interval.ms", "num.partitions",
                    "offsets.topic.num.partitions", "offsets.topic.replication.factor", "group.initial.rebalance.delay.ms",
-                   "group.min.session.timeout.ms", "group.max.session.timeout.ms", "offsets.commit.timeout.ms"});
+                   "group.min.session.timeout.ms", "group.max.session.timeout.ms", "offsets.commit.timeout.ms",
+                   "offsets.retention.minutes", "offsets.retention.check.interval.ms"});
   if (auto v = r.get("default.replication.factor")) c.default_replication_factor = config_int(*v, 1);
   if (auto v = r.get("min.insync.replicas")) c.min_insync_replicas = config_int(*v, 1);
   if (auto v = r.get("unclean.leader.election.enable")) c.unclean_leader_election_enable = config_bool(*v);
@@ -69,6 +70,8 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
   if (auto v = r.get("group.min.session.timeout.ms")) c.group_min_session_timeout_ms = config_int(*v, 0);
   if (auto v = r.get("group.max.session.timeout.ms")) c.group_max_session_timeout_ms = config_int(*v, 0);
   if (auto v = r.get("offsets.commit.timeout.ms")) c.offsets_commit_timeout_ms = config_int(*v, 1);
+  if (auto v = r.get("offsets.retention.minutes")) c.offsets_retention_minutes = config_int(*v, 1);
+  if (auto v = r.get("offsets.retention.check.interval.ms")) c.offsets_retention_check_interval_ms = config_int(*v, 1);
 }
 
 // A size: bytes as an integer (Kafka's unit) or a string with a unit ("16KiB", "1GiB").

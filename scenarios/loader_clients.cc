@@ -80,7 +80,7 @@ const std::vector<std::string> kConsumerConfigKeys = {
 // Only for group members (/groups): membership and commits.
 const std::vector<std::string> kGroupConsumerConfigKeys = {
     "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "partition.assignment.strategy",
-    "auto.commit.interval.ms", "default.api.timeout.ms"};
+    "auto.commit.interval.ms", "default.api.timeout.ms", "group.instance.id"};
 
 void read_consumer_config(const JsonReader& r, engine::ConsumerConfig& c, bool group = false) {
   std::vector<std::string> keys = kConsumerConfigKeys;
@@ -104,6 +104,10 @@ void read_consumer_config(const JsonReader& r, engine::ConsumerConfig& c, bool g
   if (auto v = r.get("max.poll.interval.ms")) c.max_poll_interval_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   if (auto v = r.get("auto.commit.interval.ms")) c.auto_commit_interval_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
   if (auto v = r.get("default.api.timeout.ms")) c.default_api_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
+  if (auto v = r.get("group.instance.id")) {
+    c.group_instance_id = v->string();
+    if (c.group_instance_id->empty()) v->fail("found an empty group.instance.id", "a non-empty id, or no group.instance.id (a dynamic member)");
+  }
   if (auto v = r.get("partition.assignment.strategy")) {
     // Kafka's list type: a comma-separated string, or here also a JSON list.
     std::vector<std::pair<std::string, JsonReader>> names;
@@ -314,6 +318,11 @@ void read_groups(const JsonReader& root, Scenario& s) {
     }
     if (auto v = g.get("failures")) spec.failures = read_failures(*v, s);
     if (auto v = g.get("config")) read_consumer_config(*v, spec.config, true);
+    if (spec.static_membership && spec.config.group_instance_id) {
+      g.at("config").at("group.instance.id").fail(
+          "static_membership gives each member its own group.instance.id (its name), so a group.instance.id for every member contradicts it",
+          "either static_membership: true, or one group.instance.id shared by every member (a misconfiguration whose members fence each other)");
+    }
     const BrokerSettings& b = s.cluster.config;
     if (spec.config.session_timeout_ms < b.group_min_session_timeout_ms ||
         spec.config.session_timeout_ms > b.group_max_session_timeout_ms) {

@@ -405,6 +405,18 @@ steps::DescribeGroup read(Tag<steps::DescribeGroup>, const JsonReader& step, con
   return {check_group(step.at("group"), c.s)};
 }
 
+Keys keys(Tag<steps::RemoveStaticMembers>) { return {"group", "instances"}; }
+steps::RemoveStaticMembers read(Tag<steps::RemoveStaticMembers>, const JsonReader& step, const StepContext& c) {
+  steps::RemoveStaticMembers r;
+  r.group = check_group(step.at("group"), c.s);
+  for (const auto& v : step.at("instances").items()) {
+    r.instances.push_back(v.string());
+    if (r.instances.back().empty()) v.fail("found an empty group.instance.id", "a member's group.instance.id");
+  }
+  if (r.instances.empty()) step.at("instances").fail("found an empty list", "at least one group.instance.id");
+  return r;
+}
+
 Keys keys(Tag<steps::Produce>) { return {"target", "count", "rate"}; }
 steps::Produce read(Tag<steps::Produce>, const JsonReader& step, const StepContext& c) {
   steps::Produce p;
@@ -482,7 +494,7 @@ const ActionSpec& read_action(const JsonReader& action) {
 // The keys some action takes, in the order a step's keys are checked.
 const Keys kStepKeys = {"target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for", "network",
                         "offset", "drift_ppm", "count", "rate", "partition", "one_way", "delay", "drop", "reset",
-                        "error", "error_share"};
+                        "error", "error_share", "instances"};
 
 // A key this action does not take.
 void check_keys(const JsonReader& step, const ActionSpec& action) {

@@ -44,6 +44,8 @@ struct BrokerSettings {
   std::int32_t group_min_session_timeout_ms = 6000;      // group.min.session.timeout.ms
   std::int32_t group_max_session_timeout_ms = 1800000;   // group.max.session.timeout.ms
   std::int32_t offsets_commit_timeout_ms = 5000;         // offsets.commit.timeout.ms
+  std::int32_t offsets_retention_minutes = 10080;        // offsets.retention.minutes (7 days)
+  std::int32_t offsets_retention_check_interval_ms = 600000;  // offsets.retention.check.interval.ms
 };
 
 struct ClusterSpec {

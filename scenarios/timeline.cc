@@ -80,7 +80,8 @@ std::vector<std::string> TimelineStep::nodes() const {
 }
 
 bool TimelineStep::is_group_admin() const {
-  return holds_any<steps::ResetOffsets, steps::DeleteOffsets, steps::DeleteGroup, steps::DescribeGroup>(action);
+  return holds_any<steps::ResetOffsets, steps::DeleteOffsets, steps::DeleteGroup, steps::DescribeGroup,
+                   steps::RemoveStaticMembers>(action);
 }
 
 bool TimelineStep::is_admin() const {

@@ -90,6 +90,13 @@ struct DeleteOffsets {
 };
 struct DeleteGroup { static constexpr std::string_view kName = "delete-group"; std::string group; };
 struct DescribeGroup { static constexpr std::string_view kName = "describe-group"; std::string group; };
+// Admin.removeMembersFromConsumerGroup (KIP-345): LeaveGroup naming static members by their
+// group.instance.id, so the group rebalances now, not after their session timeouts.
+struct RemoveStaticMembers {
+  static constexpr std::string_view kName = "remove-static-members";
+  std::string group;
+  std::vector<std::string> instances;  // group.instance.ids
+};
 
 // Application steps: the target application carries them out itself.
 struct Produce {
@@ -137,8 +144,8 @@ using Action = std::variant<steps::Crash, steps::PowerLoss, steps::Stop, steps::
                             steps::Isolate, steps::Partition, steps::Heal, steps::Clog, steps::SetNetwork,
                             steps::ClockSkew, steps::CreateTopic, steps::DeleteTopic, steps::AddPartitions,
                             steps::AlterConfig, steps::ResetOffsets, steps::DeleteOffsets, steps::DeleteGroup,
-                            steps::DescribeGroup, steps::Produce, steps::Seek, steps::AddMember, steps::RemoveMember,
-                            steps::ClientFaults>;
+                            steps::DescribeGroup, steps::RemoveStaticMembers, steps::Produce, steps::Seek,
+                            steps::AddMember, steps::RemoveMember, steps::ClientFaults>;
 
 // The visitor idiom: overloaded{[](const steps::Crash&) {...}, [](const auto&) {...}}.
 template <class... Fs>

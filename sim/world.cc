@@ -9,6 +9,7 @@
 
 #include "engine/base/assert.h"
 #include "engine/base/flat_map.h"
+#include "engine/env/answer_routes.h"
 
 namespace logsim::sim {
 
@@ -47,6 +48,8 @@ struct World::Slot {
   // that peer again), and never after the node has moved on to a newer incarnation of the peer.
   FlatMap<std::int32_t, std::uint32_t> connected_to;  // (looked up, never iterated)
   FlatMap<std::int32_t, std::uint32_t> reset_told;
+  // Which incarnation of a requester each answer this incarnation sends goes back to.
+  AnswerRoutes answer_routes;
 
   Slot(NodeId i, std::string n, NodeFactory f, Rng r)
       : id(i), name(std::move(n)), factory(std::move(f)), rng(r) {}
@@ -144,6 +147,7 @@ void World::kill(Slot& s) {
   s.held.clear();
   s.connected_to.clear();
   s.reset_told.clear();
+  s.answer_routes.clear();
 }
 
 // The process of `s` is about to die with its machine up: its OS closes every connection, so
@@ -313,13 +317,15 @@ void World::send(Slot& from, NodeId to, Message msg) {
                 "send to an unknown node from " + from.name);
   const Delivery plan = network_.plan(from.id, to, now_);
   if (plan.count == 0 && !network_.connected(from.id, to)) cut_connections_.emplace(from.id, to);
-  const std::uint32_t to_incarnation = slot(to).incarnation;
+  // A request opens (or reuses) a connection to the destination's current process; an answer
+  // goes back on the connection its request came in on, to the process that asked.
+  const std::uint32_t to_incarnation = from.answer_routes.route(to, msg).value_or(slot(to).incarnation);
   from.connected_to[to.value()] = to_incarnation;
   from.reset_told.erase(to.value());  // a new send is a new connection attempt
   for (int i = 0; i < plan.count; ++i) {
     Message copy = (i + 1 == plan.count) ? std::move(msg) : msg;
     queue_.push(plan.at[static_cast<std::size_t>(i)],
-                DeliverEvent{from.id, to, to_incarnation, std::move(copy)});
+                DeliverEvent{from.id, from.incarnation, to, to_incarnation, std::move(copy)});
   }
 }
 
@@ -413,6 +419,7 @@ void World::on_deliver(DeliverEvent& ev) {
   trace_.append(now_, kind, ev.to.value(), ev.from.value(), message_digest(ev.msg),
                 [&] { return std::string(message_name(ev.msg)); });
   if (kind == TraceKind::kDeliver) {
+    s.answer_routes.arrived(ev.from, ev.from_incarnation, ev.msg);
     s.node->on_message(ev.from, ev.msg);
     return;
   }

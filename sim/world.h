@@ -13,6 +13,15 @@
 // - stop: graceful. on_stop() runs (it may send last messages), then the object is destroyed.
 // - pause/resume: a long GC pause. While paused the node handles nothing; messages, timers and
 //   fsync completions that arrive are held and run, in arrival order, at resume.
+// - connections: a message travels on a connection between two incarnations. A request (and a
+//   LeaderAndIsr push) goes to the destination's current incarnation; an answer goes back to
+//   the incarnation that sent its request (engine/env/answer_routes.h), as Kafka's answer goes
+//   back on the connection the request came in on. A message is delivered only to the
+//   incarnation it was addressed to, so nothing crosses a restart of its receiver: a restarted
+//   client never gets an answer meant for its previous process (its machine's OS resets that
+//   connection, and the server hears of it). What a process sent before it died was on the
+//   wire and still arrives (as TCP delivers the data before a FIN); its answer then finds the
+//   connection gone.
 // - clock: each node's local clock is offset + true_time * (1 + drift_ppm / 1e6). Timers are
 //   armed in local time and fire when the local clock reaches them.
 //
@@ -115,6 +124,7 @@ class World {
   };
   struct DeliverEvent {
     NodeId from;
+    std::uint32_t from_incarnation;  // the connection's sending end
     NodeId to;
     std::uint32_t to_incarnation;
     Message msg;

@@ -256,6 +256,9 @@ void Broker::on_own_timer(TimerId id, BrokerTimer tag) {
   }
 }
 
-void Broker::on_disconnect(NodeId peer) { on_leader_disconnect(state_, peer); }
+void Broker::on_disconnect(NodeId peer) {
+  on_leader_disconnect(state_, peer);
+  if (state_.config.controller == peer) on_controller_disconnect(state_);
+}
 
 }  // namespace logsim::engine

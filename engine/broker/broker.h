@@ -180,6 +180,8 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp);
 // A follower request timed out or its backoff ended: go again.
 void on_follower_timer(BrokerState& b, TimerId id);
 void on_leader_disconnect(BrokerState& b, NodeId leader);
+// The connection to the controller broke: the AlterPartition requests in flight are retried.
+void on_controller_disconnect(BrokerState& b);
 // A deferred callback's turn came (kDeferred), a held fetch's wait ended (kFetchWait), or an
 // acks=all produce timed out (kProduceTimeout). Each does nothing for a timer it no longer holds.
 void run_deferred(BrokerState& b, TimerId id);

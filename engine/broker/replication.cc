@@ -280,6 +280,13 @@ void on_leader_disconnect(BrokerState& b, NodeId leader) {
   }
 }
 
+void on_controller_disconnect(BrokerState& b) {
+  // The AlterPartition requests in flight will get no answer on that connection: as Kafka's
+  // AlterPartitionManager retries a disconnected request, let the next ISR change go out now
+  // (from the leader's next follower fetch or ISR check) instead of after request.timeout.ms.
+  for (auto& [key, p] : b.partitions) p.isr_change_in_flight = false;
+}
+
 void run_deferred(BrokerState& b, TimerId id) {
   auto it = b.deferred.find(id);
   if (it == b.deferred.end()) return;

@@ -37,9 +37,11 @@ namespace logsim::engine {
 
 // Where a client incarnation starts its correlation ids. Kafka matches a response to its
 // request on one connection, and a restarted client opens new connections, so it never sees
-// what a broker answers its previous incarnation. Here a broker answers a node id, so a
-// restarted client (same node id) starts at a fresh random base: an answer meant for its
-// previous incarnation matches nothing it has in flight.
+// what a broker answers its previous incarnation. Here a broker answers a node id; the worlds
+// (sim/, live/) route each answer back to the incarnation that asked (engine/env/answer_routes.h),
+// and a restarted client (same node id) also starts at a fresh random base, so that an answer
+// meant for its previous incarnation would match nothing it has in flight even in a world
+// that did not.
 inline CorrelationId fresh_correlation_base(Rng& rng) { return static_cast<CorrelationId>(rng.uniform_u64(CorrelationId{1} << 30)); }
 
 // Puts `id` into a request's correlation_id.

@@ -23,7 +23,8 @@ template <typename T>
 constexpr bool kHasTopLevelError =
     std::is_same_v<T, DescribeGroupsResponse> || std::is_same_v<T, ListGroupsResponse> ||
     std::is_same_v<T, DeleteGroupsResponse> || std::is_same_v<T, OffsetFetchResponse> ||
-    std::is_same_v<T, ListOffsetsResponse> || std::is_same_v<T, OffsetDeleteResponse>;
+    std::is_same_v<T, ListOffsetsResponse> || std::is_same_v<T, OffsetDeleteResponse> ||
+    std::is_same_v<T, LeaveGroupResponse>;
 
 std::optional<Answer> answer_of(const Message& msg) {
   return std::visit(
@@ -489,6 +490,31 @@ void GroupAdmin::delete_offsets(const std::string& group_id, std::vector<TopicPa
                                   end_call(call);
                                   done(result);
                                 });
+}
+
+// ============================================================== remove_members
+
+void GroupAdmin::remove_members(const std::string& group_id, std::vector<std::string> instance_ids,
+                                RemoveMembersCallback done) {
+  const CallId call = begin_call("removeMembersFromConsumerGroup", group_id, [done](ErrorCode e, const std::string& m) {
+    done(RemoveMembersResult{e, m, {}});
+  });
+  LeaveGroupRequest req{0, group_id, {}};
+  for (const std::string& id : instance_ids) req.members.push_back({"", id, "the admin removed it"});
+  request<LeaveGroupResponse>(call, Destination::coordinator(), std::move(req),
+                              [this, call, group_id, instance_ids, done](const LeaveGroupResponse& resp) {
+                                RemoveMembersResult result{resp.error, "", {}};
+                                for (std::size_t i = 0; i < resp.member_errors.size() && i < instance_ids.size(); ++i) {
+                                  result.members.emplace_back(instance_ids[i], resp.member_errors[i]);
+                                  if (result.error == ErrorCode::NONE) result.error = resp.member_errors[i];
+                                }
+                                if (result.error != ErrorCode::NONE) {
+                                  result.message = "Members of group '" + group_id + "' could not be removed due to: " +
+                                                   std::string(error_name(result.error));
+                                }
+                                end_call(call);
+                                done(result);
+                              });
 }
 
 }  // namespace logsim::engine

@@ -117,6 +117,17 @@ struct DeleteOffsetsResult {
   std::vector<std::pair<TopicPartition, ErrorCode>> partitions;  // GROUP_SUBSCRIBED_TO_TOPIC while active
 };
 
+// ---- remove_members (Admin.removeMembersFromConsumerGroup, KIP-345): one LeaveGroup (v3+)
+// naming static members by group.instance.id, as an operator removes members that will not
+// come back without waiting for their session timeouts.
+struct RemoveMembersResult {
+  // The request's (COORDINATOR_NOT_AVAILABLE, ...), else the first member's: UNKNOWN_MEMBER_ID
+  // for an instance id no member holds.
+  ErrorCode error = ErrorCode::NONE;
+  std::string message;
+  std::vector<std::pair<std::string, ErrorCode>> members;  // by group.instance.id, in the call's order
+};
+
 // ---- reset_offsets (`kafka-consumer-groups --reset-offsets`)
 
 // The modes of --reset-offsets, by Kafka's option names. E = the log start offset (ListOffsets
@@ -179,6 +190,7 @@ using DescribeGroupCallback = std::function<void(const DescribeGroupResult&)>;
 using DeleteGroupCallback = std::function<void(const DeleteGroupResult&)>;
 using DeleteOffsetsCallback = std::function<void(const DeleteOffsetsResult&)>;
 using ResetOffsetsCallback = std::function<void(const ResetOffsetsResult&)>;
+using RemoveMembersCallback = std::function<void(const RemoveMembersResult&)>;
 
 class GroupAdmin {
  public:
@@ -198,6 +210,9 @@ class GroupAdmin {
   void delete_group(const std::string& group_id, DeleteGroupCallback done);
   // OffsetDelete: forgets the group's committed offsets of these partitions.
   void delete_offsets(const std::string& group_id, std::vector<TopicPartition> partitions, DeleteOffsetsCallback done);
+  // LeaveGroup for these group.instance.ids (no member ids): the coordinator removes each
+  // static member now and rebalances the group.
+  void remove_members(const std::string& group_id, std::vector<std::string> instance_ids, RemoveMembersCallback done);
   // Plans new committed offsets by `request.mode` and, with execute, commits them in one
   // OffsetCommit with generation -1 and no member id. Refused unless the group is Empty or Dead.
   void reset_offsets(ResetOffsetsRequest request, ResetOffsetsCallback done);

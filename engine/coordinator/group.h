@@ -150,6 +150,10 @@ class Group {
   std::map<TopicPartition, CommittedOffset>& offsets() { return offsets_; }
   const std::map<TopicPartition, CommittedOffset>& offsets() const { return offsets_; }
   std::map<TopicPartition, int>& pending_commits() { return pending_commits_; }
+  // When the group last became Empty (ms, the coordinator's clock): the start of its offsets'
+  // retention (offsets.retention.minutes). Set by the coordinator, which owns the clock.
+  std::int64_t empty_since_ms() const { return empty_since_ms_; }
+  void set_empty_since_ms(std::int64_t ms) { empty_since_ms_ = ms; }
 
  private:
   std::string group_id_;
@@ -164,6 +168,7 @@ class Group {
   DelayedJoin delayed_join_;
   std::map<TopicPartition, CommittedOffset> offsets_;
   std::map<TopicPartition, int> pending_commits_;
+  std::int64_t empty_since_ms_ = 0;
 };
 
 }  // namespace logsim::engine

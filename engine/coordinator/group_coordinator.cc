@@ -46,6 +46,7 @@ Group* GroupCoordinator::Impl::find_group(std::string_view group_id) {
 Group& GroupCoordinator::Impl::create_group(const std::string& group_id) {
   auto [it, inserted] = groups.emplace(group_id, Group(group_id, next_incarnation++));
   LOGSIM_ASSERT(inserted, "group created twice");
+  it->second.set_empty_since_ms(now_ms());
   return it->second;
 }
 
@@ -106,12 +107,14 @@ void GroupCoordinator::Impl::on_timer(TimerId id) {
   if (it == timers.end()) return;  // disarmed, or from before an unload
   const TimerPurpose purpose = std::move(it->second);
   timers.erase(it);
+  if (purpose.kind == CoordinatorTimer::kOffsetsRetention) return on_retention_check();
   Group* g = find_group(purpose.group_id);
   if (g == nullptr || g->incarnation() != purpose.incarnation) return;
   switch (purpose.kind) {
     case CoordinatorTimer::kSession: on_session_expired(*g, purpose.member_id, id); break;
     case CoordinatorTimer::kPendingMember: on_pending_member_expired(*g, purpose.member_id, id); break;
     case CoordinatorTimer::kJoin: on_join_timer(*g, id); break;
+    case CoordinatorTimer::kOffsetsRetention: break;  // handled above: no group of its own
   }
 }
 
@@ -261,6 +264,7 @@ void GroupCoordinator::Impl::complete_join(Group& g) {
   g.pending_members().clear();
   g.init_next_generation();
   if (g.is(GroupState::kEmpty)) {
+    g.set_empty_since_ms(now_ms());
     store_group(g, [](const AppendContext&, ErrorCode) {});
     return;
   }

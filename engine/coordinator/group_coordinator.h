@@ -37,6 +37,11 @@ struct GroupCoordinatorConfig {
   std::int32_t group_initial_rebalance_delay_ms = 3000;   // group.initial.rebalance.delay.ms
   std::int32_t group_max_size = std::numeric_limits<std::int32_t>::max();  // group.max.size
   std::int32_t offsets_commit_timeout_ms = 5000;          // offsets.commit.timeout.ms
+  // Committed offsets of a group that has been Empty this long expire (KIP-211, Kafka 2.1+);
+  // a group that never had members (standalone commits) loses each offset this long after its
+  // commit. offsets.retention.minutes, default 7 days.
+  std::int32_t offsets_retention_minutes = 10080;
+  std::int32_t offsets_retention_check_interval_ms = 600000;  // offsets.retention.check.interval.ms
   Plants plants;                                          // planted bugs (none by default)
 };
 

@@ -52,6 +52,7 @@ struct GroupCoordinator::Impl {
   std::uint64_t member_id_counter = 0;
   std::map<std::string, Group> groups;
   std::map<TimerId, TimerPurpose> timers;
+  bool retention_armed = false;  // the offsets.retention.check.interval.ms timer
 
   Impl(Env& e, TimerMux& mux, GroupCoordinatorConfig c, OffsetsTopicHost& h)
       : env(e), timer_handle(mux, [this](TimerId id, CoordinatorTimer) { on_timer(id); }), config(c), host(h) {}
@@ -181,6 +182,18 @@ struct GroupCoordinator::Impl {
   void handle_delete(NodeId from, const DeleteGroupsRequest& req);
   void handle_offset_delete(NodeId from, const OffsetDeleteRequest& req);
 
+  // ---------------------------------------------------------------- offsets retention
+
+  // Every offsets.retention.check.interval.ms: expires the offsets of each loaded group
+  // (expire_offsets), and re-arms itself.
+  void on_retention_check();
+  // Kafka's removeExpiredOffsets (2.1+, KIP-211): an Empty group's offsets expire together
+  // offsets.retention.minutes after it became Empty; a group that never had members (no
+  // protocol type: standalone commits) loses each offset that long after its commit; a group
+  // with members keeps them. Tombstones are appended; an Empty group left without offsets is
+  // deleted (Dead, with a tombstone for its group record).
+  void expire_offsets(Group& g, std::int64_t now_ms);
+
   // ---------------------------------------------------------------- loading and unloading
 
   void on_leadership(const std::set<std::int32_t>& now_led, std::int32_t partitions);
@@ -189,7 +202,9 @@ struct GroupCoordinator::Impl {
   void drop_group(Group& g, ErrorCode error);
   // Replays the partition's log: the last record of each key wins and tombstones delete.
   void load_partition(std::int32_t partition);
+  // stored_at: each group record's timestamp (an Empty group's retention starts there).
   void replay(std::int32_t partition, const Record& record, std::map<std::string, GroupMetadataValue>& stored_groups,
+              std::map<std::string, std::int64_t>& stored_at,
               std::map<std::string, std::map<TopicPartition, CommittedOffset>>& stored_offsets) const;
 };
 

@@ -240,6 +240,10 @@ void GroupCoordinator::Impl::on_leadership(const std::set<std::int32_t>& now_led
   for (std::int32_t p : now_led) {
     if (led.count(p) == 0 && p >= 0 && p < num_partitions) load_partition(p);
   }
+  if (!led.empty() && !retention_armed) {
+    retention_armed = true;
+    arm(static_cast<std::int32_t>(config.offsets_retention_check_interval_ms), {CoordinatorTimer::kOffsetsRetention, "", 0, ""});
+  }
 }
 
 void GroupCoordinator::Impl::unload_partition(std::int32_t partition) {
@@ -271,24 +275,27 @@ void GroupCoordinator::Impl::load_partition(std::int32_t partition) {
   std::stable_sort(records.begin(), records.end(),
                    [](const StoredRecord& a, const StoredRecord& b) { return a.offset < b.offset; });
   std::map<std::string, GroupMetadataValue> stored_groups;
+  std::map<std::string, std::int64_t> stored_at;
   std::map<std::string, std::map<TopicPartition, CommittedOffset>> stored_offsets;
-  for (const StoredRecord& sr : records) replay(partition, sr.record, stored_groups, stored_offsets);
+  for (const StoredRecord& sr : records) replay(partition, sr.record, stored_groups, stored_at, stored_offsets);
   for (auto& [id, value] : stored_groups) {
     auto [it, inserted] = groups.emplace(id, Group::from_stored(id, next_incarnation++, value));
     LOGSIM_ASSERT(inserted, "group " + id + " loaded while already in memory");
     Group& g = it->second;
+    g.set_empty_since_ms(stored_at[id]);  // an Empty group was stored when it became Empty
     for (Member& m : g.members()) restart_session(g, m);
   }
   for (auto& [id, offsets] : stored_offsets) {
     if (offsets.empty()) continue;
     Group* g = find_group(id);
-    if (g == nullptr) g = &create_group(id);
+    if (g == nullptr) g = &create_group(id);  // no group record: offsets expire by commit time
     g->offsets() = std::move(offsets);
   }
 }
 
 void GroupCoordinator::Impl::replay(
     std::int32_t partition, const Record& record, std::map<std::string, GroupMetadataValue>& stored_groups,
+    std::map<std::string, std::int64_t>& stored_at,
     std::map<std::string, std::map<TopicPartition, CommittedOffset>>& stored_offsets) const {
   if (!record.key) return;
   const std::optional<OffsetsRecordKey> key = decode_key(*record.key);
@@ -309,6 +316,7 @@ void GroupCoordinator::Impl::replay(
     stored_groups.erase(k.group_id);
   } else if (auto v = decode_group_metadata_value(*record.value)) {
     stored_groups[k.group_id] = std::move(*v);
+    stored_at[k.group_id] = record.timestamp_ms;
   }
 }
 

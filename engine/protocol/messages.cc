@@ -171,4 +171,24 @@ std::uint64_t message_digest(const Message& msg) {
   return d.value();
 }
 
+std::optional<CorrelationId> message_correlation(const Message& msg) {
+  return std::visit(
+      [](const auto& m) -> std::optional<CorrelationId> {
+        if constexpr (requires { m.correlation_id; }) {
+          return m.correlation_id;
+        } else {
+          return std::nullopt;
+        }
+      },
+      msg);
+}
+
+bool message_is_response(const Message& msg) { return message_name(msg).ends_with("Response"); }
+
+bool message_expects_response(const Message& msg) {
+  if (message_is_response(msg) || !message_correlation(msg)) return false;
+  const auto* produce = std::get_if<ProduceRequest>(&msg);
+  return produce == nullptr || produce->acks != 0;
+}
+
 }  // namespace logsim

@@ -309,4 +309,12 @@ std::string_view message_name(const Message& msg);
 // A 64-bit digest of the message's whole content, for the trace.
 std::uint64_t message_digest(const Message& msg);
 
+// The message's correlation id; none for LeaderAndIsr (the controller's push, answered by nothing).
+std::optional<CorrelationId> message_correlation(const Message& msg);
+// Whether the message answers a request (its API name ends in "Response", as Kafka names them):
+// it travels back on the connection the request came in on.
+bool message_is_response(const Message& msg);
+// Whether a request is answered: every request with a correlation id, but acks=0 Produce.
+bool message_expects_response(const Message& msg);
+
 }  // namespace logsim

@@ -22,6 +22,10 @@ struct Probe final : Node {
   void on_start() override { log.push_back(env_name() + " start"); }
   void on_message(NodeId from, const Message& msg) override {
     const auto* m = std::get_if<MetadataRequest>(&msg);
+    if (const auto* r = std::get_if<MetadataResponse>(&msg)) {
+      log.push_back(env_name() + " got answer " + std::to_string(r->correlation_id) + " from " + std::to_string(from.value()));
+      return;
+    }
     log.push_back(env_name() + " got " + std::to_string(m ? m->correlation_id : -1) + " from " + std::to_string(from.value()));
   }
   void on_timer(TimerId, std::uint64_t tag) override { log.push_back(env_name() + " timer " + std::to_string(tag)); }
@@ -84,6 +88,24 @@ TEST_F(Fixture, AMessageNeverCrossesARestartOfEitherEnd) {
   probe(a).env.send(b, MetadataRequest{3, {}});
   run();
   EXPECT_TRUE(logged("n1 got 3 from 0"));
+}
+
+TEST_F(Fixture, AnAnswerSentAfterTheRequesterRestartedNeverReachesItsNewIncarnation) {
+  const NodeId a = add(), b = add();
+  world.start(a);
+  world.start(b);
+  probe(a).env.send(b, MetadataRequest{1, {}});
+  run();
+  ASSERT_TRUE(logged("n1 got 1 from 0"));
+  world.restart(a);  // b still owes the first incarnation its answer
+  probe(b).env.send(a, MetadataResponse{1, {}, {}});
+  run();
+  EXPECT_FALSE(logged("n0 got answer 1 from 1")) << "an answer crossed the requester's restart";
+  probe(a).env.send(b, MetadataRequest{2, {}});
+  run();
+  probe(b).env.send(a, MetadataResponse{2, {}, {}});
+  run();
+  EXPECT_TRUE(logged("n0 got answer 2 from 1"));
 }
 
 TEST_F(Fixture, ACrashTellsThePeersAndASendToTheDeadNodeIsRefused) {

@@ -55,6 +55,13 @@ void AdminApp::run(const TimelineStep& step) {
                      record(s.topic, what, r);
                    });
                  },
+                 [this](const steps::RemoveStaticMembers& s) {
+                   std::string what = "remove-static-members " + s.group;
+                   for (const std::string& id : s.instances) what += " " + id;
+                   groups_.remove_members(s.group, s.instances, [this, &s, what](const engine::RemoveMembersResult& r) {
+                     record_group(s.group, "", what, r.error, r.error == ErrorCode::NONE ? "done" : r.message);
+                   });
+                 },
                  [this](const steps::DeleteGroup& s) {
                    groups_.delete_group(s.group, [this, &s](const engine::DeleteGroupResult& r) {
                      record_group(s.group, "", "delete-group " + s.group, r.error, r.error == ErrorCode::NONE ? "done" : r.message);

@@ -2,6 +2,7 @@
 // commit strategies, member node names, and each mistake reported at its JSON pointer.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "scenarios/loader.h"
@@ -31,6 +32,8 @@ TEST(GroupsLoader, DefaultsAreKafkas) {
   EXPECT_EQ(s.cluster.config.offsets_topic_num_partitions, 50);
   EXPECT_EQ(s.cluster.config.offsets_topic_replication_factor, 3);
   EXPECT_EQ(s.cluster.config.group_initial_rebalance_delay_ms, 3000);
+  EXPECT_EQ(s.cluster.config.offsets_retention_minutes, 10080);
+  EXPECT_EQ(s.cluster.config.offsets_retention_check_interval_ms, 600000);
   EXPECT_EQ(s.quiesce, 0) << "no quiet period unless asked";
   const Scenario q = parse_scenario(R"({"name": "q", "quiesce": "15s", "topics": [{"name": "t"}]})", "mem.json");
   EXPECT_EQ(q.quiesce, seconds(15));
@@ -43,7 +46,8 @@ TEST(GroupsLoader, EverySettingIsRead) {
                        "config": {"session.timeout.ms": 10000, "heartbeat.interval.ms": "1000",
                                   "max.poll.interval.ms": 20000, "partition.assignment.strategy": "roundrobin, sticky",
                                   "auto.commit.interval.ms": 100, "auto.offset.reset": "earliest"}}])",
-                  R"({"offsets.topic.num.partitions": 4, "group.initial.rebalance.delay.ms": 0})"),
+                  R"({"offsets.topic.num.partitions": 4, "group.initial.rebalance.delay.ms": 0,
+                      "offsets.retention.minutes": 2, "offsets.retention.check.interval.ms": "30000"})"),
       "mem.json");
   const GroupSpec& g = s.groups[0];
   EXPECT_EQ(g.members, 4);
@@ -60,6 +64,8 @@ TEST(GroupsLoader, EverySettingIsRead) {
   EXPECT_EQ(g.config.partition_assignment_strategy, (std::vector<std::string>{"roundrobin", "sticky"}));
   EXPECT_EQ(s.cluster.config.offsets_topic_num_partitions, 4);
   EXPECT_EQ(s.cluster.config.group_initial_rebalance_delay_ms, 0);
+  EXPECT_EQ(s.cluster.config.offsets_retention_minutes, 2);
+  EXPECT_EQ(s.cluster.config.offsets_retention_check_interval_ms, 30000);
 }
 
 TEST(GroupsLoader, MembersAreTimelineTargets) {
@@ -86,6 +92,17 @@ TEST(GroupsLoader, TooFewBrokersForTheOffsetsTopicSaysWhatToChange) {
   EXPECT_NO_THROW(parse_scenario(R"({"name": "s", "cluster": {"config": {"offsets.topic.replication.factor": 1}},
                                      "topics": [{"name": "orders"}], "groups": [{"name": "g", "topics": ["orders"]}]})",
                                  "mem.json"));
+}
+
+TEST(GroupsLoader, AGroupInstanceIdForEveryMemberIsReadAndContradictsStaticMembership) {
+  const Scenario s = parse_scenario(
+      with_groups(R"([{"name": "g", "topics": ["orders"], "members": 2, "config": {"group.instance.id": "w"}}])"), "mem.json");
+  EXPECT_EQ(s.groups[0].config.group_instance_id, std::optional<std::string>("w"));
+  const ScenarioError both = error_of(with_groups(
+      R"([{"name": "g", "topics": ["orders"], "static_membership": true, "config": {"group.instance.id": "w"}}])"));
+  EXPECT_EQ(both.pointer(), "/groups/0/config/group.instance.id");
+  EXPECT_EQ(error_of(with_groups(R"([{"name": "g", "topics": ["orders"], "config": {"group.instance.id": ""}}])")).pointer(),
+            "/groups/0/config/group.instance.id");
 }
 
 TEST(GroupsLoader, MistakesAreReportedWhereTheyAre) {

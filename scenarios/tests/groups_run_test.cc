@@ -466,6 +466,63 @@ std::string restart_scenario(bool static_membership) {
   })";
 }
 
+// One group.instance.id copied to every member (KIP-345 allows one live holder): each new
+// JoinGroup with the id replaces the holder, whose next request is answered FENCED_INSTANCE_ID,
+// a fatal error: it stops, and the history says so. One member is left, and it processes
+// everything.
+TEST(GroupsRunStatic, MembersSharingAGroupInstanceIdFenceEachOtherUntilOneIsLeft) {
+  const RunOutput out = run(R"({
+    "name": "copied-config", "duration": "30s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 4}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 100, "count": 2000, "keys": {"uniform": 50}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 3,
+                "config": {"auto.offset.reset": "earliest", "group.instance.id": "billing-worker"}}]
+  })");
+  std::set<std::string> fenced;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kFault && e.error == "FENCED_INSTANCE_ID") fenced.insert(e.process);
+  }
+  EXPECT_EQ(fenced.size(), 2u);
+  std::set<std::string> processing;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kProcess) processing.insert(e.process);
+  }
+  ASSERT_EQ(processing.size(), 1u);
+  EXPECT_FALSE(fenced.contains(*processing.begin()));
+  const auto seen = processed_by(out.history, "billing");
+  for (auto v : acknowledged(out.history)) ASSERT_TRUE(seen.count(v)) << "value " << v;
+}
+
+// A static member that crashed keeps its partitions until its session times out (45 s here);
+// an operator who knows it will not come back removes it by its group.instance.id
+// (Admin.removeMembersFromConsumerGroup): the group rebalances at once.
+TEST(GroupsRunStatic, RemovingACrashedStaticMemberHandsItsPartitionsOverAtOnce) {
+  const RunOutput out = run(R"({
+    "name": "remove-static", "duration": "30s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 2}},
+    "topics": [{"name": "orders", "partitions": 4}],
+    "producers": [{"name": "shop", "topic": "orders", "rate_per_sec": 100, "count": 2500, "keys": {"uniform": 50}}],
+    "groups": [{"name": "billing", "topics": ["orders"], "members": 2, "static_membership": true,
+                "config": {"auto.offset.reset": "earliest", "session.timeout.ms": 45000}}],
+    "timeline": [{"at": "8s", "action": "crash", "target": "billing-2"},
+                 {"at": "9s", "action": "remove-static-members", "group": "billing", "instances": ["billing-2"]}]
+  })");
+  Nanos took_over = -1;
+  bool admin_done = false;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kAssign && e.process == "billing-1" && e.assignment.size() == 4 && took_over < 0) took_over = e.at;
+    if (e.kind == OpKind::kAdmin && e.note.find("remove-static-members billing billing-2") != std::string::npos) {
+      admin_done = e.error == "NONE";
+    }
+  }
+  EXPECT_TRUE(admin_done);
+  ASSERT_GT(took_over, seconds(9));
+  EXPECT_LT(took_over, seconds(12)) << "billing-1 waited for the crashed member's session to expire";
+  const auto seen = processed_by(out.history, "billing");
+  for (auto v : acknowledged(out.history)) ASSERT_TRUE(seen.count(v)) << "value " << v;
+}
+
 // The partitions each member was last assigned, and the generations the group went through.
 std::map<std::string, std::vector<TopicPartition>> final_assignments(const properties::History& h) {
   std::map<std::string, std::vector<TopicPartition>> out;

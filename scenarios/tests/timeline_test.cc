@@ -41,11 +41,12 @@ constexpr const char* kEveryAction = R"({"name": "every-action", "duration": "60
     {"at": "18s", "action": "delete-offsets", "group": "g", "topic": "orders"},
     {"at": "19s", "action": "delete-group", "group": "g"},
     {"at": "20s", "action": "describe-group", "group": "g"},
-    {"at": "21s", "action": "produce", "target": "p", "count": 10, "rate": 5},
-    {"at": "22s", "action": "seek", "target": "c", "topic": "orders", "partition": 4, "to": "latest"},
-    {"at": "23s", "action": "add-member", "group": "g"},
-    {"at": "24s", "action": "remove-member", "target": "g-3"},
-    {"at": "25s", "action": "client-faults", "target": "broker-2", "for": "5s", "delay": "200ms", "drop": 0.1, "reset": 0.01,
+    {"at": "21s", "action": "remove-static-members", "group": "g", "instances": ["g-1"]},
+    {"at": "22s", "action": "produce", "target": "p", "count": 10, "rate": 5},
+    {"at": "23s", "action": "seek", "target": "c", "topic": "orders", "partition": 4, "to": "latest"},
+    {"at": "24s", "action": "add-member", "group": "g"},
+    {"at": "25s", "action": "remove-member", "target": "g-3"},
+    {"at": "26s", "action": "client-faults", "target": "broker-2", "for": "5s", "delay": "200ms", "drop": 0.1, "reset": 0.01,
      "error": "NOT_LEADER_OR_FOLLOWER", "error_share": 0.3}]})";
 
 TEST(Timeline, EveryActionLoadsIntoItsOwnType) {
@@ -87,15 +88,20 @@ TEST(Timeline, StepsCarryTheirKeys) {
   // delete-offsets takes every partition the topic has at its time: 5 after add-partitions.
   EXPECT_EQ(s.timeline[17].as<steps::DeleteOffsets>()->partitions, 5);
 
-  const auto* produce = s.timeline[20].as<steps::Produce>();
+  const auto* remove = s.timeline[20].as<steps::RemoveStaticMembers>();
+  ASSERT_NE(remove, nullptr);
+  EXPECT_EQ(remove->group, "g");
+  EXPECT_EQ(remove->instances, std::vector<std::string>{"g-1"});
+  EXPECT_TRUE(s.timeline[20].is_group_admin());
+  const auto* produce = s.timeline[21].as<steps::Produce>();
   EXPECT_EQ(produce->count, 10);
   EXPECT_EQ(produce->rate_per_sec, 5);
-  const auto* seek = s.timeline[21].as<steps::Seek>();
+  const auto* seek = s.timeline[22].as<steps::Seek>();
   EXPECT_EQ(seek->partition, 4) << "a partition add-partitions made";
   EXPECT_EQ(seek->mode, engine::ResetMode::kToLatest);
-  EXPECT_EQ(s.timeline[22].as<steps::AddMember>()->target, "g-3") << "the group's next member";
-  EXPECT_EQ(s.timeline[23].targets(), std::vector<std::string>{"g-3"});
-  const auto* faults = s.timeline[24].as<steps::ClientFaults>();
+  EXPECT_EQ(s.timeline[23].as<steps::AddMember>()->target, "g-3") << "the group's next member";
+  EXPECT_EQ(s.timeline[24].targets(), std::vector<std::string>{"g-3"});
+  const auto* faults = s.timeline[25].as<steps::ClientFaults>();
   ASSERT_NE(faults, nullptr);
   EXPECT_EQ(faults->target, "broker-2");
   EXPECT_EQ(faults->length, seconds(5));
@@ -136,8 +142,9 @@ TEST(Timeline, KindsSayWhoCarriesAStepOut) {
     if (step.is_app_step()) app.emplace_back(step.name());
   }
   EXPECT_EQ(admin, (std::vector<std::string>{"create-topic", "delete-topic", "add-partitions", "alter-config", "reset-offsets",
-                                             "delete-offsets", "delete-group", "describe-group"}));
-  EXPECT_EQ(group_admin, (std::vector<std::string>{"reset-offsets", "delete-offsets", "delete-group", "describe-group"}));
+                                             "delete-offsets", "delete-group", "describe-group", "remove-static-members"}));
+  EXPECT_EQ(group_admin, (std::vector<std::string>{"reset-offsets", "delete-offsets", "delete-group", "describe-group",
+                                                   "remove-static-members"}));
   EXPECT_EQ(app, (std::vector<std::string>{"produce", "seek"}));
 }
 

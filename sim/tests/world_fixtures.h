@@ -133,11 +133,36 @@ class Echo : public TestNode {
   }
 };
 
+// Answers every MetadataRequest `delay` after it arrived (as a broker holds a long-poll fetch
+// or a JoinGroup), with the same correlation id.
+class SlowEcho : public TestNode {
+ public:
+  SlowEcho(Env& env, Probe& probe, Nanos delay) : TestNode(env, probe), delay_(delay) {}
+  void on_message(NodeId from, const Message& msg) override {
+    TestNode::on_message(from, msg);
+    if (const auto* req = std::get_if<MetadataRequest>(&msg)) {
+      held_.push_back({from, req->correlation_id});
+      env_.set_timer(delay_, 0);
+    }
+  }
+  void on_timer(TimerId id, std::uint64_t tag) override {
+    TestNode::on_timer(id, tag);
+    const auto [to, correlation] = held_.front();
+    held_.erase(held_.begin());
+    env_.send(to, MetadataResponse{correlation, {}, {}});
+  }
+
+ private:
+  Nanos delay_;
+  std::vector<std::pair<NodeId, CorrelationId>> held_;  // in arrival order; timers fire in it
+};
+
 // Sends a ping (correlation ids 1, 2, ...) to `peer` every `period`, starting one period after
 // start, and answers pings like Echo.
 class Pinger : public Echo {
  public:
-  Pinger(Env& env, Probe& probe, NodeId peer, Nanos period) : Echo(env, probe), peer_(peer), period_(period) {}
+  Pinger(Env& env, Probe& probe, NodeId peer, Nanos period, CorrelationId last_id = 0)
+      : Echo(env, probe), peer_(peer), period_(period), sent_(last_id) {}
   void on_start() override {
     Echo::on_start();
     env_.set_timer(period_, kPing);
@@ -153,6 +178,14 @@ class Pinger : public Echo {
   NodeId peer_;
   Nanos period_;
   CorrelationId sent_ = 0;
+};
+
+// A Pinger whose ids start afresh in each incarnation, as a real client's do
+// (fresh_correlation_base): from 1000 times the number of the node object, plus 1.
+class FreshPinger : public Pinger {
+ public:
+  FreshPinger(Env& env, Probe& probe, NodeId peer, Nanos period)
+      : Pinger(env, probe, peer, period, static_cast<CorrelationId>(1000 * (probe.built + 1))) {}
 };
 
 // A timer every `period`, forever.

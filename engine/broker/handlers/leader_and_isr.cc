@@ -36,6 +36,11 @@ void apply(BrokerState& b, const PartitionState& s) {
   p.state = s;
   if (s.leader == self) {
     if (!same_epoch) become_leader(b, p);
+    // A newer partition epoch under the same leader epoch: the controller committed an ISR
+    // change (perhaps ours, whose answer was lost). Like Kafka's leader, which replaces its
+    // pending ISR state with the committed one, stop waiting for the AlterPartition in flight:
+    // the next change is proposed from this state at once, not after request.timeout.ms.
+    if (same_epoch && s.partition_epoch > old.partition_epoch) p.isr_change_in_flight = false;
     if (static_cast<std::int32_t>(s.isr.size()) < s.min_insync_replicas) {
       fail_pending_produces(b, key, ErrorCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND);
     }

@@ -7,9 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "engine/protocol/errors.h"
@@ -215,6 +218,42 @@ TEST(MessageName, KafkaApiNames) {
   EXPECT_EQ(message_name(Message{ListOffsetsResponse{}}), "ListOffsetsResponse");
   EXPECT_EQ(message_name(Message{MetadataRequest{}}), "Metadata");
   EXPECT_EQ(message_name(Message{MetadataResponse{}}), "MetadataResponse");
+}
+
+// Each alternative of Message, default-built, by index.
+template <std::size_t... I>
+std::vector<Message> every_message(std::index_sequence<I...>) {
+  return {Message{std::in_place_index<I>}...};
+}
+
+// A world routes an answer back on the connection its request came in on (sim/world.h): it must
+// tell answers from requests, find their correlation ids, and know which requests get none.
+TEST(MessageRouting, EveryAnswerHasACorrelationIdAndEveryAnsweredRequestHasAnAnswerType) {
+  int requests_answered = 0;
+  int responses = 0;
+  for (const Message& m : every_message(std::make_index_sequence<std::variant_size_v<Message>>{})) {
+    if (message_is_response(m)) {
+      ++responses;
+      EXPECT_TRUE(message_correlation(m).has_value()) << message_name(m);
+      EXPECT_FALSE(message_expects_response(m)) << message_name(m);
+    } else if (message_expects_response(m)) {
+      ++requests_answered;
+    }
+  }
+  EXPECT_EQ(requests_answered, responses);
+  EXPECT_TRUE(message_is_response(Message{JoinGroupResponse{}}));
+  EXPECT_FALSE(message_is_response(Message{JoinGroupRequest{}}));
+  EXPECT_TRUE(message_expects_response(Message{JoinGroupRequest{}}));
+  EXPECT_FALSE(message_expects_response(Message{LeaderAndIsrRequest{}}));
+  EXPECT_FALSE(message_correlation(Message{LeaderAndIsrRequest{}}).has_value());
+  ProduceRequest fire_and_forget;
+  fire_and_forget.acks = 0;
+  EXPECT_FALSE(message_expects_response(Message{fire_and_forget}));
+  ProduceRequest acked;
+  acked.acks = 1;
+  acked.correlation_id = 7;
+  EXPECT_TRUE(message_expects_response(Message{acked}));
+  EXPECT_EQ(message_correlation(Message{acked}), std::optional<CorrelationId>{7});
 }
 
 TEST(ErrorName, KafkaNumbersAndNames) {

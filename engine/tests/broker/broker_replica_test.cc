@@ -350,3 +350,82 @@ TEST(ReplicaPlant, SkipIdempotentDedupPlantWritesARetryAgain) {
 
 }  // namespace
 }  // namespace logsim::engine
+
+// ---- ISR changes after a lost AlterPartition answer. The leader proposes one ISR change at a
+// time and waits for its answer up to request.timeout.ms; when the answer is lost (a one-way
+// cut from the controller), Kafka's leader does not wait that long: it retries on a broken
+// connection, and drops the pending change when newer metadata (a newer partition epoch)
+// arrives. Here the leader shrinks the ISR after the follower lagged, the answer is lost, and
+// the follower then catches up: how soon does the leader propose taking it back?
+namespace logsim::engine {
+namespace {
+
+struct LostAnswer : Replica {
+  LostAnswer() : Replica(std::nullopt) {
+    state(1, kBroker, 1);
+    env.set_now(seconds(31));  // the follower has not fetched for more than replica.lag.time.max.ms
+    fire(BrokerTimer::kIsrCheck);
+  }
+  // The controller's state after it committed the shrink: ISR of this broker alone, partition
+  // epoch 2, the same leader epoch.
+  void shrunk_state() {
+    LeaderAndIsrRequest req;
+    req.controller_epoch = 1;
+    req.version = 2;
+    req.live_brokers = {kBroker, kOtherReplica};
+    PartitionState s;
+    s.topic = "orders";
+    s.partition = PartitionId(0);
+    s.topic_id = 7;
+    s.leader = kBroker;
+    s.leader_epoch = LeaderEpoch(1);
+    s.partition_epoch = 2;
+    s.replicas = {kBroker, kOtherReplica};
+    s.isr = {kBroker};
+    s.min_insync_replicas = 2;
+    req.partitions.push_back(s);
+    broker->on_message(kControllerNode, req);
+  }
+  void follower_fetches() {
+    broker->on_message(kOtherReplica, FetchRequest{++cid, "orders", PartitionId(0), Offset(0), 500, 0, kOtherReplica,
+                                                   LeaderEpoch(1)});
+  }
+  std::vector<AlterPartitionRequest> proposals() const { return sent_to<AlterPartitionRequest>(kControllerNode); }
+};
+
+TEST(IsrAfterALostAnswer, OneChangeInFlightUntilRequestTimeout) {
+  LostAnswer r;
+  ASSERT_EQ(r.proposals().size(), 1u);
+  EXPECT_EQ(r.proposals()[0].new_isr, (std::vector<NodeId>{kBroker}));
+  r.env.set_now(seconds(40));  // the follower still lags
+  r.fire(BrokerTimer::kIsrCheck);
+  EXPECT_EQ(r.proposals().size(), 1u) << "a second change while the first is in flight";
+  r.env.set_now(seconds(62));  // request.timeout.ms (30 s) after the first
+  r.fire(BrokerTimer::kIsrCheck);
+  EXPECT_EQ(r.proposals().size(), 2u);
+}
+
+TEST(IsrAfterALostAnswer, ANewerPartitionEpochEndsTheWaitAndTheFollowerIsTakenBackAtOnce) {
+  LostAnswer r;
+  r.env.set_now(seconds(32));
+  r.shrunk_state();  // the controller's LeaderAndIsr (or a heartbeat's catch-up) after the heal
+  EXPECT_EQ(r.partition().state.isr, (std::vector<NodeId>{kBroker}));
+  r.follower_fetches();
+  ASSERT_EQ(r.proposals().size(), 2u) << "the leader still waits for the lost answer";
+  EXPECT_EQ(r.proposals()[1].new_isr, (std::vector<NodeId>{kBroker, kOtherReplica}));
+  EXPECT_EQ(r.proposals()[1].partition_epoch, 2);
+}
+
+TEST(IsrAfterALostAnswer, ABrokenConnectionToTheControllerRetriesTheChange) {
+  LostAnswer r;
+  r.env.set_now(seconds(40));
+  r.broker->on_disconnect(kOtherReplica);  // not the controller: nothing to retry
+  r.fire(BrokerTimer::kIsrCheck);
+  EXPECT_EQ(r.proposals().size(), 1u);
+  r.broker->on_disconnect(kControllerNode);
+  r.fire(BrokerTimer::kIsrCheck);
+  ASSERT_EQ(r.proposals().size(), 2u) << "the leader still waits for an answer on a broken connection";
+  EXPECT_EQ(r.proposals()[1].new_isr, (std::vector<NodeId>{kBroker}));
+}
+}  // namespace
+}  // namespace logsim::engine

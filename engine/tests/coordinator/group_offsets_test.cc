@@ -274,3 +274,83 @@ TEST(Admin, OffsetDeleteRefusedWhileMembersExist) {
 
 }  // namespace
 }  // namespace logsim::engine
+
+// ------------------------------------------------------------------ offsets.retention.minutes
+
+namespace logsim::engine {
+namespace {
+
+// Retention of one minute, checked every 10 s (from the coordinator's first leadership, t=0).
+GroupCoordinatorConfig short_retention() {
+  GroupCoordinatorConfig config;
+  config.offsets_retention_minutes = 1;
+  config.offsets_retention_check_interval_ms = 10000;
+  return config;
+}
+
+// The tombstones among the log's records for the group's keys.
+int tombstones(const FakeHost& host) {
+  int n = 0;
+  for (const auto& [p, log] : host.logs) {
+    for (const StoredRecord& r : log) n += r.record.value ? 0 : 1;
+  }
+  return n;
+}
+
+TEST(OffsetsRetention, AnEmptyGroupsOffsetsExpireRetentionAfterItBecameEmptyAndTheGroupGoes) {
+  Coordinator c(short_retention());
+  const auto [a, b] = c.stable_group_of_two();  // at 6 s
+  c.commit(kA, a, 1, 42);
+  c.host.complete_all();
+  ASSERT_EQ(c.commit_error(kA), ErrorCode::NONE);
+  for (int i = 0; i < 3; ++i) {  // a group with members keeps its offsets, however old
+    c.advance_ms(20000);
+    ASSERT_EQ(c.heartbeat(kA, a, 1), ErrorCode::NONE);
+    ASSERT_EQ(c.heartbeat(kB, b, 1), ErrorCode::NONE);
+  }
+  EXPECT_EQ(c.fetch(), 42);
+  c.leave(kA, {{a, std::nullopt, ""}, {b, std::nullopt, ""}});  // Empty at 66 s
+  c.host.complete_all();
+  ASSERT_EQ(c.coord.group_state(kGroup), "Empty");
+  c.advance_ms(59000);  // 125 s: Empty for 59 s
+  EXPECT_EQ(c.fetch(), 42);
+  EXPECT_EQ(tombstones(c.host), 0);
+  c.advance_ms(10000);  // the check at 130 s: Empty for 64 s
+  EXPECT_EQ(c.fetch(), -1);
+  c.host.complete_all();
+  EXPECT_EQ(tombstones(c.host), 2) << "the offset's and the group record's";
+  EXPECT_EQ(c.coord.group_state(kGroup), "Dead");
+}
+
+TEST(OffsetsRetention, StandaloneCommitsExpireEachByItsCommitTime) {
+  Coordinator c(short_retention());
+  c.commit(kAdmin, "", -1, 7, "t", 0);  // at 0 s
+  c.host.complete_all();
+  ASSERT_EQ(c.commit_error(kAdmin), ErrorCode::NONE);
+  c.advance_ms(30000);
+  c.commit(kAdmin, "", -1, 9, "t", 1);  // at 30 s
+  c.host.complete_all();
+  ASSERT_EQ(c.commit_error(kAdmin), ErrorCode::NONE);
+  c.advance_ms(35000);  // the check at 60 s expired t-0 only
+  EXPECT_EQ(c.fetch("t", 0), -1);
+  EXPECT_EQ(c.fetch("t", 1), 9);
+  c.advance_ms(30000);  // and the one at 90 s t-1
+  EXPECT_EQ(c.fetch("t", 1), -1);
+}
+
+TEST(OffsetsRetention, TheDefaultIsSevenDaysCheckedEveryTenMinutes) {
+  const GroupCoordinatorConfig config;
+  EXPECT_EQ(config.offsets_retention_minutes, 10080);
+  EXPECT_EQ(config.offsets_retention_check_interval_ms, 600000);
+  Coordinator c;
+  c.commit(kAdmin, "", -1, 7);
+  c.host.complete_all();
+  ASSERT_EQ(c.commit_error(kAdmin), ErrorCode::NONE);
+  c.advance_ms(std::int64_t{10079} * 60000);
+  EXPECT_EQ(c.fetch(), 7);
+  c.advance_ms(std::int64_t{11} * 60000);
+  EXPECT_EQ(c.fetch(), -1);
+}
+
+}  // namespace
+}  // namespace logsim::engine
