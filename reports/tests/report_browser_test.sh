@@ -47,7 +47,7 @@ check "the script counted the lanes (${lanes:-none})" test "${lanes:-0}" -ge 8
 check "the violation is marked on the timeline" grep -q 'id="violation-mark"' "$tmp/dom.html"
 check "the violation is explained beside it" grep -q 'id="violation"' "$tmp/dom.html"
 check "the first event is shown among the events around it" grep -q '<tr class="first">' "$tmp/dom.html"
-check "the report says how to reproduce" grep -q 'logsim run .*acks-1-leader-failover.json --seed 2' "$tmp/dom.html"
+check "the report says how to reproduce" grep -q 'logsim run .*acks-1-leader-failover.json --seed 3' "$tmp/dom.html"
 check "nothing is fetched from the network" bash -c "! grep -qE '(src|href)=\"https?:' '$tmp/out/report.html'"
 
 browse --screenshot="$tmp/shot.png" "file://$tmp/out/report.html" >/dev/null
