@@ -129,8 +129,15 @@ std::string anomaly_to_keep(const Attempt& a, const std::vector<std::string>& pl
   for (const auto& name : plants) {
     const auto plant = plant_by_name(name);
     for (const auto& info : all_plants()) {
-      if (plant && info.plant == *plant && std::find(a.anomalies.begin(), a.anomalies.end(), info.anomaly) != a.anomalies.end()) {
+      if (!plant || info.plant != *plant) continue;
+      const auto found = [&](std::string_view wanted) {
+        return !wanted.empty() && std::find(a.anomalies.begin(), a.anomalies.end(), wanted) != a.anomalies.end();
+      };
+      // The name the bug is known by, else the other one it shows on some runs.
+      if (found(info.anomaly)) {
         anomaly = std::string(info.anomaly);
+      } else if (found(info.also)) {
+        anomaly = std::string(info.also);
       }
     }
   }

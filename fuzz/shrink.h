@@ -34,9 +34,9 @@ Attempt attempt(const nlohmann::json& doc, const std::string& file);
 // removing a timeline step (a fault with its repair), a group member, a partition.
 std::vector<nlohmann::json> edits(const nlohmann::json& doc);
 
-// What shrinking keeps: the anomaly a planted bug is known by, when the failure shows it (a
-// planted bug may show itself in several ways; the one it is named for is the point), else the
-// first one found.
+// What shrinking keeps: the anomaly a planted bug is known by (else the other one it shows on
+// some runs, its `also`), when the failure shows it (a planted bug may show itself in several
+// ways; the one it is named for is the point), else the first one found.
 std::string anomaly_to_keep(const Attempt& a, const std::vector<std::string>& plants);
 
 // Shrinks f.original (f.seed, f.anomaly set): returns the smallest scenario found that fails
