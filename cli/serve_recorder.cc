@@ -147,6 +147,7 @@ void ServeRecorder::record(const ProduceSent& n) {
     e.key = r.key;
     e.value_id = id;
     e.idempotent = idempotent;
+    e.tombstone = r.tombstone;
     history_.append(std::move(e));
   }
   sends_[n.token] = std::move(send);

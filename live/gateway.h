@@ -57,6 +57,7 @@ struct SeenRecord {
   ProducerId producer_id{-1};
   ProducerEpoch producer_epoch{-1};
   Sequence sequence{-1};
+  bool tombstone = false;  // a null value
 };
 
 // The records of `batches` from offset `from` on, read in place; none unless the bytes are

@@ -41,7 +41,7 @@ std::vector<SeenRecord> seen_records(std::string_view batches, Offset from, bool
     for_each_record_view(batch, [&out, from](const RecordView& r) {
       if (r.offset < from) return;
       out.push_back({r.key ? std::optional<std::string>(*r.key) : std::nullopt, content_of(r), r.offset, r.producer_id,
-                     r.producer_epoch, r.sequence});
+                     r.producer_epoch, r.sequence, !r.value});
     });
   }
   return out;

@@ -108,21 +108,15 @@ const GroupProgress::Move* GroupProgress::Partition::first_past(std::int64_t off
 }
 
 void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids, const Symbols& symbols) {
+  compaction_.observe(e, ids, symbols);
   switch (e.kind) {
     case OpKind::kAdmin:
       if (ids.group != kNoId && (e.error.empty() || e.error == "NONE") && e.note.starts_with("delete-group ")) {
         if (ids.group >= deleted_.size()) deleted_.resize(std::size_t{ids.group} + 1);
         deleted_[ids.group] = true;
       }
-      compaction_.observe(e, ids, symbols);
-      return;
-    case OpKind::kSendInvoke:
-    case OpKind::kSendFail:
-    case OpKind::kSendInfo:
-      compaction_.observe(e, ids, symbols);
       return;
     case OpKind::kSendOk: {
-      compaction_.observe(e, ids, symbols);
       if (!e.offset) return;
       const std::int64_t offset = e.offset->value();
       TopicPartition& tp = tp_state(ids.tp);

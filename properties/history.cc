@@ -53,6 +53,7 @@ std::uint64_t History::append(HistoryEvent event) {
   e.partition = packed(event.partition);
   e.kind = event.kind;
   e.idempotent = event.idempotent;
+  e.tombstone = event.tombstone;
   if (event.commit_id != 0 || event.log_start_offset || event.high_watermark || !event.assignment.empty()) {
     e.extra = static_cast<std::uint32_t>(extras_.size());
     extras_.push_back(Extra{event.commit_id, event.log_start_offset, event.high_watermark, event.assignment});
@@ -80,6 +81,7 @@ HistoryEvent History::at(std::size_t i) const {
     out.value_id = e.value_id;
   }
   out.idempotent = e.idempotent;
+  out.tombstone = e.tombstone;
   out.error = text_.name(e.error);
   out.note = text_.name(e.note);
   if (e.extra != kNoId) {

@@ -71,6 +71,7 @@ struct HistoryEvent {
   std::optional<Offset> log_start_offset;
   std::optional<Offset> high_watermark;
   bool idempotent = false;     // kSendInvoke: the producer had enable.idempotence on
+  bool tombstone = false;      // kSendInvoke: the record has a null value (a delete on a compacted topic)
   std::vector<TopicPartition> assignment;  // kAssign: the new assignment
   std::uint32_t records = 0;   // kPoll: how many records the poll returned
   std::string error;           // Kafka error name for failed or unknown sends
@@ -96,6 +97,7 @@ class History {
     std::uint32_t extra = kNoId;  // index into the rare fields, kNoId: all at their defaults
     OpKind kind = OpKind::kFault;
     bool idempotent = false;
+    bool tombstone = false;
   };
   using Observer = std::function<void(const HistoryEvent&)>;
   // An observer that is also shown the event's packed entry (its strings as ids of text()).

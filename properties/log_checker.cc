@@ -99,6 +99,7 @@ void LogChecker::show_again(Partition& p, const HistoryEvent& e, const EventIds&
 }
 
 void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
+  compaction_.observe(e, ids, symbols());
   switch (e.kind) {
     case OpKind::kAssign:
       if (ids.process < reads_.size()) reads_[ids.process].clear();
@@ -122,12 +123,6 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
         if (!fresh) *committed = std::max(*committed, e.offset->value());
       }
       return;
-    case OpKind::kAdmin:
-    case OpKind::kSendInvoke:
-    case OpKind::kSendFail:
-    case OpKind::kSendInfo:
-      compaction_.observe(e, ids, symbols());
-      return;
     case OpKind::kSendOk:
     case OpKind::kProcess:
       break;
@@ -139,7 +134,6 @@ void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   Partition& p = partition(ids.tp);
   const std::int64_t value = value_key(e.value_id);
   if (e.kind == OpKind::kSendOk) {
-    compaction_.observe(e, ids, symbols());
     note(p, e, ids, false);
     const std::uint64_t number = ++acks_seen_;
     if (processed_.contains(value)) return;  // never reported: nothing to keep

@@ -8,6 +8,7 @@
 namespace logsim::properties {
 
 void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
+  compaction_.observe(e, ids, symbols());
   switch (e.kind) {
     case OpKind::kPoll:
       if (ids.process >= polls_.size()) polls_.resize(ids.process + 1);
@@ -23,14 +24,7 @@ void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
         if (it != runs.end() && it->tp == ids.tp) it->offset = kNoRun;
       }
       return;
-    case OpKind::kAdmin:
-    case OpKind::kSendInvoke:
-    case OpKind::kSendFail:
-    case OpKind::kSendInfo:
-      compaction_.observe(e, ids, symbols());
-      return;
     case OpKind::kSendOk:
-      compaction_.observe(e, ids, symbols());
       if (!e.offset) return;
       if (ids.tp >= acks_.size()) acks_.resize(ids.tp + 1);
       acks_[ids.tp].push_back(Ack{e.offset->value(), e.index, e.value_id, ids.key, ids.process});

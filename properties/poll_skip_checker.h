@@ -74,8 +74,8 @@ class PollSkipChecker final : public Checker {
   std::string_view name() const override { return "no-skips"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
   KindSet kinds() const override {
-    return kinds_of({OpKind::kAssign, OpKind::kSeek, OpKind::kAdmin, OpKind::kSendInvoke, OpKind::kSendOk,
-                     OpKind::kSendFail, OpKind::kSendInfo, OpKind::kProcess, OpKind::kPoll});
+    return kinds_of({OpKind::kAssign, OpKind::kSeek, OpKind::kSendOk, OpKind::kProcess, OpKind::kPoll}) |
+           CompactionWitness::kKinds;
   }
   void finish() override;
 

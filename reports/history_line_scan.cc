@@ -26,7 +26,7 @@ using properties::OpKind;
 // The keys of docs/history.md, one bit each, to refuse a key seen twice.
 enum Key : std::uint8_t {
   kIndex, kAtNs, kOp, kProcess, kGroup, kGeneration, kTopic, kPartition, kOffset, kKeyField,
-  kValueId, kIdempotent, kAssignment, kError, kNote, kCommitId, kLogStartOffset, kHighWatermark, kRecords, kUnknown
+  kValueId, kIdempotent, kAssignment, kError, kNote, kCommitId, kLogStartOffset, kHighWatermark, kRecords, kTombstone, kUnknown
 };
 
 Key key_of(std::string_view k) {
@@ -51,6 +51,7 @@ Key key_of(std::string_view k) {
     case 9:
       if (k == "partition") return kPartition;
       if (k == "commit_id") return kCommitId;
+      if (k == "tombstone") return kTombstone;
       return kUnknown;
     case 10:
       if (k == "generation") return kGeneration;
@@ -248,6 +249,9 @@ bool value(Scanner& s, Key k, std::uint64_t index, HistoryEvent& e) {
     case kIdempotent:
       e.idempotent = s.word("true");
       return e.idempotent || s.word("false");
+    case kTombstone:
+      e.tombstone = s.word("true");
+      return e.tombstone || s.word("false");
     case kAssignment: return assignment(s, e);
     case kUnknown: return false;
   }
@@ -270,6 +274,7 @@ void reset(HistoryEvent& e, std::uint64_t index) {
   e.log_start_offset.reset();
   e.high_watermark.reset();
   e.idempotent = false;
+  e.tombstone = false;
   e.records = 0;
   e.assignment.clear();
   e.error.clear();

@@ -203,7 +203,7 @@ std::string check_topic(const JsonReader& r, const Scenario& s) {
 
 void read_producers(const JsonReader& r, Scenario& s) {
   for (const auto& p : r.items()) {
-    p.expect_object({"name", "topic", "rate_per_sec", "count", "for", "start", "keys", "value_bytes", "config"});
+    p.expect_object({"name", "topic", "rate_per_sec", "count", "for", "start", "keys", "value_bytes", "tombstones", "config"});
     ProducerSpec spec;
     spec.name = p.at("name").string();
     spec.topic = check_topic(p.at("topic"), s);
@@ -218,7 +218,8 @@ void read_producers(const JsonReader& r, Scenario& s) {
     }
     if (auto v = p.get("start")) spec.start = v->duration();
     if (auto v = p.get("keys")) spec.keys = read_keys(*v);
-    if (auto v = p.get("value_bytes")) spec.value_bytes = static_cast<std::int32_t>(v->integer(24, 10 * 1024 * 1024));
+    if (auto v = p.get("value_bytes")) spec.value_bytes = static_cast<std::int32_t>(v->integer(0, 10 * 1024 * 1024));
+    if (auto v = p.get("tombstones")) spec.tombstones = v->number(0, 1);
     if (auto v = p.get("config")) read_producer_config(*v, spec.config);
     s.producers.push_back(std::move(spec));
   }

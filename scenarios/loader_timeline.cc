@@ -417,7 +417,7 @@ steps::RemoveStaticMembers read(Tag<steps::RemoveStaticMembers>, const JsonReade
   return r;
 }
 
-Keys keys(Tag<steps::Produce>) { return {"target", "count", "rate"}; }
+Keys keys(Tag<steps::Produce>) { return {"target", "count", "rate", "keys", "tombstones"}; }
 steps::Produce read(Tag<steps::Produce>, const JsonReader& step, const StepContext& c) {
   steps::Produce p;
   p.target = check_node_of(step.at("target"), c.names, c.producers, "produce", "producer");
@@ -431,6 +431,11 @@ steps::Produce read(Tag<steps::Produce>, const JsonReader& step, const StepConte
     step.at("count").fail("found a burst of " + std::to_string(p.count) + " records all at once",
                           "at most 1000000 at once, or a \"rate\" to send them at");
   }
+  if (auto v = step.get("keys")) {
+    for (const auto& k : v->items()) p.keys.push_back(k.string());
+    if (p.keys.empty()) v->fail("found an empty list", "at least one key (the burst's records take them in turn)");
+  }
+  if (auto v = step.get("tombstones")) p.tombstones = v->number(0, 1);
   return p;
 }
 

@@ -426,13 +426,14 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   for (auto& c : scenario_checkers(scenario)) checkers.add(std::move(c));
   checkers.attach(out.history);
   // The compacted topics the cluster starts with, so that a checker of the history alone
-  // (logsim check) knows which topics compaction may have thinned.
+  // (logsim check) knows which topics compaction may have thinned, and how long tombstones stay.
   for (const TopicSpec& t : scenario.topics) {
     if (!t.log.compacts()) continue;
     auto e = ctx.event(properties::OpKind::kAdmin, "admin");
     e.topic = t.name;
     e.error = "NONE";
-    e.note = "create-topic " + t.name + " cleanup.policy=compact: done (at the start)";
+    e.note = "create-topic " + t.name + " cleanup.policy=compact delete.retention.ms=" + std::to_string(t.log.delete_retention_ms) +
+             ": done (at the start)";
     out.history.append(std::move(e));
   }
 

@@ -73,7 +73,8 @@ struct ProducerSpec {
   std::int64_t count = 1000;          // records to send in all
   Nanos start = 0;                    // when the first record is sent
   KeySpec keys;
-  std::int32_t value_bytes = 100;     // size of each value
+  std::int32_t value_bytes = 100;     // size of each value (see make_record)
+  double tombstones = 0;              // the share of records sent with a null value (deletes)
   engine::ProducerConfig config;      // Kafka producer configs (bootstrap filled by the run)
 };
 

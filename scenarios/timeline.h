@@ -104,6 +104,8 @@ struct Produce {
   std::string target;         // a producer
   std::int64_t count = 0;     // how many records
   double rate_per_sec = 0;    // how fast (0: all at once)
+  std::vector<std::string> keys;     // the burst's keys in turn (none: the producer's key choice)
+  std::optional<double> tombstones;  // the share of null values (none: the producer's share)
 };
 struct Seek {
   static constexpr std::string_view kName = "seek";

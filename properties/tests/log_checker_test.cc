@@ -32,8 +32,9 @@ class LogCheckerTest : public ::testing::Test {
   void commit(const std::string& group, const std::string& who, std::int32_t partition, std::int64_t offset) {
     add(OpKind::kCommitOk, who, 0, partition, offset, group);
   }
-  // A keyed send, invoked and acknowledged.
-  void keyed_ack(std::uint64_t value, const std::string& key, std::int32_t partition, std::int64_t offset) {
+  // A keyed send, invoked and acknowledged; a tombstone (a null value) if so.
+  void keyed_ack(std::uint64_t value, const std::string& key, std::int32_t partition, std::int64_t offset,
+                 bool tombstone = false) {
     for (const OpKind kind : {OpKind::kSendInvoke, OpKind::kSendOk}) {
       HistoryEvent e;
       e.kind = kind;
@@ -45,9 +46,21 @@ class LogCheckerTest : public ::testing::Test {
       }
       e.key = key;
       e.value_id = value;
-      e.at = static_cast<Nanos>(history.size());
+      e.tombstone = tombstone && kind == OpKind::kSendInvoke;
+      e.at = now + static_cast<Nanos>(history.size());
       history.append(e);
     }
+  }
+  // An admin event with this note about topic t.
+  void admin(const std::string& note) {
+    HistoryEvent e;
+    e.kind = OpKind::kAdmin;
+    e.process = "admin";
+    e.topic = "t";
+    e.error = "NONE";
+    e.note = note;
+    e.at = now + static_cast<Nanos>(history.size());
+    history.append(e);
   }
   void add(OpKind kind, const std::string& process, std::uint64_t value, std::int32_t partition, std::int64_t offset,
            const std::string& group = "") {
@@ -59,10 +72,11 @@ class LogCheckerTest : public ::testing::Test {
     e.partition = properties::known(PartitionId(partition));
     e.offset = properties::known(Offset(offset));
     e.value_id = value;
-    e.at = static_cast<Nanos>(history.size());
+    e.at = now + static_cast<Nanos>(history.size());
     history.append(e);
   }
 
+  Nanos now = 0;  // added to each event's time (its index otherwise)
   History history;
   LogChecker checker;
   void SetUp() override {
@@ -407,6 +421,61 @@ TEST_F(KnownPolicyLogCheckerTest, OnATopicNotCompactedALaterRecordOfTheKeyExcuse
   const auto v = finish();
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].offset, Offset(0));
+}
+
+// A tombstone (a null value) is removed itself once delete.retention.ms has passed since it was
+// written: a read that passes its offset after that is no loss, before that it is.
+TEST_F(CompactedLogCheckerTest, ATombstonePastDeleteRetentionMayBeGone) {
+  admin("create-topic t cleanup.policy=compact delete.retention.ms=100: done");
+  keyed_ack(1, "a", 0, 0);
+  keyed_ack(2, "a", 0, 1, true);  // deletes a, superseding offset 0
+  keyed_ack(3, "b", 0, 2);
+  now = millis(100);              // the tombstone's delete.retention.ms has passed
+  add(OpKind::kSeek, "c", 0, 0, 0);
+  process("c", 3, 0, 2);          // read from 0: offsets 0 and 1 were compacted away
+  EXPECT_TRUE(finish().empty());
+}
+
+TEST_F(CompactedLogCheckerTest, ATombstonePassedWithinDeleteRetentionIsLost) {
+  admin("create-topic t cleanup.policy=compact delete.retention.ms=100: done");
+  keyed_ack(1, "a", 0, 0);
+  keyed_ack(2, "a", 0, 1, true);
+  keyed_ack(3, "b", 0, 2);
+  now = millis(99);               // not yet
+  add(OpKind::kSeek, "c", 0, 0, 0);
+  process("c", 3, 0, 2);
+  const auto v = finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "lost-write");
+  EXPECT_EQ(v[0].offset, Offset(1)) << "the tombstone; offset 0 was superseded by it";
+}
+
+TEST_F(CompactedLogCheckerTest, WithoutANoteATombstoneStaysKafkasDefaultDay) {
+  keyed_ack(2, "a", 0, 0, true);
+  keyed_ack(3, "b", 0, 1);
+  now = 23 * 3600 * seconds(1);
+  add(OpKind::kSeek, "c", 0, 0, 0);
+  process("c", 3, 0, 1);
+  ASSERT_EQ(finish().size(), 1u) << "23 hours: within delete.retention.ms's default";
+}
+
+TEST_F(CompactedLogCheckerTest, AnAlterConfigThatShortensDeleteRetentionExcusesOlderTombstones) {
+  keyed_ack(2, "a", 0, 0, true);  // written under the default day
+  keyed_ack(3, "b", 0, 1);
+  admin("alter-config t delete.retention.ms=10: done");
+  now = millis(10);
+  add(OpKind::kSeek, "c", 0, 0, 0);
+  process("c", 3, 0, 1);
+  EXPECT_TRUE(finish().empty());
+}
+
+TEST_F(KnownPolicyLogCheckerTest, OnATopicNotCompactedATombstoneIsNeverGone) {
+  keyed_ack(2, "a", 0, 0, true);
+  keyed_ack(3, "b", 0, 1);
+  now = 2 * 24 * 3600 * seconds(1);
+  add(OpKind::kSeek, "c", 0, 0, 0);
+  process("c", 3, 0, 1);
+  ASSERT_EQ(finish().size(), 1u);
 }
 
 }  // namespace

@@ -88,8 +88,10 @@ void AdminApp::run(const steps::CreateTopic& step) {
   for (const auto& c : engine::describe_topic_configs(wanted, cluster)) {
     if (!c.is_default) req.configs.push_back(ConfigEntry{c.name, c.value});
   }
-  // The note names a compacted topic's policy, so a checker of the history alone knows it.
-  const std::string what = "create-topic " + t.name + (t.log.compacts() ? " cleanup.policy=compact" : "");
+  // The note names a compacted topic's policy and tombstone retention, so a checker of the
+  // history alone knows them.
+  const std::string what = "create-topic " + t.name +
+                           (t.log.compacts() ? " cleanup.policy=compact delete.retention.ms=" + std::to_string(t.log.delete_retention_ms) : "");
   client_.create_topic(std::move(req), [this, &t, what](const engine::AdminResult& r) { record(t.name, what, r); });
 }
 

@@ -114,7 +114,7 @@ void GroupMemberApp::processed_front() {
   const FailureSpec& f = spec_.failures;
   // The value id is parsed only when poison is possible (it costs a parse per record).
   const bool failed = (f.poison_probability > 0 &&
-                       is_poison(parse_value_id(batch_.front().record.record.value), ctx_.poison_salt, f.poison_probability)) ||
+                       is_poison(parse_value_id(batch_.front().record.record), ctx_.poison_salt, f.poison_probability)) ||
                       (f.transient_probability > 0 && env_.rng().bernoulli(f.transient_probability));
   if (!failed) {
     handled_front("");
@@ -138,7 +138,7 @@ void GroupMemberApp::handled_front(const std::string& note) {
   e.partition = r.tp.partition;
   e.offset = r.record.offset;
   e.key = r.record.record.key;
-  e.value_id = parse_value_id(r.record.record.value);
+  e.value_id = parse_value_id(r.record.record);
   e.note = note;
   ctx_.history.append(std::move(e));
   const TopicPartition tp = r.tp;
@@ -156,16 +156,20 @@ void GroupMemberApp::handled_front(const std::string& note) {
 void GroupMemberApp::dead_letter_front() {
   const engine::ConsumerRecord& r = batch_.front();
   const std::string& topic = spec_.failures.dead_letter_topic;
-  const std::uint64_t original = parse_value_id(r.record.record.value);
+  const std::uint64_t original = parse_value_id(r.record.record);
   const std::uint64_t value_id = ++ctx_.last_dead_letter_id;
-  Record record{r.record.record.key, make_value(value_id, static_cast<std::int32_t>(r.record.record.value ? r.record.record.value->size() : 24)),
-                to_millis(env_.now()), {{"original", std::to_string(original)}}};
+  // The same key, size and tombstone-ness as the original.
+  const std::optional<std::string>& value = r.record.record.value;
+  Record record = make_record(r.record.record.key, value_id, value ? static_cast<std::int32_t>(value->size()) : 0, !value,
+                              to_millis(env_.now()));
+  record.headers.push_back(RecordHeader{"original", std::to_string(original)});
   const std::string sender = name_ + "/dead-letters";
   auto invoke = ctx_.event(properties::OpKind::kSendInvoke, sender);
   invoke.topic = topic;
   invoke.key = record.key;
   invoke.value_id = value_id;
   invoke.idempotent = true;
+  invoke.tombstone = !value;
   invoke.note = "dead letter of value " + std::to_string(original);
   ctx_.history.append(invoke);
   const std::string note = "dead-lettered to " + topic + " as value " + std::to_string(value_id);

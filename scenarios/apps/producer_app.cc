@@ -22,15 +22,33 @@ bool is_poison(std::uint64_t value_id, std::uint64_t salt, double probability) {
 
 std::string make_value(std::uint64_t value_id, std::int32_t bytes) {
   std::string v = std::to_string(value_id) + " ";
-  if (static_cast<std::int32_t>(v.size()) < bytes) v.resize(static_cast<std::size_t>(bytes), 'x');
+  if (static_cast<std::int32_t>(v.size()) > bytes) v.clear();  // too short for the id: padding alone
+  v.resize(static_cast<std::size_t>(bytes), 'x');
   return v;
 }
 
-std::uint64_t parse_value_id(const std::optional<std::string>& value) {
-  if (!value) return 0;
+Record make_record(std::optional<std::string> key, std::uint64_t value_id, std::int32_t bytes, bool tombstone,
+                   std::int64_t timestamp_ms) {
+  Record r{std::move(key), std::nullopt, timestamp_ms};
+  if (!tombstone) r.value = make_value(value_id, bytes);
+  if (parse_value_id(r) != value_id) r.headers.push_back(RecordHeader{std::string(kValueIdHeader), std::to_string(value_id)});
+  return r;
+}
+
+namespace {
+std::uint64_t leading_id(const std::optional<std::string>& text) {
+  if (!text) return 0;
   std::uint64_t id = 0;
-  auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), id);
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), id);
   return ec == std::errc() ? id : 0;
+}
+}  // namespace
+
+std::uint64_t parse_value_id(const Record& record) {
+  for (const RecordHeader& h : record.headers) {
+    if (h.key == kValueIdHeader) return leading_id(h.value);
+  }
+  return leading_id(record.value);
 }
 
 ProducerApp::ProducerApp(Env& env, const ProducerSpec& spec, RunContext& ctx, std::vector<NodeId> bootstrap,
@@ -78,7 +96,7 @@ void ProducerApp::on_timer(TimerId id, std::uint64_t tag) {
   ProducerProgress& progress = ctx_.producers.at(spec_.name);
   if (progress.sent >= spec_.count) return;
   ++progress.sent;
-  send_one();
+  send_one(nullptr, 0);
   const auto interval = static_cast<Nanos>(std::llround(1e9 / spec_.rate_per_sec));
   if (progress.sent < spec_.count) tick_ = env_.set_timer(interval, kTickTag);
 }
@@ -86,9 +104,10 @@ void ProducerApp::on_timer(TimerId id, std::uint64_t tag) {
 void ProducerApp::burst(std::size_t index) {
   std::int64_t& left = ctx_.producers.at(spec_.name).burst_left.at(index);
   const double rate = steps_.step(index).rate_per_sec;
+  const steps::Produce& step = steps_.step(index);
   while (left > 0) {
     --left;
-    send_one();
+    send_one(&step, step.count - left - 1);
     if (rate > 0) break;
   }
   if (left > 0) env_.set_timer(static_cast<Nanos>(std::llround(1e9 / rate)), kBurstTag + index);
@@ -109,16 +128,23 @@ std::optional<std::string> ProducerApp::choose_key(Rng& rng) const {
   return std::nullopt;
 }
 
-void ProducerApp::send_one() {
+void ProducerApp::send_one(const steps::Produce* step, std::int64_t position) {
   ProducerProgress& progress = ctx_.producers.at(spec_.name);
   const std::uint64_t value_id = ++ctx_.last_value_id;
-  Record record{choose_key(progress.workload), make_value(value_id, spec_.value_bytes), to_millis(env_.now())};
+  std::optional<std::string> key = step && !step->keys.empty()
+                                       ? step->keys[static_cast<std::size_t>(position) % step->keys.size()]
+                                       : choose_key(progress.workload);
+  // No draw when nothing is a tombstone, so that runs without them draw what they always drew.
+  const double share = step && step->tombstones ? *step->tombstones : spec_.tombstones;
+  const bool tombstone = share >= 1 || (share > 0 && progress.workload.bernoulli(share));
+  Record record = make_record(std::move(key), value_id, spec_.value_bytes, tombstone, to_millis(env_.now()));
 
   auto invoke = ctx_.event(properties::OpKind::kSendInvoke, spec_.name);
   invoke.topic = spec_.topic;
   invoke.key = record.key;
   invoke.value_id = value_id;
   invoke.idempotent = spec_.config.enable_idempotence;
+  invoke.tombstone = tombstone;
   ctx_.history.append(std::move(invoke));
 
   RunContext& ctx = ctx_;

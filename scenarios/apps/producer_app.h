@@ -24,7 +24,8 @@ class ProducerApp final : public Node {
   void on_disconnect(NodeId peer) override { producer_.on_disconnect(peer); }
 
  private:
-  void send_one();
+  // Sends the next record: the workload's, or the one at `position` of a produce step's burst.
+  void send_one(const steps::Produce* step, std::int64_t position);
   // Sends what the burst of the produce step at this timeline index has left: one record and
   // the timer for the next at a rate, else all of them.
   void burst(std::size_t index);

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/plants.h"
 #include "engine/env/rng.h"
+#include "engine/protocol/messages.h"
 #include "properties/history.h"
 #include "sim/world.h"
 
@@ -50,9 +52,19 @@ struct RunContext {
 // answer on every member and every attempt.
 bool is_poison(std::uint64_t value_id, std::uint64_t salt, double probability);
 
-// The value a producer sends: its unique id in decimal, a space, then padding to `bytes`.
+// The record header that carries a record's value id when its value cannot: a tombstone (null
+// value) or a value too short to start with the id.
+inline constexpr std::string_view kValueIdHeader = "logsim.value_id";
+
+// The value a producer sends: its unique id in decimal, a space, then padding to `bytes`; or,
+// when the id and its space do not fit in `bytes`, `bytes` of padding alone.
 std::string make_value(std::uint64_t value_id, std::int32_t bytes);
-// The id at the start of a value made by make_value, or 0 if there is none.
-std::uint64_t parse_value_id(const std::optional<std::string>& value);
+// The record a producer sends: a value of `bytes` made by make_value, or none (a tombstone). A
+// record whose value does not start with its id carries the id in the kValueIdHeader header.
+Record make_record(std::optional<std::string> key, std::uint64_t value_id, std::int32_t bytes, bool tombstone,
+                   std::int64_t timestamp_ms);
+// The id of a record made by make_record (its kValueIdHeader header, else the start of its
+// value), or 0 if there is none.
+std::uint64_t parse_value_id(const Record& record);
 
 }  // namespace logsim::scenarios

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "scenarios/loader.h"
+#include "scenarios/apps/run_context.h"
 #include "scenarios/runner.h"
 #include "scenarios/tests/load_error.h"
 
@@ -77,6 +79,62 @@ TEST(Workload, WorkloadMistakesAreReportedWhereTheyAre) {
   EXPECT_EQ(error_of(one_producer(R"("keys": {"uniform": 3, "share": 0.5})")).problem(), "a hot key needs both \"hot\" and \"share\"");
   EXPECT_EQ(error_of(one_producer(R"("keys": {"uniform": 3, "hot": "k", "share": 1.5})")).pointer(), "/producers/0/keys/share");
   EXPECT_EQ(error_of(one_producer(R"("count": 3, "for": "2s")")).problem(), "found both \"count\" and \"for\"");
+}
+
+TEST(Workload, ValuesMayBeShortAndTombstonesAShare) {
+  const Scenario s = parse_scenario(one_producer(R"("value_bytes": 0, "tombstones": 0.25, "keys": {"uniform": 4})"), "w.json");
+  EXPECT_EQ(s.producers[0].value_bytes, 0);
+  EXPECT_EQ(s.producers[0].tombstones, 0.25);
+  EXPECT_EQ(error_of(one_producer(R"("tombstones": 1.5)")).pointer(), "/producers/0/tombstones");
+  EXPECT_EQ(error_of(one_producer(R"("value_bytes": -1)")).pointer(), "/producers/0/value_bytes");
+  const std::string produce_step = R"(, "timeline": [{"at": "1s", "action": "produce", "target": "p", "count": 2, )";
+  EXPECT_EQ(error_of(one_producer(R"("count": 1)", produce_step + R"("keys": []}])")).pointer(), "/timeline/0/keys");
+  EXPECT_EQ(error_of(one_producer(R"("count": 1)", produce_step + R"("tombstones": -0.5}])")).pointer(), "/timeline/0/tombstones");
+}
+
+// A record keeps its value id whatever its value: at the start of a value long enough for it,
+// else in the logsim.value_id header (a short value, a tombstone).
+TEST(Workload, EveryRecordCarriesItsValueId) {
+  for (const std::int32_t bytes : {0, 1, 3, 4, 24}) {
+    const Record r = make_record("k", 123, bytes, false, 0);
+    ASSERT_TRUE(r.value);
+    EXPECT_EQ(r.value->size(), static_cast<std::size_t>(bytes));
+    EXPECT_EQ(parse_value_id(r), 123u) << bytes << " bytes";
+    EXPECT_EQ(r.headers.size(), bytes >= 4 ? 0u : 1u) << "\"123 \" fits in " << bytes << " bytes";
+  }
+  const Record tombstone = make_record("k", 77, 100, true, 0);
+  EXPECT_FALSE(tombstone.value);
+  EXPECT_EQ(parse_value_id(tombstone), 77u);
+  EXPECT_EQ(parse_value_id(Record{"k", std::string("xxxx"), 0}), 0u) << "no id anywhere";
+}
+
+// The bundled table scenario: a group reading as it goes sees the discontinued products' rows
+// and deletes; a group rebuilding the table at 30s sees neither (compaction removed the rows,
+// then the tombstones after delete.retention.ms), and the checkers call none of that lost.
+TEST(Workload, ATableRebuiltFromACompactedTopicMissesDeletedRowsAndTheirTombstones) {
+  const Scenario s = load_scenario_file(LOGSIM_SOURCE_DIR "/scenarios/compacted-topic-as-a-table.json");
+  const RunOutput out = run_scenario(s, RunOptions{s.seed, false});
+  EXPECT_EQ(out.result.verdict.outcome, properties::Outcome::kPass) << out.result.expectation_detail;
+  EXPECT_TRUE(out.result.expectation_met);
+  std::set<std::uint64_t> tombstones;
+  std::map<std::string, std::int64_t> cache, rebuilt;  // processed records per key
+  std::int64_t tombstones_read = 0, rebuilt_records = 0;
+  for (const auto& e : out.history.events()) {
+    if (e.kind == OpKind::kSendInvoke && e.tombstone) tombstones.insert(e.value_id);
+    if (e.kind != OpKind::kProcess) continue;
+    EXPECT_NE(e.value_id, 0u) << "every record carries its id, 8-byte values and tombstones too";
+    if (e.group == "cache") ++cache[e.key.value_or("")];
+    if (e.group == "cache") tombstones_read += tombstones.contains(e.value_id);
+    if (e.group == "rebuilt-cache") ++rebuilt[e.key.value_or("")], ++rebuilt_records;
+  }
+  EXPECT_GT(tombstones.size(), 50u) << "a tenth of 800, and the two deletes";
+  EXPECT_GT(tombstones_read, 50);
+  EXPECT_GE(cache["discontinued-1"], 2) << "its row and its delete (at least once)";
+  EXPECT_GE(cache["discontinued-2"], 2);
+  EXPECT_FALSE(rebuilt.contains("discontinued-1"));
+  EXPECT_FALSE(rebuilt.contains("discontinued-2"));
+  EXPECT_GT(rebuilt_records, 0);
+  EXPECT_LT(rebuilt_records, 400) << "compaction thinned the log to about a row per key and segment";
 }
 
 // ---- disks
