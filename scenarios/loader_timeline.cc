@@ -499,7 +499,7 @@ const ActionSpec& read_action(const JsonReader& action) {
 // The keys some action takes, in the order a step's keys are checked.
 const Keys kStepKeys = {"target", "groups", "topic", "partitions", "config", "group", "to", "execute", "for", "network",
                         "offset", "drift_ppm", "count", "rate", "partition", "one_way", "delay", "drop", "reset",
-                        "error", "error_share", "instances"};
+                        "error", "error_share", "instances", "keys", "tombstones"};
 
 // A key this action does not take.
 void check_keys(const JsonReader& step, const ActionSpec& action) {

@@ -131,13 +131,13 @@ std::optional<std::string> ProducerApp::choose_key(Rng& rng) const {
 void ProducerApp::send_one(const steps::Produce* step, std::int64_t position) {
   ProducerProgress& progress = ctx_.producers.at(spec_.name);
   const std::uint64_t value_id = ++ctx_.last_value_id;
-  std::optional<std::string> key = step && !step->keys.empty()
-                                       ? step->keys[static_cast<std::size_t>(position) % step->keys.size()]
-                                       : choose_key(progress.workload);
+  std::optional<std::string> chosen = step && !step->keys.empty()
+                                          ? step->keys[static_cast<std::size_t>(position) % step->keys.size()]
+                                          : choose_key(progress.workload);
   // No draw when nothing is a tombstone, so that runs without them draw what they always drew.
   const double share = step && step->tombstones ? *step->tombstones : spec_.tombstones;
   const bool tombstone = share >= 1 || (share > 0 && progress.workload.bernoulli(share));
-  Record record = make_record(std::move(key), value_id, spec_.value_bytes, tombstone, to_millis(env_.now()));
+  Record record = make_record(std::move(chosen), value_id, spec_.value_bytes, tombstone, to_millis(env_.now()));
 
   auto invoke = ctx_.event(properties::OpKind::kSendInvoke, spec_.name);
   invoke.topic = spec_.topic;
