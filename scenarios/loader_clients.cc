@@ -45,7 +45,8 @@ void resolve_idempotence(const JsonReader& r, engine::ProducerConfig& c, std::op
 void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
   r.expect_object({"acks", "retries", "retry.backoff.ms", "request.timeout.ms", "delivery.timeout.ms", "batch.size",
                    "linger.ms", "max.in.flight.requests.per.connection", "enable.idempotence",
-                   "metadata.max.age.ms"});
+                   "metadata.max.age.ms", "partitioner.ignore.keys", "partitioner.adaptive.partitioning.enable",
+                   "partitioner.availability.timeout.ms"});
   if (auto v = r.get("acks")) {
     const auto& j = v->json();
     const std::string s = j.is_string() ? j.get<std::string>() : j.dump();
@@ -64,6 +65,11 @@ void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
     c.max_in_flight = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   }
   if (auto v = r.get("metadata.max.age.ms")) c.metadata_max_age_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  if (auto v = r.get("partitioner.ignore.keys")) c.partitioner_ignore_keys = config_bool(*v);
+  if (auto v = r.get("partitioner.adaptive.partitioning.enable")) c.partitioner_adaptive = config_bool(*v);
+  if (auto v = r.get("partitioner.availability.timeout.ms")) {
+    c.partitioner_availability_timeout_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  }
   std::optional<bool> idempotence;
   if (auto v = r.get("enable.idempotence")) idempotence = config_bool(*v);
   resolve_idempotence(r, c, idempotence);

@@ -101,18 +101,73 @@ void Producer::send(const std::string& topic, Record record, std::optional<Parti
 
 PartitionId Producer::choose_partition(const PendingSend& s) {
   const std::int32_t n = metadata_.cache().partition_count(s.topic);
-  if (s.record.key) return PartitionId(partition_for_key(*s.record.key, n));
+  if (s.record.key && !config_.partitioner_ignore_keys) return PartitionId(partition_for_key(*s.record.key, n));
   // Sticky partitioning (KIP-480): keep one partition until a batch's worth of bytes went to it.
   auto it = sticky_partition_.find(s.topic);
   std::int64_t& bytes = sticky_bytes_[s.topic];
   const auto size = static_cast<std::int64_t>(s.record.value ? s.record.value->size() : 0);
   if (it == sticky_partition_.end() || bytes + size > config_.batch_size) {
-    const auto p = static_cast<std::int32_t>(env_.rng().uniform_u64(static_cast<std::uint64_t>(n)));
-    it = sticky_partition_.insert_or_assign(s.topic, p).first;
+    it = sticky_partition_.insert_or_assign(s.topic, next_sticky_partition(s.topic, n).value()).first;
     bytes = 0;
   }
   bytes += size;
   return PartitionId(it->second);
+}
+
+// Kafka's BuiltInPartitioner.nextPartition: weighted by the topic's load statistics when it has
+// them, else uniform among the partitions with a leader. One draw from the node's stream.
+PartitionId Producer::next_sticky_partition(const std::string& topic, std::int32_t partition_count) {
+  if (config_.partitioner_adaptive) {
+    if (const auto stats = load_stats(topic, partition_count)) return PartitionId(stats->pick(env_.rng()));
+  }
+  std::vector<std::int32_t> available;
+  for (std::int32_t p = 0; p < partition_count; ++p) {
+    if (metadata_.cache().leader(topic, PartitionId(p))) available.push_back(p);
+  }
+  return PartitionId(uniform_sticky_partition(available, partition_count, env_.rng()));
+}
+
+// The topic's load statistics as Kafka's RecordAccumulator gathers them (KIP-794): only once
+// every partition of the topic has a queue (a partition never sent to could not be switched
+// to), over the partitions with a leader; a partition whose queue is not empty is left out
+// while its leader is unavailable (partitioner.availability.timeout.ms). Kafka refreshes them
+// on each pass of its sender thread; here they are taken when the switch happens.
+std::optional<PartitionLoadStats> Producer::load_stats(const std::string& topic, std::int32_t partition_count) const {
+  std::vector<PartitionQueue> candidates;
+  std::size_t queues = 0;
+  for (auto it = batches_.lower_bound(TopicPartition{topic, PartitionId(0)});
+       it != batches_.end() && it->first.topic == topic && it->first.partition.value() < partition_count; ++it) {
+    ++queues;
+    const auto leader = metadata_.cache().leader(topic, it->first.partition);
+    if (!leader) continue;
+    const auto& batches = it->second.batches;
+    const auto waiting = static_cast<std::int32_t>(
+        std::count_if(batches.begin(), batches.end(), [](const Batch& b) { return !b.attempt.in_flight(); }));
+    if (waiting > 0 && broker_unavailable(*leader)) continue;
+    candidates.push_back(PartitionQueue{it->first.partition.value(), waiting});
+  }
+  if (queues < static_cast<std::size_t>(partition_count)) return std::nullopt;
+  return PartitionLoadStats::build(candidates, queues);
+}
+
+// A batch goes to `broker`: it could take one now (Kafka's Sender records this per node as
+// drainTimeMs). Kept only where it is read.
+void Producer::note_broker_drained(NodeId broker) {
+  if (config_.partitioner_availability_timeout_ms <= 0 || !config_.partitioner_adaptive) return;
+  drained_at_.insert_or_assign(broker, env_.now());
+}
+
+// Whether `broker`, with batches waiting for it, has been unable to take one for longer than
+// partitioner.availability.timeout.ms: its requests in flight fill
+// max.in.flight.requests.per.connection, and it last took a batch longer ago than that. (Kafka
+// measures readyTimeMs - drainTimeMs, where readyTimeMs moves on while data waits for a node
+// that cannot take it; that is now, for a caller that found batches waiting.)
+bool Producer::broker_unavailable(NodeId broker) const {
+  if (config_.partitioner_availability_timeout_ms <= 0) return false;
+  const auto drained = drained_at_.find(broker);
+  const auto in_flight = in_flight_.find(broker);
+  if (drained == drained_at_.end() || in_flight == in_flight_.end() || in_flight->second < config_.max_in_flight) return false;
+  return env_.now() - drained->second > millis(config_.partitioner_availability_timeout_ms);
 }
 
 // Puts a send into its partition's open batch (or a new one), or parks it until metadata
@@ -283,6 +338,7 @@ bool Producer::drain_batches(const TopicPartition& key, std::deque<Batch>& batch
       return false;
     }
     if (in_flight_[*leader] >= config_.max_in_flight) return false;  // a response frees a slot
+    note_broker_drained(*leader);
     send_batch(key, b, *leader);
     if (config_.acks == 0) return true;  // the batch completed and left the deque: start over
   }

@@ -1,8 +1,13 @@
 // The producer client: what a simulated application uses to send records.
 //
 // Kafka's producer, as far as a user can observe it:
-// - Partitioning: murmur2 of the key (Kafka's default partitioner); sticky partitioning for
-//   null keys (KIP-480); or an explicit partition.
+// - Partitioning (Kafka 3.3+'s built-in partitioner, partitioner.h): an explicit partition; or
+//   murmur2 of the key; or, for null keys (and for every key with partitioner.ignore.keys),
+//   sticky partitioning (KIP-480): one partition until batch.size bytes went to it. The next
+//   sticky partition is drawn uniformly among the partitions with a leader, or with
+//   partitioner.adaptive.partitioning.enable (the default, KIP-794) weighted towards short
+//   queues of waiting batches, leaving out, with partitioner.availability.timeout.ms, the
+//   partitions of a broker that has had batches waiting for it, unable to take them, that long.
 // - Batching: records for one partition gather in a batch until it holds batch.size bytes or
 //   linger.ms has passed since its first record; at most max.in.flight.requests.per.connection
 //   requests are in flight to one broker.
@@ -45,6 +50,7 @@
 #include "engine/base/topic_partition.h"
 #include "engine/client/client_channel.h"
 #include "engine/client/metadata.h"
+#include "engine/client/partitioner.h"
 #include "engine/env/env.h"
 #include "engine/protocol/record_batch.h"
 #include "engine/timer_mux.h"
@@ -65,6 +71,10 @@ struct ProducerConfig {
   bool enable_idempotence = true;              // enable.idempotence (the loader resolves Kafka's rules)
   std::int32_t metadata_max_age_ms = 300000;   // metadata.max.age.ms: refresh metadata this often
                                                // (so partitions added to a topic come into use)
+  bool partitioner_ignore_keys = false;        // partitioner.ignore.keys: keyed records go sticky too
+  bool partitioner_adaptive = true;            // partitioner.adaptive.partitioning.enable (KIP-794)
+  std::int32_t partitioner_availability_timeout_ms = 0;  // partitioner.availability.timeout.ms (0: off;
+                                                         // only with adaptive partitioning, as in Kafka)
 };
 
 enum class SendOutcome : std::uint8_t { kAcknowledged, kFailed, kUnknown };
@@ -179,6 +189,10 @@ class Producer {
   void release_sequences(const TopicPartition& key, const Batch& b);
   void place(PendingSend&& s);
   PartitionId choose_partition(const PendingSend& s);
+  PartitionId next_sticky_partition(const std::string& topic, std::int32_t partition_count);
+  std::optional<PartitionLoadStats> load_stats(const std::string& topic, std::int32_t partition_count) const;
+  void note_broker_drained(NodeId broker);
+  bool broker_unavailable(NodeId broker) const;
   void drain();
   bool drain_partition(const TopicPartition& key, Partition& partition);
   bool drain_batches(const TopicPartition& key, std::deque<Batch>& batches);
@@ -229,6 +243,9 @@ class Producer {
   Nanos drain_at_ = -1;
   std::map<std::string, std::int32_t> sticky_partition_;  // null-key partition per topic
   std::map<std::string, std::int64_t> sticky_bytes_;
+  // When a batch last went to each broker (partitioner.availability.timeout.ms; kept only
+  // while that is on).
+  std::map<NodeId, Nanos> drained_at_;
 };
 
 }  // namespace logsim::engine

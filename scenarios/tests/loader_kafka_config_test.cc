@@ -72,6 +72,50 @@ TEST(Loader, ConfigIntegerAsStringWithGarbage) {
   EXPECT_CONTAINS(e.expected(), "an integer from 0");
 }
 
+engine::ProducerConfig producer_config_of(const std::string& config) {
+  return parse_scenario(with("", R"(, "config": )" + config), "mem.json").producers[0].config;
+}
+
+TEST(Loader, PartitionerConfigsAcceptedSpellings) {
+  const auto c = producer_config_of(R"({"partitioner.ignore.keys": true, "partitioner.adaptive.partitioning.enable": "false",
+                                        "partitioner.availability.timeout.ms": "250"})");
+  EXPECT_TRUE(c.partitioner_ignore_keys);
+  EXPECT_FALSE(c.partitioner_adaptive);
+  EXPECT_EQ(c.partitioner_availability_timeout_ms, 250);
+  const auto d = producer_config_of(R"({"partitioner.ignore.keys": "false", "partitioner.adaptive.partitioning.enable": true,
+                                        "partitioner.availability.timeout.ms": 0})");
+  EXPECT_FALSE(d.partitioner_ignore_keys);
+  EXPECT_TRUE(d.partitioner_adaptive);
+  EXPECT_EQ(d.partitioner_availability_timeout_ms, 0);
+}
+
+TEST(Loader, PartitionerIgnoreKeysYesRejected) {
+  const auto e = error_of(with("", R"(, "config": {"partitioner.ignore.keys": "yes"})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/partitioner.ignore.keys");
+  EXPECT_EQ(e.problem(), "found \"yes\"");
+  EXPECT_EQ(e.expected(), "true or false");
+}
+
+TEST(Loader, PartitionerAdaptiveNumberRejected) {
+  const auto e = error_of(with("", R"(, "config": {"partitioner.adaptive.partitioning.enable": 1})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/partitioner.adaptive.partitioning.enable");
+  EXPECT_EQ(e.problem(), "found 1");
+  EXPECT_EQ(e.expected(), "true or false");
+}
+
+TEST(Loader, PartitionerAvailabilityTimeoutNegativeRejected) {
+  const auto e = error_of(with("", R"(, "config": {"partitioner.availability.timeout.ms": -5})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/partitioner.availability.timeout.ms");
+  EXPECT_EQ(e.problem(), "found -5");
+  EXPECT_CONTAINS(e.expected(), "an integer from 0");
+}
+
+TEST(Loader, PartitionerKeyMisspelledGetsASuggestion) {
+  const auto e = error_of(with("", R"(, "config": {"partitioner.ignore.key": true})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/partitioner.ignore.key");
+  EXPECT_CONTAINS(e.expected(), "partitioner.ignore.keys");
+}
+
 engine::OffsetReset reset_of(const std::string& value) {
   return parse_scenario(with("", "", R"(, "config": {"auto.offset.reset": ")" + value + "\"}"), "mem.json")
       .consumers[0]

@@ -117,6 +117,9 @@ TEST(Loader, ClientsGetKafkasDefaults) {
   EXPECT_EQ(p.request_timeout_ms, 30000);
   EXPECT_EQ(p.delivery_timeout_ms, 120000);
   EXPECT_EQ(p.batch_size, 16384);
+  EXPECT_FALSE(p.partitioner_ignore_keys);
+  EXPECT_TRUE(p.partitioner_adaptive);
+  EXPECT_EQ(p.partitioner_availability_timeout_ms, 0);
   ASSERT_EQ(s.consumers.size(), 1u);
   const auto& c = s.consumers[0].config;
   EXPECT_EQ(c.max_poll_records, 500);

@@ -1,11 +1,13 @@
 // Tests of the producer client against scripted broker answers: metadata first, partitioning
-// (murmur2 for keys, sticky for null keys), batching by batch.size and linger.ms, the per-broker
+// (murmur2 for keys, sticky for null keys or with partitioner.ignore.keys, adaptive sticky
+// choices and partitioner.availability.timeout.ms), batching by batch.size and linger.ms, the per-broker
 // in-flight limit, retries with their backoff and timeouts, disconnects and acks=0 (the fixture
 // is in producer_test_fixture.h; idempotence is in producer_idempotence_test.cc).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,175 @@ TEST_F(ProducerTest, NullKeysStickToOnePartitionUntilBatchSizeBytes) {
     }
   }
   EXPECT_GT(used.size(), 1u) << "the sticky partition never moved in " << kRecords / 2 << " batches";
+}
+
+// A record's partition, each in send order, from the Produce requests sent so far.
+std::vector<PartitionId> partitions_of_records(const std::vector<Produced>& reqs) {
+  std::vector<PartitionId> out;
+  for (const Produced& req : reqs) {
+    for (std::size_t j = 0; j < req.records.size(); ++j) out.push_back(req.partition);
+  }
+  return out;
+}
+
+// One key for every record: partitioner.ignore.keys=false keeps it on the key's murmur2
+// partition; true partitions it like a null key (sticky, moving at batch.size switches).
+TEST_F(ProducerTest, IgnoreKeysSpreadsOneKeyOverPartitionsAcrossBatchSizeSwitches) {
+  constexpr int kRecords = 40;
+  const PartitionId murmur2_partition(kafka_partition(479470107, 4));  // murmur2("abc")
+  for (const bool ignore_keys : {false, true}) {
+    SCOPED_TRACE(ignore_keys ? "partitioner.ignore.keys=true" : "partitioner.ignore.keys=false");
+    ProducerConfig c = base_config();
+    c.batch_size = 10;  // two 4-byte values fit, a third would not
+    c.max_in_flight = 1000;
+    c.partitioner_ignore_keys = ignore_keys;
+    start_ready(c, std::vector<NodeId>(4, kB1));
+    for (int i = 0; i < kRecords; ++i) send("r" + std::to_string(100 + i), std::nullopt, std::string("abc"));
+    const auto partition_of = partitions_of_records(produces());
+    ASSERT_EQ(partition_of.size(), static_cast<std::size_t>(kRecords));
+    std::set<std::int32_t> used;
+    for (std::size_t i = 0; i < partition_of.size(); ++i) {
+      used.insert(partition_of[i].value());
+      if (!ignore_keys) {
+        EXPECT_EQ(partition_of[i], murmur2_partition) << "record " << i;
+      } else if (i % 2 == 1) {
+        EXPECT_EQ(partition_of[i], partition_of[i - 1]) << "record " << i << " left its sticky partition early";
+      }
+    }
+    EXPECT_EQ(used.size() > 1, ignore_keys) << used.size() << " partitions used";
+  }
+}
+
+// The partitioner tests' setup: partitions 0, 1 and 2 led by brokers 1, 2 and 3; batch.size of
+// one 4-byte value, so every record is a batch of its own and the sticky partition switches at
+// every record; one request in flight per broker.
+class StickyChoiceTest : public ProducerTest {
+ protected:
+  static ProducerConfig config(bool adaptive, std::int32_t availability_timeout_ms = 0) {
+    ProducerConfig c = base_config();
+    c.batch_size = 4;
+    c.max_in_flight = 1;
+    c.partitioner_adaptive = adaptive;
+    c.partitioner_availability_timeout_ms = availability_timeout_ms;
+    return c;
+  }
+
+  // Every partition gets a queue (Kafka weighs queues only then); broker 3 takes partition 2's
+  // first batch and never answers, and `waiting` more batches queue up behind it.
+  void start_with_a_stuck_partition(ProducerConfig c, int waiting) {
+    start_ready(std::move(c), {kB1, kB2, kB3});
+    for (std::int32_t p = 0; p < 3; ++p) send("f00" + std::to_string(p), PartitionId(p));
+    answer_brokers_1_and_2();
+    for (int i = 0; i < waiting; ++i) send("w" + three_digits(i), PartitionId(2));
+  }
+
+  // Answers every Produce request to brokers 1 and 2 not answered yet (an answer may let the
+  // next batch go, which is answered too).
+  void answer_brokers_1_and_2() {
+    for (bool answered_one = true; answered_one;) {
+      answered_one = false;
+      for (const Sent& s : sent_with<ProduceRequest>()) {
+        const auto& req = std::get<ProduceRequest>(s.msg);
+        if (s.to == kB3 || !answered_.insert(req.correlation_id).second) continue;
+        EXPECT_TRUE(respond(Produced(req), ErrorCode::NONE, 0, s.to));
+        answered_one = true;
+      }
+    }
+  }
+
+  // Sends `count` null-key records, answering brokers 1 and 2 after each, and returns how many
+  // went to partition 2: the records that were not acknowledged (broker 3 answers nothing).
+  int sends_to_the_stuck_partition(int count) {
+    const std::size_t before = results.size();
+    for (int i = 0; i < count; ++i) {
+      send("n" + three_digits(next_value_++ % 1000));
+      answer_brokers_1_and_2();
+    }
+    int acknowledged = 0;
+    for (std::size_t i = before; i < results.size(); ++i) {
+      EXPECT_EQ(results[i].result.outcome, SendOutcome::kAcknowledged);
+      EXPECT_NE(results[i].result.partition, PartitionId(2));
+      ++acknowledged;
+    }
+    return count - acknowledged;
+  }
+
+  static std::string three_digits(int i) {
+    std::string s = std::to_string(i);
+    return std::string(3 - s.size(), '0') + s;
+  }
+
+  std::set<CorrelationId> answered_;
+  int next_value_ = 0;
+};
+
+// Partition 2 has five batches waiting, partitions 0 and 1 none: the weights are 6, 6 and 1, so
+// about 1 in 13 records should go to it at first (and fewer as its queue grows), against 1 in 3
+// for the uniform choice (partitioner.adaptive.partitioning.enable=false). The counts are fixed
+// by the fake Env's seed; the bounds would hold for any seed with overwhelming probability.
+TEST_F(StickyChoiceTest, AdaptiveSendsLessToAPartitionWithALongQueue) {
+  start_with_a_stuck_partition(config(true), 5);
+  const int stuck = sends_to_the_stuck_partition(300);
+  EXPECT_GT(stuck, 0) << "a long queue keeps weight 1";
+  EXPECT_LT(stuck, 40) << "about 300/13 at most; uniform would send about 100";
+}
+
+TEST_F(StickyChoiceTest, WithoutAdaptiveTheChoiceIsUniform) {
+  start_with_a_stuck_partition(config(false), 5);
+  const int stuck = sends_to_the_stuck_partition(300);
+  EXPECT_GT(stuck, 70) << "about 100 of 300 expected";
+  EXPECT_LT(stuck, 130) << "about 100 of 300 expected";
+}
+
+// Broker 3 took a batch at 0 ms and answers nothing: with partitioner.availability.timeout.ms
+// 100 its partition still draws records at 50 ms (by weight), none after 100 ms.
+TEST_F(StickyChoiceTest, AvailabilityTimeoutLeavesOutAPartitionWhoseLeaderTakesNothing) {
+  start_with_a_stuck_partition(config(true, 100), 1);
+  advance_to(millis(50));
+  EXPECT_GT(sends_to_the_stuck_partition(60), 0) << "weights 2, 2, 1 at first: about 1 in 5";
+  advance_to(millis(101));
+  EXPECT_EQ(sends_to_the_stuck_partition(200), 0) << "broker 3 has taken nothing for longer than 100 ms";
+  // Broker 3 answers: it takes the next batch at once, and its partition is a candidate again.
+  for (const Sent& s : sent_with<ProduceRequest>()) {
+    const auto& req = std::get<ProduceRequest>(s.msg);
+    if (s.to == kB3) {
+      EXPECT_TRUE(respond(Produced(req), ErrorCode::NONE, 0, kB3));
+    }
+  }
+  EXPECT_GT(sends_to_the_stuck_partition(200), 0) << "available again";
+}
+
+// The same without the timeout (Kafka's default 0): the partition keeps its weight.
+TEST_F(StickyChoiceTest, WithoutAvailabilityTimeoutASilentLeaderKeepsItsWeight) {
+  start_with_a_stuck_partition(config(true, 0), 1);
+  advance_to(millis(101));
+  EXPECT_GT(sends_to_the_stuck_partition(200), 0);
+}
+
+// When every partition is left out, Kafka keeps no statistics and chooses among them all.
+TEST_F(StickyChoiceTest, AvailabilityTimeoutWithEveryLeaderSilentUsesThemAll) {
+  start_ready(config(true, 100), {kB1, kB2});
+  for (std::int32_t p = 0; p < 2; ++p) {
+    send("f00" + std::to_string(p), PartitionId(p));  // in flight, never answered
+    send("g00" + std::to_string(p), PartitionId(p));  // waiting
+  }
+  advance_to(millis(200));
+  for (int i = 0; i < 40; ++i) send("n" + three_digits(i));
+  // Answer everything until every record is acknowledged, to read each one's partition.
+  std::set<CorrelationId> answered;
+  for (bool answered_one = true; answered_one;) {
+    answered_one = false;
+    for (const Sent& s : sent_with<ProduceRequest>()) {
+      const auto& req = std::get<ProduceRequest>(s.msg);
+      if (answered.insert(req.correlation_id).second) answered_one = respond(Produced(req), ErrorCode::NONE, 0, s.to) || answered_one;
+    }
+  }
+  ASSERT_EQ(results.size(), 44u);
+  std::set<std::int32_t> used;
+  for (const Result& r : results) {
+    if (r.value[0] == 'n') used.insert(r.result.partition.value());
+  }
+  EXPECT_EQ(used, (std::set<std::int32_t>{0, 1}));
 }
 
 // ---- Batching.
