@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "scenarios/loader.h"
 #include "scenarios/runner.h"
@@ -165,6 +166,45 @@ TEST(Replication, AcksAllIsWritableWithinASecondOfTheHealAfterALostAlterPartitio
   // Records sent from 1 s after the heal (by then the leader has heard of the shrunk ISR).
   const Nanos waited = longest_ack_wait(out.history, seconds(26), seconds(40));
   EXPECT_LT(waited, seconds(1)) << "longest wait for an acknowledgement after the heal: " << to_millis(waited) << " ms";
+}
+
+// The bundled unclean-election scenario: the reader had read past the out-of-sync broker's log
+// end when that broker became leader. KIP-320: it validates its position against the new
+// leader, moves back to where the logs diverge (a seek noted "truncation detected"), and so
+// reads every record the new leader is acknowledged for from then on; no reset to latest
+// skips them.
+TEST(Replication, AConsumerPastAnUncleanLeadersLogEndResumesWhereTheLogsDiverge) {
+  const Scenario s = load_scenario_file(LOGSIM_SOURCE_DIR "/scenarios/unclean-election-consumer-detects-truncation.json");
+  const RunOutput out = run_scenario(s, {s.seed, false});
+  EXPECT_TRUE(out.result.expectation_met) << out.result.expectation_detail;
+  std::vector<properties::HistoryEvent> seeks;
+  std::int64_t read_to = -1;  // the reader's highest offset before its first seek
+  for (const auto& e : out.history.events()) {
+    if (e.process != "reader") continue;
+    if (e.kind == OpKind::kSeek) seeks.push_back(e);
+    if (e.kind == OpKind::kProcess && seeks.empty()) read_to = std::max(read_to, e.offset->value());
+  }
+  ASSERT_EQ(seeks.size(), 1u);
+  const properties::HistoryEvent& seek = seeks[0];
+  EXPECT_NE(seek.note.find("truncation detected"), std::string::npos) << seek.note;
+  ASSERT_TRUE(seek.offset);
+  EXPECT_LT(seek.offset->value(), read_to) << "it moved back below what it had read";
+  std::set<std::uint64_t> processed;
+  std::set<std::uint64_t> acknowledged_later;
+  bool first_after_seek = true;
+  for (const auto& e : out.history.events()) {
+    if (e.index <= seek.index) continue;
+    if (e.kind == OpKind::kSendOk) acknowledged_later.insert(e.value_id);
+    if (e.kind == OpKind::kProcess && e.process == "reader") {
+      if (first_after_seek) {
+        EXPECT_EQ(e.offset, seek.offset) << "it resumed at the divergence point";
+      }
+      first_after_seek = false;
+      processed.insert(e.value_id);
+    }
+  }
+  ASSERT_FALSE(acknowledged_later.empty());
+  for (const std::uint64_t v : acknowledged_later) EXPECT_TRUE(processed.contains(v)) << "value " << v << " skipped";
 }
 
 }  // namespace
