@@ -21,7 +21,10 @@ void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
       if (ids.process < runs_.size()) {
         auto& runs = runs_[ids.process];
         const auto it = std::lower_bound(runs.begin(), runs.end(), ids.tp, [](const Run& r, Id tp) { return r.tp < tp; });
-        if (it != runs.end() && it->tp == ids.tp) it->offset = kNoRun;
+        if (it != runs.end() && it->tp == ids.tp) {
+          note_reset_past_truncation(e, ids, *it);
+          it->offset = kNoRun;
+        }
       }
       return;
     case OpKind::kSendOk:
@@ -55,6 +58,17 @@ void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   it->poll = poll;
 }
 
+// A reset whose out-of-range answer put the log end below the reader's position: its records
+// past that end were truncated away (an unclean election, an acks=1 write lost in a failover),
+// and the new leader's records from the end on are new ones. A reset that lands above the end
+// (auto.offset.reset=latest) skips those: a consumer without KIP-320's truncation detection.
+void PollSkipChecker::note_reset_past_truncation(const HistoryEvent& e, const EventIds& ids, const Run& run) {
+  if (!e.high_watermark || !e.offset || run.offset == kNoRun) return;
+  const std::int64_t end = e.high_watermark->value();
+  if (run.offset + 1 <= end || e.offset->value() <= end) return;
+  holes_.push_back(Hole{ids.process, ids.tp, end, e.offset->value(), e.index, e.at, run.event, false, true, run.offset + 1});
+}
+
 void PollSkipChecker::finish() {
   // Per partition with a hole, its acknowledgements by offset, sorted when first needed.
   std::vector<std::vector<std::pair<std::int64_t, std::size_t>>> sorted(acks_.size());
@@ -78,8 +92,14 @@ void PollSkipChecker::finish() {
     const Ack* first = nullptr;
     auto it = std::lower_bound(p.begin(), p.end(), std::pair<std::int64_t, std::size_t>{h.from, 0});
     for (; it != p.end() && it->first < h.to; ++it) {
-      if (it != p.begin() && std::prev(it)->first == it->first) continue;  // only the first acknowledgement counts
       const Ack& ack = acks[it->second];
+      if (h.after_truncation) {
+        // Only the new leader's records count: acknowledged after the reader's last record (it
+        // may have read the truncated ones at these offsets).
+        if (ack.event <= h.previous_event) continue;
+      } else if (it != p.begin() && std::prev(it)->first == it->first) {
+        continue;  // only the first acknowledgement counts
+      }
       if (excused(ack)) continue;
       ++skipped;
       if (first == nullptr) first = &ack;
@@ -90,6 +110,16 @@ void PollSkipChecker::finish() {
     const std::string& acked_to = symbols().process(ack.process);
     Violation v = violation_of(h.one_poll ? "int-poll-skip" : "poll-skip", h.event, h.at, h.process, h.tp, Offset(ack.offset), ack.key);
     if (ack.process != h.process) v.members.push_back(acked_to);
+    if (h.after_truncation) {
+      v.explanation = process + " had read " + symbols().where(h.tp) + " to offset " + std::to_string(h.from_position - 1) +
+                      ", past the log end " + std::to_string(h.from) + " its out-of-range answer reported (a truncation), and reset to offset " +
+                      std::to_string(h.to) + " (event #" + std::to_string(h.event) + "), skipping " + std::to_string(skipped) +
+                      " record(s) acknowledged after its last read, the first at offset " + std::to_string(ack.offset) +
+                      " (value " + std::to_string(ack.value_id) + ", acknowledged to " + acked_to + " at event #" +
+                      std::to_string(ack.event) + "): KIP-320's truncation detection would have resumed at the divergence point";
+      report(std::move(v));
+      continue;
+    }
     v.explanation = process + " processed " + symbols().where(h.tp) + " offset " + std::to_string(h.to) + " (event #" +
                     std::to_string(h.event) + ") right after offset " + std::to_string(h.from - 1) + " (event #" +
                     std::to_string(h.previous_event) + (h.one_poll ? ") in the same poll" : ") within one assignment") +

@@ -22,6 +22,11 @@
 // record with the same key is in the log, or it is a tombstone past delete.retention.ms).
 // Records lost to truncation leave no hole (their offsets are reused: that is `lost-write` /
 // `inconsistent-offsets`, not reported again here). There are no control markers in logsim.
+// One reset is judged too: a reset whose out-of-range answer's high watermark is below the
+// offset the reader had read to (its position was truncated away) and which lands above that
+// high watermark (auto.offset.reset=latest) skips the records the new leader was acknowledged
+// for at those offsets after the reader's last record: `poll-skip` at the reset. A consumer with
+// KIP-320's truncation detection moves back to the divergence point instead.
 //
 // What is judged. Only offsets the history proves were written: an offset in a hole is judged
 // when an acknowledged send (`send-ok`) put a record there. On a topic that may be compacted,
@@ -96,6 +101,8 @@ class PollSkipChecker final : public Checker {
     Nanos at;
     std::uint64_t previous_event;
     bool one_poll;  // both sides of the hole came from one poll: int-poll-skip
+    bool after_truncation = false;  // a reset past a truncated log end (from: that end)
+    std::int64_t from_position = 0;  // after_truncation: the reader's position before the reset
   };
   // One acknowledgement (send-ok with an offset) of a partition, in history order.
   struct Ack {
@@ -105,6 +112,8 @@ class PollSkipChecker final : public Checker {
     Id key;                 // kNoId: no key
     Id process;
   };
+
+  void note_reset_past_truncation(const HistoryEvent& e, const EventIds& ids, const Run& run);
 
   CompactionWitness compaction_;
   std::vector<std::vector<Run>> runs_;             // process id -> its runs, sorted by tp

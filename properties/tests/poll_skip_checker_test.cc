@@ -73,13 +73,18 @@ class Events {
   void processes(const std::string& member, std::int64_t from, std::int64_t to) {
     for (std::int64_t o = from; o < to; ++o) process(member, o);
   }
-  std::uint64_t seek(const std::string& member, std::int64_t offset) {
+  // A reset; with `high_watermark`, the out-of-range answer's (its log start: 0).
+  std::uint64_t seek(const std::string& member, std::int64_t offset, std::optional<std::int64_t> high_watermark = std::nullopt) {
     HistoryEvent e = base(OpKind::kSeek, member);
     e.group = "g";
     e.topic = "t";
     e.partition = PartitionId(0);
     e.offset = properties::known(Offset(offset));
     e.note = "auto.offset.reset: offset 3 was out of range";
+    if (high_watermark) {
+      e.high_watermark = Offset(*high_watermark);
+      e.log_start_offset = Offset(0);
+    }
     return append(e);
   }
   std::uint64_t poll(const std::string& member, std::uint32_t records) {
@@ -239,6 +244,47 @@ TEST(PollSkipChecker, AResetAfterRetentionEndsTheRun) {
   h.processes("m1", 0, 3);
   h.seek("m1", 10);
   h.processes("m1", 10, 14);
+  EXPECT_TRUE(h.finish().empty());
+}
+
+// An unclean election: the new leader's log ends at 5, below the member's position 10. Its
+// next fetch is out of range (high watermark 5), and auto.offset.reset=latest moves it to 8,
+// past the records 5..7 the new leader has written since: skipped, as by a consumer without
+// KIP-320's truncation detection.
+TEST(PollSkipChecker, AResetToLatestPastATruncatedLogEndSkipsTheNewLeadersRecords) {
+  PollSkipChecker c(not_compacted());
+  Events h(c);
+  h.acks(0, 10);
+  h.assign("m1", {{"t", PartitionId(0)}});
+  h.processes("m1", 0, 10);
+  for (std::int64_t o = 5; o < 8; ++o) {
+    h.invoke(200 + static_cast<std::uint64_t>(o), "k" + std::to_string(o));
+    h.outcome(OpKind::kSendOk, 200 + static_cast<std::uint64_t>(o), "k" + std::to_string(o), 0, o);
+  }
+  const std::uint64_t reset = h.seek("m1", 8, 5);
+  const auto v = h.finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].anomaly, "poll-skip");
+  EXPECT_EQ(v[0].first_event, reset);
+  EXPECT_EQ(v[0].offset, Offset(5));
+  EXPECT_NE(v[0].explanation.find("skipping 3 record(s)"), std::string::npos) << v[0].explanation;
+  EXPECT_NE(v[0].explanation.find("KIP-320"), std::string::npos);
+}
+
+// The same truncation with KIP-320: the member moves back to 5, where the logs diverge, and
+// reads the new records. And a reset below the log end (retention) is no truncation.
+TEST(PollSkipChecker, AResetToTheDivergencePointOrAfterRetentionSkipsNothing) {
+  PollSkipChecker c(not_compacted());
+  Events h(c);
+  h.acks(0, 10);
+  h.assign("m1", {{"t", PartitionId(0)}});
+  h.processes("m1", 0, 10);
+  h.invoke(205, "k5");
+  h.outcome(OpKind::kSendOk, 205, "k5", 0, 5);
+  h.seek("m1", 5, 5);
+  h.assign("m2", {{"t", PartitionId(0)}});
+  h.processes("m2", 0, 3);
+  h.seek("m2", 8, 10);  // position 3, high watermark 10: out of range below the log start
   EXPECT_TRUE(h.finish().empty());
 }
 
