@@ -6,17 +6,19 @@
 #include <set>
 #include <stdexcept>
 
+#include "api/app.h"
+#include "api/app_registry.h"
 #include "reports/run_dir.h"
 #include "reports/summary.h"
 
 namespace logsim {
 
-Scenario load_scenario(const std::string& path) { return scenarios::load_scenario_file(path); }
+Scenario load_scenario(const std::string& path) { return scenarios::load_scenario_file(path, registered_apps()); }
 
-Scenario parse_scenario(std::string_view json_text, const std::string& name) { return scenarios::parse_scenario(json_text, name); }
+Scenario parse_scenario(std::string_view json_text, const std::string& name) { return scenarios::parse_scenario(json_text, name, registered_apps()); }
 
 Scenario scenario_from_json(const nlohmann::json& scenario, const std::string& name) {
-  return scenarios::parse_scenario(scenario.dump(), name);
+  return scenarios::parse_scenario(scenario.dump(), name, registered_apps());
 }
 
 std::uint64_t effective_seed(const Scenario& scenario, std::optional<std::uint64_t> seed) { return seed.value_or(scenario.seed); }
@@ -25,6 +27,7 @@ RunOutput run(const Scenario& scenario, const RunOptions& options) {
   scenarios::RunOptions o;
   o.seed = effective_seed(scenario, options.seed);
   o.record_trace = options.record_trace;
+  o.apps = detail::registered_app_nodes();
   return scenarios::run_scenario(scenario, o);
 }
 

@@ -426,7 +426,7 @@ void read_phases(const JsonReader& root, const JsonReader& phases, Scenario& s) 
 
 }  // namespace
 
-Scenario parse_scenario(std::string_view text, const std::string& file) {
+Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<std::string>& apps) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -451,9 +451,9 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   if (auto v = root.get("cluster")) read_cluster(*v, s);
   read_topics(root.at("topics"), s);
   scan_created_topics(root, s);
-  if (auto v = root.get("producers")) read_producers(*v, s);
+  if (auto v = root.get("producers")) read_producers(*v, s, apps);
   if (auto v = root.get("consumers")) read_consumers(*v, s);
-  if (root.has("groups")) read_groups(root, s);
+  if (root.has("groups")) read_groups(root, s, apps);
   check_unique_names(root, s);
   if (auto v = root.get("timeline")) read_timeline(*v, s);
   if (auto v = root.get("faults")) s.faults = read_faults(*v, s);
@@ -478,7 +478,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
   return s;
 }
 
-Scenario load_scenario_file(const std::string& path) {
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& apps) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw ScenarioError(path, "/", "cannot read the file: it is a directory", "a scenario file (.json)");
@@ -487,7 +487,7 @@ Scenario load_scenario_file(const std::string& path) {
   if (!in) throw ScenarioError(path, "/", "cannot open the file", "a readable scenario file");
   std::ostringstream buf;
   buf << in.rdbuf();
-  return parse_scenario(buf.str(), path);
+  return parse_scenario(buf.str(), path, apps);
 }
 
 }  // namespace logsim::scenarios

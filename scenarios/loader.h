@@ -26,10 +26,12 @@ class ScenarioError : public std::runtime_error {
   std::string file_, pointer_, problem_, expected_;
 };
 
-// Reads and validates a scenario file.
-Scenario load_scenario_file(const std::string& path);
+// Reads and validates a scenario file. `apps`: the names of the users' applications the
+// running binary has registered (api/app.h), which an "app" key may name; logsim's own binary
+// registers none, so it refuses a scenario that names one.
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& apps = {});
 // Validates scenario JSON text; `file` names it in errors.
-Scenario parse_scenario(std::string_view text, const std::string& file);
+Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<std::string>& apps = {});
 
 // Parses "250ms", "5s", "2m", "1h", "7d" (also "ns", "us"); nothing if malformed.
 std::optional<Nanos> parse_duration(std::string_view text);

@@ -196,6 +196,30 @@ std::vector<std::string> topic_names(const Scenario& s) {
   return out;
 }
 
+// The "app" key of a producer or group: a registered user's application, which decides what
+// the built-in application's keys (`builtin_keys`) would have, so those are refused beside it.
+std::string read_app(const JsonReader& r, const std::vector<std::string>& apps, const std::vector<std::string>& builtin_keys) {
+  const JsonReader v = r.at("app");
+  const std::string name = v.string();
+  if (std::find(apps.begin(), apps.end(), name) == apps.end()) {
+    std::string all;
+    for (const auto& a : apps) all += (all.empty() ? "\"" : ", \"") + a + "\"";
+    auto guess = did_you_mean(name, apps);
+    v.fail("no application named \"" + name + "\" is registered in this program",
+           guess ? "did you mean \"" + *guess + "\"? (registered: " + all + ")"
+           : apps.empty() ? "no \"app\" (this program registers no applications: run the scenario from a binary "
+                            "that calls logsim::register_app(\"" + name + "\", ...), api/app.h)"
+                          : "one of the registered applications: " + all);
+  }
+  for (const auto& key : builtin_keys) {
+    if (r.has(key)) {
+      r.at(key).fail("\"" + key + "\" is for logsim's own application, but app \"" + name + "\" runs here",
+                     "no \"" + key + "\": the app decides it");
+    }
+  }
+  return name;
+}
+
 std::string check_topic(const JsonReader& r, const Scenario& s) {
   const std::string name = r.string();
   const auto names = topic_names(s);
@@ -207,10 +231,11 @@ std::string check_topic(const JsonReader& r, const Scenario& s) {
 
 }  // namespace
 
-void read_producers(const JsonReader& r, Scenario& s) {
+void read_producers(const JsonReader& r, Scenario& s, const std::vector<std::string>& apps) {
   for (const auto& p : r.items()) {
-    p.expect_object({"name", "topic", "rate_per_sec", "count", "for", "start", "keys", "value_bytes", "tombstones", "config"});
+    p.expect_object({"name", "topic", "rate_per_sec", "count", "for", "start", "keys", "value_bytes", "tombstones", "config", "app"});
     ProducerSpec spec;
+    if (p.has("app")) spec.app = read_app(p, apps, {"rate_per_sec", "count", "for", "start", "keys", "value_bytes", "tombstones"});
     spec.name = p.at("name").string();
     spec.topic = check_topic(p.at("topic"), s);
     if (auto v = p.get("rate_per_sec")) spec.rate_per_sec = v->number(0.001, 10'000'000);
@@ -289,12 +314,16 @@ FailureSpec read_failures(const JsonReader& r, const Scenario& s) {
 
 }  // namespace
 
-void read_groups(const JsonReader& root, Scenario& s) {
+void read_groups(const JsonReader& root, Scenario& s, const std::vector<std::string>& apps) {
   const JsonReader r = root.at("groups");
   for (const auto& g : r.items()) {
     g.expect_object({"name", "topics", "members", "static_membership", "start", "poll_interval", "processing", "commit",
-                     "failures", "config"});
+                     "failures", "config", "app"});
     GroupSpec spec;
+    if (g.has("app")) {
+      spec.app = read_app(g, apps, {"poll_interval", "processing", "commit", "failures"});
+      spec.commit = CommitStrategy::kAfterEachBatch;  // not auto: the app's consumer commits when the app says
+    }
     spec.name = g.at("name").string();
     if (spec.name.empty()) g.at("name").fail("found an empty group id", "a group.id");
     for (const auto& t : g.at("topics").items()) spec.topics.push_back(check_topic(t, s));

@@ -28,10 +28,11 @@ std::int32_t config_int(const JsonReader& r, std::int64_t lo);
 bool config_bool(const JsonReader& r);
 
 // The client sections (loader_clients.cc): "producers", "consumers", and "groups" (read from
-// the root, which its cross-checks need).
-void read_producers(const JsonReader& r, Scenario& s);
+// the root, which its cross-checks need). `apps`: the registered users' applications an "app"
+// key may name.
+void read_producers(const JsonReader& r, Scenario& s, const std::vector<std::string>& apps);
 void read_consumers(const JsonReader& r, Scenario& s);
-void read_groups(const JsonReader& root, Scenario& s);
+void read_groups(const JsonReader& root, Scenario& s, const std::vector<std::string>& apps);
 
 // The "timeline" section, sorted by time, with the admin steps checked in order.
 void read_timeline(const JsonReader& r, Scenario& s);

@@ -327,10 +327,22 @@ RunSteps sort_steps(const Scenario& scenario, sim::World& world) {
 // The applications: producers, consumers (they assign every partition of their topics, those
 // create-topic steps make too, with the partition count they are created with), group
 // members (added ones too), and the admin node if there are admin steps.
+// A user's application in place of logsim's own on a node (the loader checked its name).
+void add_user_app(sim::World& world, const RunOptions& options, AppSite site) {
+  const auto it = options.apps.find(site.app);
+  LOGSIM_ASSERT(it != options.apps.end(), "no factory for the application \"" + site.app + "\" on " + site.node);
+  const std::string node = site.node;
+  world.add_node(node, [factory = it->second, site = std::move(site)](Env& env) { return factory(env, site); });
+}
+
 void add_applications(sim::World& world, const Scenario& scenario, RunContext& ctx, const RunSteps& steps,
-                      const std::vector<NodeId>& bootstrap) {
+                      const std::vector<NodeId>& bootstrap, const RunOptions& options) {
   for (const auto& p : scenario.producers) {
     ctx.producers.emplace(p.name, ProducerProgress{0, world.stream("workload/" + p.name)});
+    if (!p.app.empty()) {
+      add_user_app(world, options, AppSite{p.app, p.name, &p, nullptr, &ctx, bootstrap});
+      continue;
+    }
     world.add_node(p.name, [&p, &ctx, &steps, bootstrap](Env& env) {
       return std::make_unique<ProducerApp>(env, p, ctx, bootstrap, steps.app);
     });
@@ -342,6 +354,10 @@ void add_applications(sim::World& world, const Scenario& scenario, RunContext& c
   }
   for (const auto& g : scenario.groups) {
     for (std::int32_t i = 1; i <= g.member_count(); ++i) {
+      if (!g.app.empty()) {
+        add_user_app(world, options, AppSite{g.app, g.member_name(i), nullptr, &g, &ctx, bootstrap});
+        continue;
+      }
       world.add_node(g.member_name(i), [&g, i, &ctx, &steps, bootstrap](Env& env) {
         return std::make_unique<GroupMemberApp>(env, g, g.member_name(i), ctx, bootstrap, steps.app);
       });
@@ -438,7 +454,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   }
 
   const std::vector<NodeId> bootstrap = add_cluster(world, scenario);
-  add_applications(world, scenario, ctx, steps, bootstrap);
+  add_applications(world, scenario, ctx, steps, bootstrap, options);
   start_nodes(world, scenario);
   schedule_steps(world, ctx, scenario, steps, bootstrap);
   run_in_chunks(world, scenario, options, bootstrap, out.samples);

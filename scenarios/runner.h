@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/env/env.h"
 #include "properties/checker.h"
 #include "properties/history.h"
 #include "properties/verdict.h"
@@ -20,12 +21,30 @@
 
 namespace logsim::scenarios {
 
+struct RunContext;
+
+// Where a user's application (api/app.h) runs in place of logsim's own: a producer's node or
+// a group member's node whose spec names an "app".
+struct AppSite {
+  std::string app;                         // the registered name
+  std::string node;                        // the node's name (the producer's, or the member's)
+  const ProducerSpec* producer = nullptr;  // the producer it stands for, or
+  const GroupSpec* group = nullptr;        // the group it is a member of
+  RunContext* ctx = nullptr;               // the run's history and the harness's memory
+  std::vector<NodeId> bootstrap;           // the brokers
+};
+// Builds the node of a user's application; called at the node's start and at every restart.
+using AppNodeFactory = std::function<std::unique_ptr<Node>(Env&, const AppSite&)>;
+
 struct RunOptions {
   std::uint64_t seed = 1;
   bool record_trace = false;  // keep every trace entry (for --trace and divergence reports)
   // Called between chunks of the run (about 400 times) with the simulated time reached and the
   // end: for a progress bar. It must not touch the simulation.
   std::function<void(Nanos now, Nanos end)> progress{};
+  // The users' applications by registered name (api/app.h fills it): every "app" the scenario
+  // names must be here.
+  std::map<std::string, AppNodeFactory> apps{};
 };
 
 struct RunResult {

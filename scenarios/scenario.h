@@ -76,6 +76,7 @@ struct ProducerSpec {
   std::int32_t value_bytes = 100;     // size of each value (see make_record)
   double tombstones = 0;              // the share of records sent with a null value (deletes)
   engine::ProducerConfig config;      // Kafka producer configs (bootstrap filled by the run)
+  std::string app;                    // a user's registered application (api/app.h); empty: logsim's own
 };
 
 struct ConsumerSpec {
@@ -122,6 +123,7 @@ struct GroupSpec {
   CommitStrategy commit = CommitStrategy::kAuto;
   FailureSpec failures;
   engine::ConsumerConfig config;      // Kafka consumer configs (bootstrap, group.id filled by the run)
+  std::string app;                    // a user's registered application (api/app.h); empty: logsim's own
 
   // add-member steps, in time order: member members + 1 + i starts at added_at[i].
   std::vector<Nanos> added_at;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "scenarios/apps/app_history.h"
+
 namespace logsim::scenarios {
 namespace {
 constexpr std::uint64_t kPollTag = 1000;       // time to poll
@@ -132,15 +134,9 @@ void GroupMemberApp::processed_front() {
 
 // The front record is done with: recorded as processed, committed if the strategy says so.
 void GroupMemberApp::handled_front(const std::string& note) {
-  auto e = event(properties::OpKind::kProcess);
   const engine::ConsumerRecord& r = batch_.front();
-  e.topic = r.tp.topic;
-  e.partition = r.tp.partition;
-  e.offset = r.record.offset;
-  e.key = r.record.record.key;
-  e.value_id = parse_value_id(r.record.record);
-  e.note = note;
-  ctx_.history.append(std::move(e));
+  record_processed(r.tp, r.record.offset, r.record.record.key, parse_value_id(r.record.record), note,
+                   [this](properties::OpKind kind) { return event(kind); }, ctx_.history);
   const TopicPartition tp = r.tp;
   const Offset next = r.record.offset + 1;
   batch_.pop_front();
@@ -174,18 +170,7 @@ void GroupMemberApp::dead_letter_front() {
   ctx_.history.append(invoke);
   const std::string note = "dead-lettered to " + topic + " as value " + std::to_string(value_id);
   dead_letters_->send(topic, std::move(record), std::nullopt, [this, sender, topic, key = invoke.key, value_id, note](const engine::SendResult& s) {
-    using engine::SendOutcome;
-    auto e = ctx_.event(s.outcome == SendOutcome::kAcknowledged ? properties::OpKind::kSendOk
-                        : s.outcome == SendOutcome::kFailed     ? properties::OpKind::kSendFail
-                                                                : properties::OpKind::kSendInfo,
-                        sender);
-    e.topic = topic;
-    e.partition = properties::known(s.partition);
-    e.offset = properties::known(s.offset);
-    e.key = key;
-    e.value_id = value_id;
-    if (s.error != ErrorCode::NONE) e.error = std::string(error_name(s.error));
-    ctx_.history.append(std::move(e));
+    ctx_.history.append(send_outcome_event(ctx_, sender, topic, key, value_id, s));
     handled_front(note);
   });
 }
@@ -224,12 +209,7 @@ properties::HistoryEvent GroupMemberApp::event(properties::OpKind kind) const {
 }
 
 void GroupMemberApp::record_assignment(const char* why, const std::vector<TopicPartition>& gone) {
-  auto e = event(properties::OpKind::kAssign);
-  for (const auto& tp : consumer_.assignment()) {
-    if (std::find(gone.begin(), gone.end(), tp) == gone.end()) e.assignment.push_back(tp);
-  }
-  e.note = why;
-  ctx_.history.append(std::move(e));
+  scenarios::record_assignment(consumer_, why, gone, [this](properties::OpKind kind) { return event(kind); }, ctx_.history);
 }
 
 void GroupMemberApp::on_partitions_revoked(const std::vector<TopicPartition>& ps) { record_assignment("revoked", ps); }
@@ -237,19 +217,7 @@ void GroupMemberApp::on_partitions_assigned(const std::vector<TopicPartition>&) 
 void GroupMemberApp::on_partitions_lost(const std::vector<TopicPartition>& ps) { record_assignment("lost", ps); }
 
 void GroupMemberApp::on_commit(const engine::CommitEvent& c) {
-  const bool requested = c.phase == engine::CommitEvent::Phase::kRequested;
-  for (const auto& [tp, offset] : c.offsets) {
-    auto e = event(requested ? properties::OpKind::kCommitInvoke
-                             : (c.error == ErrorCode::NONE ? properties::OpKind::kCommitOk : properties::OpKind::kCommitFail));
-    e.generation = properties::known(GenerationId(c.generation));
-    e.topic = tp.topic;
-    e.partition = tp.partition;
-    e.offset = offset;
-    e.commit_id = c.id;
-    e.note = c.automatic ? "auto" : "manual";
-    if (!requested && c.error != ErrorCode::NONE) e.error = std::string(error_name(c.error));
-    ctx_.history.append(std::move(e));
-  }
+  record_commit(c, [this](properties::OpKind kind) { return event(kind); }, ctx_.history);
 }
 
 void GroupMemberApp::on_fatal(ErrorCode error) {

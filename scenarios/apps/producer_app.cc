@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "scenarios/apps/app_history.h"
+
 namespace logsim::scenarios {
 namespace {
 constexpr std::uint64_t kTickTag = 1000;
@@ -152,18 +154,7 @@ void ProducerApp::send_one(const steps::Produce* step, std::int64_t position) {
   const std::string topic = spec_.topic;
   const auto key = record.key;
   producer_.send(topic, std::move(record), std::nullopt, [&ctx, name, topic, key, value_id](const engine::SendResult& r) {
-    using engine::SendOutcome;
-    const auto kind = r.outcome == SendOutcome::kAcknowledged ? properties::OpKind::kSendOk
-                      : r.outcome == SendOutcome::kFailed     ? properties::OpKind::kSendFail
-                                                              : properties::OpKind::kSendInfo;
-    auto e = ctx.event(kind, name);
-    e.topic = topic;
-    e.partition = properties::known(r.partition);
-    e.offset = properties::known(r.offset);
-    e.key = key;
-    e.value_id = value_id;
-    if (r.error != ErrorCode::NONE) e.error = std::string(error_name(r.error));
-    ctx.history.append(std::move(e));
+    ctx.history.append(send_outcome_event(ctx, name, topic, key, value_id, r));
   });
 }
 

@@ -1,0 +1,165 @@
+// The application API's registry and its thin wrappers: each forwards to the node that hosts
+// the App (app_node.cc), which holds the engine's clients.
+#include "api/app.h"
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+
+#include "api/app_node.h"
+#include "api/app_registry.h"
+#include "scenarios/apps/app_history.h"
+
+namespace logsim {
+namespace {
+
+// The registry: names in order (a std::map), so every listing and every run's map of factories
+// is the same whatever order the registrations came in.
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, AppFactory> apps;
+};
+
+Registry& registry() {
+  static Registry r;  // the API's one global: registrations, read when a run begins
+  return r;
+}
+
+}  // namespace
+
+void register_app(const std::string& name, AppFactory factory) {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  r.apps[name] = std::move(factory);
+}
+
+void unregister_app(const std::string& name) {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  r.apps.erase(name);
+}
+
+std::vector<std::string> registered_apps() {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : r.apps) names.push_back(name);
+  return names;
+}
+
+namespace detail {
+
+std::map<std::string, scenarios::AppNodeFactory> registered_app_nodes() {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  std::map<std::string, scenarios::AppNodeFactory> out;
+  for (const auto& [name, factory] : r.apps) out.emplace(name, app_node_factory(factory));
+  return out;
+}
+
+}  // namespace detail
+
+// ---- Producer
+
+void Producer::send(const std::string& topic, std::optional<std::string> key, std::optional<std::string> value,
+                    std::vector<RecordHeader> headers, std::function<void(const SendResult&)> done) {
+  detail::AppNode& node = node_;
+  scenarios::RunContext& run = node.run();
+  engine::Producer& client = node.producer();
+  const std::uint64_t value_id = ++run.last_value_id;
+  const bool tombstone = !value.has_value();
+  Record record{std::move(key), std::move(value), to_millis(node.env().now()), std::move(headers)};
+  // The harness's id travels in its own header, so the value reaches consumers as sent.
+  record.headers.push_back(RecordHeader{std::string(scenarios::kValueIdHeader), std::to_string(value_id)});
+
+  auto invoke = node.event(properties::OpKind::kSendInvoke);
+  invoke.group.clear();
+  invoke.generation.reset();
+  invoke.topic = topic;
+  invoke.key = record.key;
+  invoke.value_id = value_id;
+  invoke.idempotent = node.site().producer ? node.site().producer->config.enable_idempotence : true;
+  invoke.tombstone = tombstone;
+  std::optional<std::string> sent_key = record.key;
+  run.history.append(std::move(invoke));
+
+  const std::string process = node.site().node;
+  client.send(topic, std::move(record), std::nullopt,
+              [&run, process, topic, key = std::move(sent_key), value_id, done = std::move(done)](const engine::SendResult& r) {
+                run.history.append(scenarios::send_outcome_event(run, process, topic, key, value_id, r));
+                if (!done) return;
+                SendResult out;
+                out.outcome = r.outcome == engine::SendOutcome::kAcknowledged ? SendResult::Outcome::kAcknowledged
+                              : r.outcome == engine::SendOutcome::kFailed     ? SendResult::Outcome::kFailed
+                                                                              : SendResult::Outcome::kUnknown;
+                out.topic = topic;
+                out.partition = r.partition;
+                out.offset = r.offset;
+                if (r.error != ErrorCode::NONE) out.error = std::string(error_name(r.error));
+                done(out);
+              });
+}
+
+std::size_t Producer::in_flight() const { return node_.producer().in_flight(); }
+
+// ---- Consumer
+
+void Consumer::subscribe(std::vector<std::string> topics, RebalanceCallbacks callbacks) {
+  node_.subscribe(std::move(topics), std::move(callbacks));
+}
+
+std::vector<ConsumedRecord> Consumer::poll() { return node_.poll(); }
+
+void Consumer::processed(const ConsumedRecord& r, const std::string& note) {
+  scenarios::record_processed(r.topic_partition(), r.offset, r.key, r.value_id, note,
+                              [this](properties::OpKind kind) { return node_.event(kind); }, node_.run().history);
+}
+
+void Consumer::commit_sync(CommitCallback done) { node_.commit(std::nullopt, true, std::move(done)); }
+void Consumer::commit_sync(std::map<TopicPartition, Offset> offsets, CommitCallback done) {
+  node_.commit(std::move(offsets), true, std::move(done));
+}
+void Consumer::commit_async(CommitCallback done) { node_.commit(std::nullopt, false, std::move(done)); }
+void Consumer::commit_async(std::map<TopicPartition, Offset> offsets, CommitCallback done) {
+  node_.commit(std::move(offsets), false, std::move(done));
+}
+
+bool Consumer::seek(const TopicPartition& tp, Offset offset) {
+  const auto& assigned = node_.consumer().assignment();
+  if (std::find(assigned.begin(), assigned.end(), tp) == assigned.end()) return false;
+  node_.consumer().seek(tp, offset);
+  auto e = node_.event(properties::OpKind::kSeek);
+  e.topic = tp.topic;
+  e.partition = tp.partition;
+  e.offset = offset;
+  e.note = "seek by the application";
+  node_.run().history.append(std::move(e));
+  return true;
+}
+
+const std::vector<TopicPartition>& Consumer::assignment() const { return node_.consumer().assignment(); }
+std::int32_t Consumer::generation() const { return node_.consumer().generation(); }
+void Consumer::close() { node_.close_consumer(); }
+
+// ---- AppContext
+
+Nanos AppContext::now() const { return node_.env().now(); }
+TimerId AppContext::set_timer(Nanos delay, TimerCallback fn) { return node_.set_timer(delay, std::move(fn)); }
+void AppContext::cancel_timer(TimerId id) { node_.cancel_timer(id); }
+Rng& AppContext::rng() { return node_.env().rng(); }
+const std::string& AppContext::name() const { return node_.site().node; }
+const std::vector<std::string>& AppContext::topics() const { return node_.topics(); }
+const std::string& AppContext::group_id() const { return node_.group_id(); }
+Producer& AppContext::producer() {
+  node_.producer();  // made now: its metadata requests start at once
+  return producer_;
+}
+Consumer& AppContext::consumer() {
+  node_.consumer();
+  return consumer_;
+}
+bool AppContext::has_consumer() const { return node_.has_consumer(); }
+properties::HistoryEvent AppContext::event(properties::OpKind kind) const { return node_.event(kind); }
+void AppContext::record(properties::HistoryEvent event) { node_.run().history.append(std::move(event)); }
+
+}  // namespace logsim

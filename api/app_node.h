@@ -1,0 +1,75 @@
+// The node that hosts a user's App (api/app.h) in place of logsim's own application: it owns
+// the node's timers, the engine's producer and consumer (made when the App first asks), the
+// App's own timers, and the history recording the wrappers promise. The runner builds one at
+// each start and restart of the node (scenarios::AppNodeFactory), with a fresh App from the
+// registered factory. Internal to api/.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/app.h"
+#include "engine/client/consumer.h"
+#include "engine/client/producer.h"
+#include "engine/timer_mux.h"
+#include "scenarios/apps/run_context.h"
+#include "scenarios/runner.h"
+
+namespace logsim::detail {
+
+class AppNode final : public Node, private engine::RebalanceListener {
+ public:
+  AppNode(Env& env, const scenarios::AppSite& site, std::unique_ptr<App> app);
+  void on_start() override;
+  void on_message(NodeId from, const Message& msg) override;
+  void on_timer(TimerId id, std::uint64_t tag) override;
+  void on_disconnect(NodeId peer) override;
+  void on_stop() override;
+
+  // What the wrappers use.
+  Env& env() { return env_; }
+  const scenarios::AppSite& site() const { return site_; }
+  scenarios::RunContext& run() { return *site_.ctx; }
+  engine::Producer& producer();
+  engine::Consumer& consumer();
+  bool has_consumer() const { return site_.group != nullptr; }
+  const std::vector<std::string>& topics() const { return topics_; }
+  const std::string& group_id() const { return group_id_; }
+  TimerId set_timer(Nanos delay, TimerCallback fn);
+  void cancel_timer(TimerId id);
+  properties::HistoryEvent event(properties::OpKind kind) const;
+  void subscribe(std::vector<std::string> topics, RebalanceCallbacks callbacks);
+  std::vector<ConsumedRecord> poll();
+  // commitSync / commitAsync; no offsets: the consumer's positions.
+  void commit(std::optional<std::map<TopicPartition, Offset>> offsets, bool sync, CommitCallback done);
+  void close_consumer();
+
+ private:
+  // engine::RebalanceListener: recorded, then the App's callbacks.
+  void on_partitions_revoked(const std::vector<TopicPartition>& partitions) override;
+  void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override;
+  void on_partitions_lost(const std::vector<TopicPartition>& partitions) override;
+  void on_commit(const engine::CommitEvent& event) override;
+  void on_fatal(ErrorCode error) override;
+
+  Env& env_;
+  scenarios::AppSite site_;
+  std::vector<std::string> topics_;
+  std::string group_id_;
+  engine::TimerMux timers_;  // the node's, for its clients
+  std::unique_ptr<engine::Producer> producer_;
+  std::unique_ptr<engine::Consumer> consumer_;
+  RebalanceCallbacks rebalance_;
+  bool closed_ = false;
+  std::map<TimerId, TimerCallback> app_timers_;  // the App's, armed on the Env (ids ascend: ordered)
+  // Last, so that it goes first: the clients' callbacks into it never run once it is gone.
+  AppContext context_;
+  std::unique_ptr<App> app_;
+};
+
+// Builds the node of a registered App (the runner's AppNodeFactory for `factory`).
+scenarios::AppNodeFactory app_node_factory(AppFactory factory);
+
+}  // namespace logsim::detail

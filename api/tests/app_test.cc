@@ -1,0 +1,206 @@
+// Users' own applications in the simulation (api/app.h): a producer and a poll-style consumer
+// written here, registered by name, named by a scenario's "app" keys, run through a broker
+// crash and a member crash. The checkers judge them as they judge logsim's own applications:
+// the correct consumer passes, and the same consumer with the classic bug (commit a batch
+// before processing it) is caught when a crash lands mid-batch.
+#include "api/app.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/gtest.h"
+#include "api/logsim.h"
+
+namespace {
+
+using logsim::AppContext;
+using logsim::ConsumedRecord;
+using logsim::OpKind;
+
+// Sends `count` orders at 200 a second, keyed by one of 20 customers drawn from the node's
+// random stream. (Its count is memory: a restarted shop would start again; none restarts here.)
+class Shop : public logsim::App {
+ public:
+  void on_start(AppContext& ctx) override { next(ctx); }
+
+ private:
+  void next(AppContext& ctx) {
+    if (sent_ == kCount) return;
+    const std::string key = "customer-" + std::to_string(ctx.rng().uniform_u64(20));
+    ctx.producer().send(ctx.topics().front(), key, "order-" + std::to_string(sent_++), {{"source", "shop"}},
+                        [this](const logsim::SendResult& r) { acknowledged_ += r.acknowledged() ? 1 : 0; });
+    ctx.set_timer(logsim::millis(5), [this, &ctx] { next(ctx); });
+  }
+  static constexpr int kCount = 2400;
+  int sent_ = 0;
+  int acknowledged_ = 0;
+};
+
+// Polls; processes each record of the batch (each takes `processing`); commits the batch
+// (commitSync) and polls again. With `commit_first`, the bug: it commits the batch as soon as
+// it has polled it, then processes it, so a crash mid-batch loses the rest of the batch.
+class Billing : public logsim::App {
+ public:
+  explicit Billing(bool commit_first) : commit_first_(commit_first) {}
+
+  void on_start(AppContext& ctx) override {
+    ctx_ = &ctx;
+    ctx.consumer().subscribe(ctx.topics());
+    ctx.set_timer(0, [this] { poll(); });
+  }
+  void on_stop(AppContext& ctx) override { ctx.consumer().commit_sync(); }
+
+ private:
+  void poll() {
+    batch_ = ctx_->consumer().poll();
+    next_ = 0;
+    if (batch_.empty()) {
+      ctx_->set_timer(logsim::millis(10), [this] { poll(); });
+      return;
+    }
+    if (commit_first_) ctx_->consumer().commit_sync([this](const std::string&) { process_next(); });
+    else process_next();
+  }
+  void process_next() {
+    if (next_ == batch_.size()) {
+      if (commit_first_) poll();
+      else ctx_->consumer().commit_sync([this](const std::string&) { poll(); });
+      return;
+    }
+    ctx_->set_timer(logsim::millis(10), [this] {
+      const ConsumedRecord& r = batch_[next_++];
+      // The record as the shop sent it: its value and header, not the harness's id header.
+      const bool intact = r.value && r.value->rfind("order-", 0) == 0 && r.headers.size() == 1 && r.headers[0].key == "source";
+      if (!intact) {
+        auto e = ctx_->event(OpKind::kFault);
+        e.note = "billing: a record not as sent";
+        ctx_->record(std::move(e));
+      }
+      ctx_->consumer().processed(r);
+      process_next();
+    });
+  }
+
+  bool commit_first_;
+  AppContext* ctx_ = nullptr;
+  std::vector<ConsumedRecord> batch_;
+  std::size_t next_ = 0;
+};
+
+class AppTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    logsim::register_app("shop", [] { return std::make_unique<Shop>(); });
+    logsim::register_app("billing", [] { return std::make_unique<Billing>(false); });
+    logsim::register_app("billing-commits-first", [] { return std::make_unique<Billing>(true); });
+  }
+  void TearDown() override {
+    for (const char* name : {"shop", "billing", "billing-commits-first"}) logsim::unregister_app(name);
+  }
+
+  // Three brokers; the shop's orders read by a two-member group running `billing`; a broker
+  // crashes, then a member crashes while it is busy (each member is behind: its batches are full).
+  static nlohmann::json scenario(const std::string& billing) {
+    return nlohmann::json::parse(R"({
+      "name": "users-apps", "duration": "30s", "quiesce": "30s", "seed": 5,
+      "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "offsets.topic.num.partitions": 2}},
+      "topics": [{"name": "orders", "partitions": 2}],
+      "producers": [{"name": "shop", "topic": "orders", "app": "shop", "config": {"acks": "all"}}],
+      "groups": [{"name": "billing", "topics": ["orders"], "members": 2, "app": ")" + billing + R"(",
+                  "config": {"auto.offset.reset": "earliest", "max.poll.records": 50,
+                             "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000}}],
+      "timeline": [
+        {"at": "4s", "action": "crash", "target": "broker-1"},
+        {"at": "6s", "action": "restart", "target": "broker-1"},
+        {"at": "10s", "action": "crash", "target": "billing-1"},
+        {"at": "11s", "action": "restart", "target": "billing-1"}
+      ]
+    })");
+  }
+};
+
+TEST_F(AppTest, UsersAppsPassTheCheckersThroughCrashes) {
+  const logsim::Scenario s = logsim::scenario_from_json(scenario("billing"));
+  const logsim::RunOutput out = logsim::run(s);
+  EXPECT_TRUE(logsim::testing::Passed(out));
+  // Their history, recorded by the wrappers: every order sent and acknowledged, every one
+  // processed by the group, commits, and the crashed member's new assignment.
+  EXPECT_EQ(logsim::stat(out, "records.sent"), 2400);
+  EXPECT_EQ(logsim::stat(out, "records.acknowledged"), 2400);
+  EXPECT_EQ(logsim::acknowledged(out.history, "shop").size(), 2400u);
+  EXPECT_TRUE(logsim::missing_from(out.history, "billing", "orders").empty());
+  EXPECT_GT(logsim::stat(out, "records.processed.billing-1"), 0);
+  EXPECT_GT(logsim::stat(out, "records.processed.billing-2"), 0);
+  EXPECT_GT(logsim::stat(out, "group.billing.commits.accepted"), 0);
+  for (const auto& e : logsim::events(out.history, {.kind = OpKind::kFault})) {
+    EXPECT_NE(e.note, "billing: a record not as sent") << e.process;
+  }
+}
+
+TEST_F(AppTest, UsersAppsPassForEverySeed) {
+  const logsim::Scenario s = logsim::scenario_from_json(scenario("billing"));
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const logsim::RunOutput out = logsim::run(s, {.seed = seed});
+    EXPECT_TRUE(logsim::testing::Passed(out)) << "seed " << seed;
+    EXPECT_TRUE(logsim::missing_from(out.history, "billing", "orders").empty()) << "seed " << seed;
+  }
+}
+
+TEST_F(AppTest, SameSeedSameRun) {
+  const logsim::Scenario s = logsim::scenario_from_json(scenario("billing"));
+  const logsim::RunOutput a = logsim::run(s, {.seed = 9});
+  const logsim::RunOutput b = logsim::run(s, {.seed = 9});
+  EXPECT_EQ(a.result.trace_hash, b.result.trace_hash);
+  EXPECT_EQ(a.history.size(), b.history.size());
+  const logsim::RunOutput c = logsim::run(s, {.seed = 10});
+  EXPECT_NE(a.result.trace_hash, c.result.trace_hash);
+}
+
+TEST_F(AppTest, CommittingBeforeProcessingIsCaught) {
+  const logsim::Scenario s = logsim::scenario_from_json(scenario("billing-commits-first"));
+  const logsim::RunOutput out = logsim::run(s);
+  EXPECT_FALSE(logsim::passed(out));
+  EXPECT_TRUE(logsim::found(out, "lost-commit")) << logsim::describe(out);
+  EXPECT_FALSE(logsim::missing_from(out.history, "billing", "orders").empty());
+}
+
+TEST_F(AppTest, AnUnknownAppNamesThePathAndTheRegisteredApps) {
+  try {
+    logsim::scenario_from_json(scenario("biling"));
+    FAIL() << "no error";
+  } catch (const logsim::ScenarioError& e) {
+    EXPECT_EQ(e.pointer(), "/groups/0/app");
+    EXPECT_NE(e.problem().find("\"biling\""), std::string::npos) << e.what();
+    EXPECT_NE(e.expected().find("did you mean \"billing\"?"), std::string::npos) << e.what();
+    EXPECT_NE(e.expected().find("\"billing-commits-first\", \"shop\""), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(AppTest, TheBuiltInKeysAreRefusedBesideAnApp) {
+  nlohmann::json j = scenario("billing");
+  j["groups"][0]["commit"] = "after-each-batch";
+  try {
+    logsim::scenario_from_json(j);
+    FAIL() << "no error";
+  } catch (const logsim::ScenarioError& e) {
+    EXPECT_EQ(e.pointer(), "/groups/0/commit");
+  }
+}
+
+TEST(AppRegistry, AProgramWithoutTheAppRefusesTheScenario) {
+  // What `logsim run` (which registers no app) says of such a file.
+  const nlohmann::json j = nlohmann::json::parse(R"({"name": "x", "topics": [{"name": "t"}],
+      "producers": [{"name": "p", "topic": "t", "app": "shop"}]})");
+  try {
+    logsim::scenario_from_json(j);
+    FAIL() << "no error";
+  } catch (const logsim::ScenarioError& e) {
+    EXPECT_EQ(e.pointer(), "/producers/0/app");
+    EXPECT_NE(e.expected().find("logsim::register_app(\"shop\""), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
