@@ -323,6 +323,15 @@ bool Producer::drain_batches(const TopicPartition& key, std::deque<Batch>& batch
       arm_drain(b.retry_at);
       return false;
     }
+    // A numbered batch that is not in flight is a retry. Kafka's idempotent producer retries
+    // only the partition's first unresolved batch (RecordAccumulator drains a batch with a
+    // sequence only when it is TransactionManager.firstInFlightSequence): the batches behind
+    // it, and the new ones behind those, wait until it completes. Sending them all again at
+    // once lets a later one land first: when the leader moves while they are in flight to the
+    // old one, a new batch goes to the new leader, which accepts any sequence from a producer
+    // it has no state for, and the earlier ones then land behind it (after an epoch bump).
+    // (The loop passes only batches in flight, so i > 0 means an earlier one is unresolved.)
+    if (config_.enable_idempotence && b.base_sequence.value() >= 0 && i > 0) return false;
     // Waiting for numbers ends with the new epoch or the last old-epoch batch; both drain again.
     if (config_.enable_idempotence && b.base_sequence.value() < 0 && !may_number(batches)) return false;
     const bool lingering = b.attempts == 0 && !b.closed && i + 1 == batches.size() &&

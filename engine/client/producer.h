@@ -18,7 +18,9 @@
 // - Idempotence (enable.idempotence, Kafka's default since 3.0 when acks=all): the producer
 //   gets a producer id and epoch (InitProducerId) and numbers each partition's records; the
 //   broker drops duplicates and refuses gaps. Batches of one partition are then sent strictly in
-//   order: a batch waits while an earlier one is backing off.
+//   order: a batch waits while an earlier one is backing off, and a numbered batch is retried
+//   only while no earlier one is in flight (Kafka retries a partition's first in-flight
+//   sequence alone; the batches behind it wait for its outcome).
 // - Sequence gaps (KIP-360, Kafka 2.5+): a numbered batch that fails or expires may leave a hole
 //   in its partition's sequences that no later batch can cross. The producer then bumps its
 //   epoch (InitProducerId naming its id and epoch) and numbers every partition from 0 again:

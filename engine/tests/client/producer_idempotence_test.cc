@@ -80,6 +80,11 @@ TEST_F(ProducerTest, IdempotentLaterBatchWaitsBehindABackingOffOne) {
   advance_to(millis(110) - 1);
   EXPECT_EQ(produces().size(), 2u);
   advance_to(millis(200));
+  EXPECT_EQ(produces().size(), 3u) << "a alone is retried (Kafka's first in-flight sequence); b, a retry too, waits for it";
+  EXPECT_EQ(values(produces().back()), Strings{"a"});
+  EXPECT_EQ(sent_with<ProduceRequest>().back().at, millis(110));
+  advance_to(millis(250));
+  ASSERT_TRUE(respond(produces()[2], ErrorCode::NONE, 0));
   const auto with = sent_with<ProduceRequest>();
   ASSERT_EQ(with.size(), 5u);
   std::vector<std::pair<std::string, std::int32_t>> order;
@@ -89,18 +94,101 @@ TEST_F(ProducerTest, IdempotentLaterBatchWaitsBehindABackingOffOne) {
   }
   EXPECT_EQ(order, (std::vector<std::pair<std::string, std::int32_t>>{{"a", 0}, {"b", 1}, {"c", 2}}))
       << "per-partition order and sequences are kept through the retry";
-  EXPECT_EQ(with[2].at, millis(110));
-  EXPECT_GE(with[3].at, millis(110));
-  EXPECT_GE(with[4].at, with[3].at);
+  EXPECT_EQ(with[3].at, millis(250)) << "b goes once a is acknowledged";
+  EXPECT_EQ(with[4].at, millis(250)) << "and c, new, right behind it";
 
   const auto reqs = produces();
-  ASSERT_TRUE(respond(reqs[2], ErrorCode::NONE, 0));
   ASSERT_TRUE(respond(reqs[3], ErrorCode::NONE, 1));
   ASSERT_TRUE(respond(reqs[4], ErrorCode::NONE, 2));
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(result_of("a")->result.offset, Offset(0));
   EXPECT_EQ(result_of("b")->result.offset, Offset(1));
   EXPECT_EQ(result_of("c")->result.offset, Offset(2));
+}
+
+// Regression (scenarios/grow-topic-at-run-time.json, seeds 125, 144, 170, ...: nonmonotonic-send
+// on a partition added at run time whose leader had crashed). Every batch of the partition
+// failed at the dead leader again and again, and all of them were retried together; when the
+// leader moved while they were in flight to the old one, the next new batch went to the new
+// leader, which had no state for the producer and so took its sequence; the earlier batches
+// were then refused (OUT_OF_ORDER_SEQUENCE_NUMBER) and written behind it under a new epoch.
+// Kafka retries only a partition's first unresolved batch (the batch whose sequence is
+// TransactionManager.firstInFlightSequence); the rest wait for it.
+TEST_F(ProducerTest, IdempotentRetriesGoOneAtATimeSoNoNewBatchOvertakesThemAtANewLeader) {
+  ProducerConfig c = base_config();
+  c.enable_idempotence = true;
+  start_ready(c);  // partition 0 led by broker 1
+  send("a", PartitionId(0));     // sequence 0
+  producer->on_disconnect(kB1);  // broker 1 is down: a backs off until 100 ms
+  advance_to(millis(50));
+  send("b", PartitionId(0));
+  EXPECT_EQ(produces().size(), 1u) << "b waits behind a, which is backing off";
+  advance_to(millis(100));
+  ASSERT_EQ(produces().size(), 3u) << "a again, and b (sequence 1) behind it";
+  EXPECT_EQ(produces()[2].base_sequence, Sequence(1));
+  producer->on_disconnect(kB1);  // both fail again: both are retries now
+  send("c", PartitionId(0));
+  advance_to(millis(200));
+  auto reqs = produces();
+  EXPECT_EQ(reqs.size(), 4u) << "only a, the first unresolved batch, is retried; b waits for it, c behind b";
+  EXPECT_EQ(values(reqs.back()), Strings{"a"});
+
+  // The leader moves to broker 2 while a is in flight to broker 1.
+  answer_metadata({kB2});
+  send("d", PartitionId(0));
+  EXPECT_EQ(produces().size(), reqs.size()) << "nothing overtakes a at the new leader";
+
+  // Broker 1 never answers; broker 2 answers by the broker's rules, with no state for this
+  // producer at first (nothing of it was ever written there).
+  ProducerStateTable table;
+  std::int64_t log_end = 0;
+  std::size_t seen = 0;
+  for (int round = 0; round < 40 && results.size() < 4; ++round) {
+    if (!sent_of<InitProducerIdRequest>().empty() && producer->producer_epoch() == ProducerEpoch(3)) {
+      answer_init(ProducerId(7), ProducerEpoch(4));
+    }
+    const auto with = sent_with<ProduceRequest>();
+    bool to_dead = false;
+    for (; seen < with.size(); ++seen) {
+      const Produced req(std::get<ProduceRequest>(with[seen].msg));
+      if (with[seen].to == kB1) {
+        to_dead = true;
+        continue;
+      }
+      const auto check = table.check(ProducerBatchInfo{req.producer_id, req.producer_epoch, req.base_sequence},
+                                     static_cast<std::int32_t>(req.records.size()));
+      if (check.error != ErrorCode::NONE) {
+        EXPECT_TRUE(respond(req, check.error, -1, kB2));
+        continue;
+      }
+      std::int64_t base = log_end;
+      if (check.duplicate) {
+        base = check.duplicate_base.value();
+      } else {
+        BatchHeader written;
+        written.base_offset = Offset(base);
+        written.last_offset_delta = static_cast<std::int32_t>(req.records.size()) - 1;
+        written.record_count = static_cast<std::int32_t>(req.records.size());
+        written.producer_id = req.producer_id;
+        written.producer_epoch = req.producer_epoch;
+        written.base_sequence = req.base_sequence;
+        table.record(written);
+        log_end += static_cast<std::int64_t>(req.records.size());
+      }
+      EXPECT_TRUE(respond(req, ErrorCode::NONE, base, kB2));
+    }
+    if (to_dead) producer->on_disconnect(kB1);
+    advance_to(env.now() + millis(50));
+  }
+  ASSERT_EQ(results.size(), 4u);
+  std::int64_t last = -1;
+  for (const char* v : {"a", "b", "c", "d"}) {
+    const Result* r = result_of(v);
+    ASSERT_NE(r, nullptr) << v;
+    EXPECT_EQ(r->result.outcome, SendOutcome::kAcknowledged) << v;
+    EXPECT_GT(r->result.offset.value(), last) << v << " landed before an earlier send: the order of sends is lost";
+    last = r->result.offset.value();
+  }
 }
 
 // Since KIP-360 a gap that no earlier pending batch explains is closed with a new epoch, not
