@@ -48,6 +48,11 @@ struct World::Slot {
   // that peer again), and never after the node has moved on to a newer incarnation of the peer.
   FlatMap<std::int32_t, std::uint32_t> connected_to;  // (looked up, never iterated)
   FlatMap<std::int32_t, std::uint32_t> reset_told;
+  // The peer incarnation whose reset is on its way to this node and not yet arrived. Until it
+  // arrives, what this node sends to that peer goes on the same broken connection and is lost
+  // with it, even if the peer has restarted meanwhile: a new connection (to the new process)
+  // is opened only once the reset is heard, as a client's one socket per broker would.
+  FlatMap<std::int32_t, std::uint32_t> reset_due;
   // Which incarnation of a requester each answer this incarnation sends goes back to.
   AnswerRoutes answer_routes;
 
@@ -147,6 +152,7 @@ void World::kill(Slot& s) {
   s.held.clear();
   s.connected_to.clear();
   s.reset_told.clear();
+  s.reset_due.clear();
   s.answer_routes.clear();
 }
 
@@ -162,6 +168,7 @@ void World::reset_connections_to(Slot& s) {
     const std::uint32_t* told = other->reset_told.find(x);
     if (told != nullptr && *told == s.incarnation) continue;
     other->reset_told[x] = s.incarnation;
+    other->reset_due[x] = s.incarnation;
     const Nanos hop = network_.options(s.id, other->id).latency_min_ns;
     queue_.push(now_ + hop, DisconnectEvent{other->id, other->incarnation, s.id, s.incarnation});
   }
@@ -319,9 +326,19 @@ void World::send(Slot& from, NodeId to, Message msg) {
   if (plan.count == 0 && !network_.connected(from.id, to)) cut_connections_.emplace(from.id, to);
   // A request opens (or reuses) a connection to the destination's current process; an answer
   // goes back on the connection its request came in on, to the process that asked.
-  const std::uint32_t to_incarnation = from.answer_routes.route(to, msg).value_or(slot(to).incarnation);
-  from.connected_to[to.value()] = to_incarnation;
-  from.reset_told.erase(to.value());  // a new send is a new connection attempt
+  // A request sent while the reset of the current connection is still on its way goes on that
+  // connection and is lost with it (found by logsim: a broker restarted between losing a Fetch
+  // and its reset arriving, the consumer's next request reached the new process, the reset was
+  // then taken for an old connection's and dropped, and the Fetch waited out request.timeout.ms).
+  const std::uint32_t* due = from.reset_due.find(to.value());
+  const std::uint32_t* conn = from.connected_to.find(to.value());
+  const bool broken = due != nullptr && conn != nullptr && *due == *conn;
+  const std::uint32_t to_incarnation =
+      from.answer_routes.route(to, msg).value_or(broken ? *conn : slot(to).incarnation);
+  if (!broken) {
+    from.connected_to[to.value()] = to_incarnation;
+    from.reset_told.erase(to.value());  // a new send is a new connection attempt
+  }
   for (int i = 0; i < plan.count; ++i) {
     Message copy = (i + 1 == plan.count) ? std::move(msg) : msg;
     queue_.push(plan.at[static_cast<std::size_t>(i)],
@@ -434,6 +451,7 @@ void World::on_deliver(DeliverEvent& ev) {
   const bool way_back = network_.connected(ev.to, ev.from);
   if (linked && way_back && !alive && !s.powered_off && ev.from != ev.to && current && !already) {
     sender.reset_told[ev.to.value()] = ev.to_incarnation;
+    sender.reset_due[ev.to.value()] = ev.to_incarnation;
     const Nanos hop = network_.options(ev.to, ev.from).latency_min_ns;
     queue_.push(now_ + hop, DisconnectEvent{ev.from, sender.incarnation, ev.to, ev.to_incarnation});
   }
@@ -442,6 +460,8 @@ void World::on_deliver(DeliverEvent& ev) {
 void World::on_disconnect(DisconnectEvent& ev) {
   Slot& s = slot(ev.node);
   if (ev.incarnation != s.incarnation || s.state != NodeState::kUp) return;
+  const std::uint32_t* due = s.reset_due.find(ev.peer.value());
+  if (due != nullptr && *due == ev.peer_incarnation) s.reset_due.erase(ev.peer.value());
   const std::uint32_t* conn = s.connected_to.find(ev.peer.value());
   if (conn == nullptr || *conn != ev.peer_incarnation) return;  // reconnected since
   trace_.append(now_, TraceKind::kDisconnect, ev.node.value(), ev.peer.value(), 0, [] { return std::string("connection reset"); });

@@ -163,6 +163,27 @@ TEST(WorldLifecycle, SenderIsToldWhenItsPeerCrashed) {
   EXPECT_EQ(count_kind(sim.world.trace(), TraceKind::kDrop, b.value()), 8u);  // pings 3..10
 }
 
+// A client has one connection per peer: what it sends while that connection's reset is on its
+// way goes on the broken connection and is lost with it, even if the peer has restarted
+// meanwhile; the reset still arrives, and only then does a new connection reach the new
+// process. (Before, the send reached the new process and the reset was dropped as an old
+// connection's: a Fetch lost just before a broker restarted waited out request.timeout.ms.)
+TEST(WorldLifecycle, ARequestSentBeforeTheResetArrivesIsLostWithTheOldConnection) {
+  Sim sim(1, fixed_latency(true));
+  const NodeId b = sim.world.add_node("b", factory<Echo>(sim.probe));
+  const NodeId a = sim.world.add_node("a", factory<Pinger>(sim.probe, b, 150 * kUs));
+  sim.world.start(b);
+  sim.world.start(a);
+  // Pings leave every 0.15 ms and arrive 0.1 ms later. b crashes at 0.98 ms (a is told at
+  // 1.08 ms) and is back at 1.02 ms; ping 7 leaves at 1.05 ms, before a has heard the reset.
+  sim.world.schedule(980 * kUs, "crash b", [&] { sim.world.crash(b); });
+  sim.world.schedule(1020 * kUs, "restart b", [&] { sim.world.restart(b); });
+  sim.world.run_until(1500 * kUs);
+  EXPECT_EQ(sim.probe.values(b, Did::kRequest), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 8, 9}));
+  EXPECT_EQ(sim.probe.times(a, Did::kDisconnect), (std::vector<Nanos>{980 * kUs + kLatency}));
+  EXPECT_EQ(count_kind(sim.world.trace(), TraceKind::kDrop, b.value()), 2u);  // pings 6 and 7
+}
+
 TEST(WorldLifecycle, SenderIsNotToldWhenItsPeerLostPower) {
   Sim sim(1, fixed_latency(true));
   NodeId a, b;
