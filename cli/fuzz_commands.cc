@@ -86,7 +86,11 @@ std::string read_text(const std::string& path) {
 void print_plants() {
   for (const auto& p : all_plants()) {
     std::cout << fmt::format("{:30} {} (found as {}{}{})\n", p.name, p.description, p.anomaly, p.also.empty() ? "" : " or ", p.also);
-    if (const auto* c = fuzz::campaign_for(p.plant)) std::cout << fmt::format("{:30} find it: {}\n", "", fuzz::campaign_command(*c));
+    if (const auto* c = fuzz::campaign_for(p.plant)) {
+      std::cout << fmt::format("{:30} find it: {}\n", "", fuzz::campaign_command(*c));
+    } else {
+      std::cout << fmt::format("{:30} find it: no campaign has (engine/plants.h says why)\n", "");
+    }
   }
 }
 

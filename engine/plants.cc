@@ -28,8 +28,8 @@ constexpr std::array<PlantInfo, 11> kPlants{{
     {Plant::kDeleteSegmentAboveHighWatermark, "delete-segment-above-hw",
      "retention deletes old segments above the high watermark, before the followers have them", "lost-write"},
     {Plant::kFiveBatchProducerState, "five-batch-producer-state",
-     "librdkafka #4953: the broker remembers only Kafka's five batches per producer, so a retry after a failover is "
-     "written again under a new epoch",
+     "librdkafka #4953: the broker remembers only Kafka's five batches per producer, so a retry it has forgotten "
+     "after a failover would be written again under a new epoch",
      "duplicate", "nonmonotonic-send"},
     {Plant::kErrorAfterAppend, "error-after-append",
      "KAFKA-13574's class: produces completed by an ISR shrink are answered NOT_LEADER_OR_FOLLOWER although they "

@@ -58,7 +58,8 @@ enum class Plant : std::uint8_t {
   // partition can be unanswered across the old leader and the new; a retry of one the new
   // leader no longer remembers is refused OUT_OF_ORDER_SEQUENCE_NUMBER, and the producer bumps
   // its epoch and writes it again. Found as duplicate (or nonmonotonic-send, the same write
-  // seen from its order).
+  // seen from its order) while logsim's producer sent all of a partition's retries at once;
+  // since it retries the first unanswered batch alone, as Kafka's does, no campaign finds it.
   kFiveBatchProducerState = 9,
   // KAFKA-13574's class: an acks=all produce the leader appended is answered with an error that
   // tells the client nothing was written. Here: when the controller accepts the leader's ISR

@@ -9,7 +9,11 @@ namespace {
 constexpr std::string_view kMemberFaults = "member-crash,member-stop,member-pause";
 constexpr std::string_view kBrokerFaults = "crash,isolate,partition,pause";
 
-constexpr std::array<PlantCampaign, 11> kCampaigns{{
+// five-batch-producer-state has no campaign: with the producer retrying a partition's first
+// unanswered batch alone, as Kafka's does, Kafka's five remembered batches suffice in every
+// schedule fuzzed (1,500 seeds of replicated-writes); scenarios/idempotent-failover-five-batch-
+// cache.json shows the failover it used to break passing with the plant.
+constexpr std::array<PlantCampaign, 10> kCampaigns{{
     {Plant::kAcceptStaleCommit, "scenarios/templates/zombie-members.json", kMemberFaults, 30},
     {Plant::kAutoCommitFetchedOnRebalance, "scenarios/templates/slow-consumers.json", kMemberFaults, 30},
     {Plant::kAdvanceHwWithoutIsr, "scenarios/templates/replicated-writes.json", kBrokerFaults, 30},
@@ -19,7 +23,6 @@ constexpr std::array<PlantCampaign, 11> kCampaigns{{
     {Plant::kFetchAboveHighWatermark, "scenarios/templates/replicated-writes.json", kBrokerFaults, 60},
     {Plant::kFetchSkipsRecord, "scenarios/templates/slow-consumers.json", kMemberFaults, 10},
     {Plant::kDeleteSegmentAboveHighWatermark, "scenarios/templates/short-retention.json", kBrokerFaults, 30},
-    {Plant::kFiveBatchProducerState, "scenarios/templates/replicated-writes.json", kBrokerFaults, 60},
     {Plant::kErrorAfterAppend, "scenarios/templates/fail-fast-producers.json", kBrokerFaults, 30},
 }};
 

@@ -10,8 +10,9 @@
 // leader no longer caches is OUT_OF_ORDER_SEQUENCE_NUMBER, and the producer
 // (TransactionManager.canRetry) bumps its epoch and writes it again: a duplicate, as reported
 // from real clusters in librdkafka #4953. The five-batch-producer-state plant keeps Kafka's
-// five exactly (only_five_batches); logsim fuzz scenarios/templates/replicated-writes then finds
-// the duplicate (the leader cut off for 3 s, its batches retried to the next leader).
+// five exactly (only_five_batches). Fuzzing found that duplicate while logsim's producer sent
+// all of a partition's retries at once; now that it retries the first unanswered batch alone
+// (Kafka's firstInFlightSequence), five have sufficed in every schedule tried.
 //
 // Rules for a batch (producer id, epoch, sequences base .. base + count - 1):
 // - no producer id: append (not idempotent);
