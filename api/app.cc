@@ -49,7 +49,7 @@ std::vector<std::string> registered_apps() {
 
 namespace detail {
 
-std::map<std::string, scenarios::AppNodeFactory> registered_app_nodes() {
+scenarios::AppFactories registered_app_nodes() {
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
   std::map<std::string, scenarios::AppNodeFactory> out;

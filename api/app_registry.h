@@ -1,5 +1,5 @@
 // What api/logsim.cc needs of the application registry (api/app.h): the runner's factories for
-// the registered apps. Internal to api/.
+// the registered apps. Internal to api/ and cli/ (logsim::main runs the registered apps).
 #pragma once
 
 #include <map>
@@ -10,6 +10,6 @@
 namespace logsim::detail {
 
 // A copy of the registry as the runner's map of node factories, taken when a run begins.
-std::map<std::string, scenarios::AppNodeFactory> registered_app_nodes();
+scenarios::AppFactories registered_app_nodes();
 
 }  // namespace logsim::detail

@@ -11,6 +11,8 @@
 #include <optional>
 #include <sstream>
 
+#include "api/app.h"
+#include "api/app_registry.h"
 #include "api/logsim.h"
 #include "cli/exit_codes.h"
 #include "cli/shard.h"
@@ -143,8 +145,9 @@ std::optional<fuzz::FuzzOptions> fuzz_options(const FuzzArgs& args) {
   o.shrink_max_runs = args.shrink_runs;
   o.interrupted = &g_interrupted;
   o.command = "logsim fuzz";
+  o.apps = logsim::detail::registered_app_nodes();
   if (!args.template_file.empty()) {
-    scenarios::load_scenario_file(args.template_file);  // strict: a bad template is exit 2 now, not 100 times later
+    scenarios::load_scenario_file(args.template_file, logsim::registered_apps());  // strict: a bad template is exit 2 now, not 100 times later
     o.template_doc = nlohmann::json::parse(read_text(args.template_file));
     o.template_file = args.template_file;
     o.command += " " + args.template_file;
@@ -321,7 +324,7 @@ int fuzz_command(const FuzzArgs& args) {
 }
 
 int replay_command(const std::string& file) {
-  const scenarios::Scenario s = scenarios::load_scenario_file(file);
+  const scenarios::Scenario s = scenarios::load_scenario_file(file, logsim::registered_apps());
   if (!s.found) {
     std::fprintf(stderr, "logsim replay: %s has no \"found\" section, so there is nothing to confirm: replay re-runs failures "
                          "saved by logsim fuzz. To run a scenario, use logsim run %s\n", file.c_str(), file.c_str());

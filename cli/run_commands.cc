@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/app.h"
+#include "api/app_registry.h"
 #include "api/logsim.h"
 #include "cli/exit_codes.h"
 #include "cli/progress_line.h"
@@ -128,12 +130,13 @@ int run_seed(const RunArgs& args, const scenarios::Scenario& scenario, std::uint
   const auto start = std::chrono::steady_clock::now();
   ProgressBar bar(!args.quiet && !args.json);
   scenarios::RunOptions options{seed, args.check_determinism || args.trace};
+  options.apps = logsim::detail::registered_app_nodes();
   options.progress = [&bar](Nanos now, Nanos end) { bar.update(now, end); };
   scenarios::RunOutput out = scenarios::run_scenario(scenario, options);
   bar.clear();
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (args.check_determinism) {
-    if (auto d = scenarios::check_determinism(scenario, seed, out)) {
+    if (auto d = scenarios::check_determinism(scenario, seed, out, options.apps)) {
       std::fprintf(stderr, "logsim: NONDETERMINISM: seed %llu gave trace %s, then %s\n  first divergent event #%llu\n"
                            "  run 1: %s\n  run 2: %s\n",
                    static_cast<unsigned long long>(seed), reports::trace_hash_hex(d->first_hash).c_str(),
@@ -171,7 +174,7 @@ int run_seed(const RunArgs& args, const scenarios::Scenario& scenario, std::uint
 // An engine invariant that breaks is a finding: it is reported with the command that reproduces
 // it, which names the seed the run used (the scenario's own when no --seed was given).
 int run_one(const RunArgs& args, const std::string& file) {
-  scenarios::Scenario scenario = scenarios::load_scenario_file(file);
+  scenarios::Scenario scenario = scenarios::load_scenario_file(file, logsim::registered_apps());
   for (const auto& name : args.plants) scenario.plants.add(*plant_by_name(name));
   const std::uint64_t seed = logsim::effective_seed(scenario, args.seed);
   try {
@@ -241,7 +244,7 @@ int worst_exit(const std::vector<Outcome>& outcomes) {
 std::vector<scenarios::Scenario> load_all(const std::vector<std::string>& files, const std::vector<std::string>& plants) {
   std::vector<scenarios::Scenario> loaded;
   for (const auto& f : files) {
-    loaded.push_back(scenarios::load_scenario_file(f));
+    loaded.push_back(scenarios::load_scenario_file(f, logsim::registered_apps()));
     for (const auto& name : plants) loaded.back().plants.add(*plant_by_name(name));
   }
   return loaded;
@@ -265,7 +268,7 @@ Outcome run_job(const RunArgs& args, const scenarios::Scenario& scenario, std::u
   try {
     scenarios::RunOutput out = logsim::run(scenario, {.seed = seed, .record_trace = args.check_determinism});
     o.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, seed, out).has_value();
+    if (args.check_determinism) o.nondeterministic = scenarios::check_determinism(scenario, seed, out, logsim::detail::registered_app_nodes()).has_value();
     out.result.cli_plants = args.plants;
     o.result = out.result;
     // Reports for the runs a person must look at: those not as expected.

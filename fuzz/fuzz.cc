@@ -282,9 +282,11 @@ json fuzz_case_doc(const FuzzOptions& options, std::uint64_t seed) {
   return render_case(c, options.shape, seed, nullptr, options.plants);
 }
 
-RunOutput run_doc(const json& doc, const std::string& file, bool record_trace) {
-  const scenarios::Scenario s = scenarios::parse_scenario(doc.dump(), file);
-  return scenarios::run_scenario(s, {s.seed, record_trace});
+RunOutput run_doc(const json& doc, const std::string& file, bool record_trace, const scenarios::AppFactories& apps) {
+  const scenarios::Scenario s = scenarios::parse_scenario(doc.dump(), file, scenarios::app_names(apps));
+  scenarios::RunOptions run{s.seed, record_trace};
+  run.apps = apps;
+  return scenarios::run_scenario(s, run);
 }
 
 std::int64_t shard_seeds(const FuzzOptions& options) {
@@ -323,9 +325,9 @@ std::map<std::uint64_t, Attempt> search(const FuzzOptions& options, const std::f
     const std::uint64_t seed = shard_seed(options, k);
     const json doc = fuzz_case_doc(options, seed);
     const std::string file = "<fuzz seed " + std::to_string(seed) + ">";
-    const Attempt a = attempt(doc, file);
+    const Attempt a = attempt(doc, file, options.apps);
     if (a.error.empty() && confirms(options, k, static_cast<std::int64_t>(seed - options.first_seed))) {
-      const Attempt again = attempt(doc, file);
+      const Attempt again = attempt(doc, file, options.apps);
       std::lock_guard lock(mu);
       if (again.trace_hash != a.trace_hash) report.nondeterminism.push_back({seed, a.trace_hash, again.trace_hash});
       else ++report.confirmed;
@@ -378,7 +380,7 @@ json found_section(const FuzzFailure& f, const std::string& command) {
 void finish_failure(const FuzzOptions& options, FuzzFailure& f, json best) {
   f.shrunk_size = scenario_size(best);
   try {
-    f.shrunk_run = run_doc(best, "<fuzz seed " + std::to_string(f.seed) + ", shrunk>", false);
+    f.shrunk_run = run_doc(best, "<fuzz seed " + std::to_string(f.seed) + ", shrunk>", false, options.apps);
   } catch (const InvariantError& e) {
     f.error = e.what();
   }

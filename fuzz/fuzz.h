@@ -58,6 +58,9 @@ struct FuzzOptions {
   std::int64_t confirm_every = 16;
   const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C: stop, keep what finished
   std::string command = "logsim fuzz";         // how this campaign was started (for "found")
+  // The users' applications the template's "app" keys may name (a binary calling logsim::main
+  // passes the ones it registered).
+  scenarios::AppFactories apps{};
 };
 
 struct FuzzProgress {
@@ -117,7 +120,8 @@ nlohmann::json render_case(const fuzz::Case& c, const fuzz::Shape& shape, std::u
                            const nlohmann::json* template_doc, const std::vector<std::string>& plants);
 
 // Runs a scenario document (loaded by the real loader, named `file` in errors) with its seed.
-RunOutput run_doc(const nlohmann::json& doc, const std::string& file, bool record_trace = false);
+RunOutput run_doc(const nlohmann::json& doc, const std::string& file, bool record_trace = false,
+                  const scenarios::AppFactories& apps = {});
 
 // How many seeds this shard runs when options.seeds is set (0 when the shard has none of them);
 // the seed of its k-th run.

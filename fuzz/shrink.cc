@@ -18,10 +18,10 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-Attempt attempt(const json& doc, const std::string& file) {
+Attempt attempt(const json& doc, const std::string& file, const scenarios::AppFactories& apps) {
   Attempt a;
   try {
-    const RunOutput out = run_doc(doc, file);
+    const RunOutput out = run_doc(doc, file, false, apps);
     a.trace_hash = out.result.trace_hash;
     if (out.result.verdict.outcome != properties::Outcome::kPass) {
       a.failed = true;
@@ -40,9 +40,9 @@ Attempt attempt(const json& doc, const std::string& file) {
 }
 
 // A shrink candidate fails the same way as the original: it shows the same anomaly.
-bool fails_like(const json& doc, const std::string& anomaly) {
+bool fails_like(const json& doc, const std::string& anomaly, const scenarios::AppFactories& apps) {
   try {
-    const Attempt a = attempt(doc, "<shrink candidate>");
+    const Attempt a = attempt(doc, "<shrink candidate>", apps);
     return a.failed && std::find(a.anomalies.begin(), a.anomalies.end(), anomaly) != a.anomalies.end();
   } catch (const scenarios::ScenarioError&) {
     return false;  // an edit made the scenario invalid: not a candidate
@@ -215,7 +215,7 @@ class Shrinker {
   bool try_doc(const json& candidate) {
     ++f_.shrink_runs;
     on_run_(f_.shrink_runs);
-    if (!fails_like(candidate, f_.anomaly)) return false;
+    if (!fails_like(candidate, f_.anomaly, options_.apps)) return false;
     ++f_.shrink_steps;
     best_ = candidate;
     return true;

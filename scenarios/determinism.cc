@@ -20,8 +20,11 @@ std::optional<Divergence> compare_runs(const RunOutput& first, const RunOutput& 
   return d;
 }
 
-std::optional<Divergence> check_determinism(const Scenario& scenario, std::uint64_t seed, const RunOutput& first) {
-  return compare_runs(first, run_scenario(scenario, {seed, true}));
+std::optional<Divergence> check_determinism(const Scenario& scenario, std::uint64_t seed, const RunOutput& first,
+                                            const AppFactories& apps) {
+  RunOptions again{seed, true};
+  again.apps = apps;
+  return compare_runs(first, run_scenario(scenario, again));
 }
 
 }  // namespace logsim::scenarios

@@ -23,6 +23,7 @@ std::optional<Divergence> compare_runs(const RunOutput& first, const RunOutput& 
 
 // Runs `scenario` with `seed` again (recording the trace) and compares with `first`, which
 // must have been run with record_trace.
-std::optional<Divergence> check_determinism(const Scenario& scenario, std::uint64_t seed, const RunOutput& first);
+std::optional<Divergence> check_determinism(const Scenario& scenario, std::uint64_t seed, const RunOutput& first,
+                                            const AppFactories& apps = {});
 
 }  // namespace logsim::scenarios

@@ -426,6 +426,12 @@ void run_in_chunks(sim::World& world, const Scenario& scenario, const RunOptions
 
 }  // namespace
 
+std::vector<std::string> app_names(const AppFactories& apps) {
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : apps) names.push_back(name);
+  return names;
+}
+
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   RunOutput out;
   sim::WorldOptions wopts;

@@ -35,6 +35,10 @@ struct AppSite {
 };
 // Builds the node of a user's application; called at the node's start and at every restart.
 using AppNodeFactory = std::function<std::unique_ptr<Node>(Env&, const AppSite&)>;
+// The users' applications a binary can run, by registered name (api/app.h fills it).
+using AppFactories = std::map<std::string, AppNodeFactory>;
+// Their names, for the loader (an "app" key must name one).
+std::vector<std::string> app_names(const AppFactories& apps);
 
 struct RunOptions {
   std::uint64_t seed = 1;
@@ -44,7 +48,7 @@ struct RunOptions {
   std::function<void(Nanos now, Nanos end)> progress{};
   // The users' applications by registered name (api/app.h fills it): every "app" the scenario
   // names must be here.
-  std::map<std::string, AppNodeFactory> apps{};
+  AppFactories apps{};
 };
 
 struct RunResult {
