@@ -1,13 +1,13 @@
-# The example_gtest_package test (cmake -P): installs the logsim build BUILD_DIR into a fresh
+# The example_*_package tests (cmake -P): installs the logsim build BUILD_DIR into a fresh
 # prefix under WORK_DIR, then configures, builds (-j2) and runs EXAMPLE_DIR, a project of its own
 # that finds logsim with find_package(logsim), exactly as a user's project would.
 #
-# Variables: BUILD_DIR, WORK_DIR, EXAMPLE_DIR, GENERATOR, CXX_COMPILER, BUILD_TYPE, and the
+# Variables: NAME (the test's), BUILD_DIR, WORK_DIR, EXAMPLE_DIR, GENERATOR, CXX_COMPILER, BUILD_TYPE, and the
 # dependencies' package directories (fmt_DIR, nlohmann_json_DIR, GTest_DIR) so the example
 # links the same fmt, JSON and GoogleTest the build did.
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var BUILD_DIR WORK_DIR EXAMPLE_DIR GENERATOR CXX_COMPILER)
+foreach(var NAME BUILD_DIR WORK_DIR EXAMPLE_DIR GENERATOR CXX_COMPILER)
   if(NOT ${var})
     message(FATAL_ERROR "example_test.cmake: -D${var}=... is required")
   endif()
@@ -24,7 +24,7 @@ function(step name)
   math(EXPR took "${end} - ${start}")
   if(NOT rc EQUAL 0)
     message("${out}")
-    message(FATAL_ERROR "example_gtest_package: ${name} failed (exit ${rc}): ${ARGN}")
+    message(FATAL_ERROR "${NAME}: ${name} failed (exit ${rc}): ${ARGN}")
   endif()
   message(STATUS "${name}: ok (${took} s)")
   set(step_output "${out}" PARENT_SCOPE)
@@ -50,7 +50,7 @@ step("configure" ${CMAKE_COMMAND} ${configure_args})
 string(FIND "${step_output}" "logsim found in ${prefix}/" at)  # printed by the example
 if(at EQUAL -1)
   message("${step_output}")
-  message(FATAL_ERROR "example_gtest_package: the example did not find logsim in ${prefix}")
+  message(FATAL_ERROR "${NAME}: the example did not find logsim in ${prefix}")
 endif()
 
 step("build" ${CMAKE_COMMAND} --build ${example_build} -j2)
