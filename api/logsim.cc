@@ -31,6 +31,11 @@ RunOutput run(const Scenario& scenario, const RunOptions& options) {
   return scenarios::run_scenario(scenario, o);
 }
 
+std::optional<Divergence> check_determinism(const Scenario& scenario, std::optional<std::uint64_t> seed) {
+  const RunOutput first = run(scenario, {.seed = seed, .record_trace = true});
+  return scenarios::check_determinism(scenario, first.result.seed, first, detail::registered_app_nodes());
+}
+
 bool passed(const RunOutput& out) { return out.result.verdict.outcome == Outcome::kPass; }
 
 bool as_expected(const RunOutput& out) { return out.result.expectation_met; }

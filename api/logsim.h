@@ -26,6 +26,7 @@
 #include "api/history_query.h"
 #include "properties/history.h"
 #include "properties/verdict.h"
+#include "scenarios/determinism.h"
 #include "scenarios/loader.h"
 #include "scenarios/runner.h"
 #include "scenarios/scenario.h"
@@ -66,6 +67,14 @@ std::uint64_t effective_seed(const Scenario& scenario, std::optional<std::uint64
 
 // Runs the scenario once: same scenario and seed, same run, bit for bit.
 RunOutput run(const Scenario& scenario, const RunOptions& options = {});
+
+// Where two runs of one scenario and seed first differ (trace hashes, the first trace entry
+// that differs, as each run recorded it).
+using Divergence = scenarios::Divergence;
+// Runs the scenario twice with the seed (`logsim run --check-determinism`): nothing when the
+// two traces agree, else where they first differ. An App that reads the wall clock, starts a
+// thread or draws randomness outside ctx.rng() shows up here (docs/api.md).
+std::optional<Divergence> check_determinism(const Scenario& scenario, std::optional<std::uint64_t> seed = {});
 
 // Every property held.
 bool passed(const RunOutput& out);

@@ -13,6 +13,7 @@
 
 #include "api/gtest.h"
 #include "api/logsim.h"
+#include "api/tests/wall_clock_app.h"
 
 namespace {
 
@@ -157,6 +158,21 @@ TEST_F(AppTest, SameSeedSameRun) {
   EXPECT_EQ(a.history.size(), b.history.size());
   const logsim::RunOutput c = logsim::run(s, {.seed = 10});
   EXPECT_NE(a.result.trace_hash, c.result.trace_hash);
+}
+
+// An App that reads the wall clock does not replay: the determinism check runs the seed twice
+// and names the first event where the runs part. (The same App's source fails
+// determinism-lint --app: the test determinism_lint_catches_a_wall_clock_app.)
+TEST_F(AppTest, AnAppReadingTheWallClockIsCaughtByTheDeterminismCheck) {
+  logsim::register_app("billing-wall-clock", [] { return std::make_unique<logsim::test::WallClockBilling>(); });
+  const logsim::Scenario s = logsim::scenario_from_json(scenario("billing-wall-clock"));
+  const std::optional<logsim::Divergence> d = logsim::check_determinism(s);
+  logsim::unregister_app("billing-wall-clock");
+  ASSERT_TRUE(d.has_value()) << "two runs of an App that reads the wall clock agreed";
+  EXPECT_NE(d->first_hash, d->second_hash);
+  EXPECT_NE(d->first_event, d->second_event);
+  // The same check passes the App that keeps to simulated time.
+  EXPECT_FALSE(logsim::check_determinism(logsim::scenario_from_json(scenario("billing")), 3).has_value());
 }
 
 TEST_F(AppTest, CommittingBeforeProcessingIsCaught) {
