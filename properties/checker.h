@@ -100,7 +100,7 @@ class CheckerSet {
 
   std::vector<std::unique_ptr<Checker>> checkers_;
   // Per event kind, the checkers that read it, in the order they were added.
-  std::array<std::vector<Checker*>, static_cast<std::size_t>(OpKind::kCommitFail) + 1> by_kind_{};
+  std::array<std::vector<Checker*>, kOpKinds> by_kind_{};
   std::set<std::string> ignored_;
   std::shared_ptr<Symbols> symbols_ = std::make_shared<Symbols>();  // interned once per event, for all
   const History* attached_ = nullptr;

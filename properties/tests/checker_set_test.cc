@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/assertion_checker.h"
 #include "properties/checker.h"
 #include "properties/duplicate_checker.h"
 #include "properties/group_checkers.h"
@@ -28,10 +29,8 @@ std::vector<HistoryEvent> random_history(std::uint64_t seed) {
   const auto r = [&](std::int64_t n) { return static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(n)); };
   std::vector<HistoryEvent> out;
   std::vector<std::int64_t> next(3, 0);
-  const std::vector<OpKind> kinds = {OpKind::kSendInvoke,   OpKind::kSendOk,   OpKind::kSendFail,
-                                     OpKind::kSendInfo,     OpKind::kAssign,   OpKind::kSeek,
-                                     OpKind::kProcess,      OpKind::kFault,    OpKind::kAdmin,
-                                     OpKind::kCommitInvoke, OpKind::kCommitOk, OpKind::kCommitFail};
+  std::vector<OpKind> kinds;  // every kind (a kind a set did not dispatch once went unnoticed)
+  for (std::size_t k = 0; k < kOpKinds; ++k) kinds.push_back(static_cast<OpKind>(k));
   for (std::uint64_t i = 0; i < 300; ++i) {
     HistoryEvent e;
     e.index = i;
@@ -59,6 +58,11 @@ std::vector<HistoryEvent> random_history(std::uint64_t seed) {
       }
     }
     if (e.kind == OpKind::kAdmin) e.note = r(2) != 0 ? "alter-config t cleanup.policy=compact" : "delete-records t";
+    if (e.kind == OpKind::kPoll) e.records = static_cast<std::uint32_t>(1 + r(3));
+    if (e.kind == OpKind::kAssert) {
+      e.note = "assertion " + std::to_string(r(2));
+      e.error = std::string(r(2) != 0 ? kAlwaysFailed : kSometimesHeld);
+    }
     out.push_back(std::move(e));
   }
   return out;
@@ -80,7 +84,8 @@ TEST(CheckerSet, EveryDefaultCheckerReadsOnlyTheKindsItDeclares) {
       [] { return std::make_unique<StaleCommitChecker>(); },
       [] { return std::make_unique<LostCommitChecker>(); },
       [] { return std::make_unique<PollSkipChecker>(); },
-      [] { return std::make_unique<GroupInterferenceChecker>(); }};
+      [] { return std::make_unique<GroupInterferenceChecker>(); },
+      [] { return std::make_unique<AssertionChecker>(); }};
   std::size_t found = 0;
   for (const auto& make : makers) {
     const std::string name(make()->name());
