@@ -8,6 +8,7 @@
 
 #include "api/app_node.h"
 #include "api/app_registry.h"
+#include "properties/assertion_checker.h"
 #include "scenarios/apps/app_history.h"
 
 namespace logsim {
@@ -160,6 +161,23 @@ Consumer& AppContext::consumer() {
 }
 bool AppContext::has_consumer() const { return node_.has_consumer(); }
 properties::HistoryEvent AppContext::event(properties::OpKind kind) const { return node_.event(kind); }
+
+void AppContext::always(bool condition, const std::string& message) {
+  if (!condition) assertion(properties::kAlwaysFailed, message);
+}
+
+void AppContext::sometimes(bool condition, const std::string& message) {
+  assertion(properties::kSometimesReached, message);
+  if (condition) assertion(properties::kSometimesHeld, message);
+}
+
+void AppContext::assertion(std::string_view what, const std::string& message) {
+  if (!node_.run().assertions_recorded.insert(std::string(what) + "\n" + message).second) return;
+  properties::HistoryEvent e = event(properties::OpKind::kAssert);
+  e.note = message;
+  e.error = std::string(what);
+  record(std::move(e));
+}
 void AppContext::record(properties::HistoryEvent event) { node_.run().history.append(std::move(event)); }
 
 }  // namespace logsim

@@ -42,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/base/topic_partition.h"
@@ -170,6 +171,15 @@ class AppContext {
   Consumer& consumer();  // only on a group member's node
   bool has_consumer() const;
 
+  // Assertions in the style of Antithesis'. `always`: must hold every time it is evaluated; the
+  // first time it does not in a run, an `assert` event is recorded and the run is violated
+  // (assertion-failed, with the event and the replay command). `sometimes`: must hold at least
+  // once somewhere in a fuzz campaign (that a rare path is reached at all); logsim fuzz reports
+  // each that was evaluated but never held. The message names the assertion: keep it the same
+  // every time (no offsets or times in it).
+  void always(bool condition, const std::string& message);
+  void sometimes(bool condition, const std::string& message);
+
   // A history event of this kind by this node (time, process, group and generation filled in),
   // and appending one: for what the wrappers do not record.
   properties::HistoryEvent event(properties::OpKind kind) const;
@@ -177,6 +187,7 @@ class AppContext {
 
  private:
   friend class detail::AppNode;
+  void assertion(std::string_view what, const std::string& message);  // recorded once a run
   explicit AppContext(detail::AppNode& node) : node_(node), producer_(node), consumer_(node) {}
   detail::AppNode& node_;
   Producer producer_;

@@ -201,6 +201,12 @@ nlohmann::json campaign_json(const fuzz::FuzzOptions& o, const fuzz::FuzzReport&
                           {"shrink_s", r.shrink_s},
                           {"interrupted", r.interrupted}};
   for (const auto& n : r.nondeterminism) campaign["nondeterministic_seeds"].push_back(n.seed);
+  if (!r.sometimes.empty()) {
+    campaign["sometimes"] = nlohmann::json::array();
+    for (const auto& [message, s] : r.sometimes) {
+      campaign["sometimes"].push_back({{"message", message}, {"reached_seeds", s.reached}, {"held_seeds", s.held}});
+    }
+  }
   if (o.shard_count > 1) campaign["shard"] = {{"index", o.shard_index}, {"count", o.shard_count}};
   if (r.failure) {
     const auto& f = *r.failure;
@@ -247,6 +253,13 @@ void print_summary(const fuzz::FuzzOptions& o, const fuzz::FuzzReport& r, const 
   for (const auto& n : r.nondeterminism) {
     std::cout << fmt::format("  NONDETERMINISM seed {}: trace {} then {}\n", n.seed, reports::trace_hash_hex(n.first_hash),
                              reports::trace_hash_hex(n.second_hash));
+  }
+  for (const auto& [message, s] : r.sometimes) {
+    if (s.held == 0) {
+      std::cout << fmt::format("  sometimes    NEVER HELD: \"{}\" (evaluated in {} seed{}, true in none)\n", message, s.reached, s.reached == 1 ? "" : "s");
+    } else {
+      std::cout << fmt::format("  sometimes    \"{}\": held in {} of the {} seed{} that evaluated it\n", message, s.held, s.reached, s.reached == 1 ? "" : "s");
+    }
   }
   if (!r.failure) {
     std::cout << (r.failing_seeds.empty() ? "  verdict      PASS: no property was violated\n" : "");

@@ -332,6 +332,14 @@ std::map<std::uint64_t, Attempt> search(const FuzzOptions& options, const std::f
       if (again.trace_hash != a.trace_hash) report.nondeterminism.push_back({seed, a.trace_hash, again.trace_hash});
       else ++report.confirmed;
     }
+    if (!a.sometimes.empty()) {
+      std::lock_guard lock(mu);
+      for (const auto& [message, held] : a.sometimes) {
+        FuzzReport::Sometimes& s = report.sometimes[message];
+        ++s.reached;
+        s.held += held ? 1 : 0;
+      }
+    }
     bool more = true;
     if (a.failed) {
       std::lock_guard lock(mu);

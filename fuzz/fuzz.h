@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -109,6 +110,13 @@ struct FuzzReport {
   std::vector<std::uint64_t> failing_seeds;   // ascending
   std::optional<FuzzFailure> failure;         // the lowest failing seed, shrunk
   std::vector<Nondeterminism> nondeterminism;
+  // Applications' `sometimes` assertions (api/app.h): in how many seeds each was evaluated, and
+  // in how many it held. One evaluated in some seed but held in none is reported.
+  struct Sometimes {
+    std::int64_t reached = 0;
+    std::int64_t held = 0;
+  };
+  std::map<std::string, Sometimes> sometimes;
   bool interrupted = false;
   double search_s = 0, shrink_s = 0;
 };

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/base/assert.h"
+#include "properties/assertion_checker.h"
 #include "scenarios/loader.h"
 
 namespace logsim::fuzz {
@@ -23,6 +24,12 @@ Attempt attempt(const json& doc, const std::string& file, const scenarios::AppFa
   try {
     const RunOutput out = run_doc(doc, file, false, apps);
     a.trace_hash = out.result.trace_hash;
+    for (std::size_t i = 0; i < out.history.size(); ++i) {
+      if (out.history.entry(i).kind != properties::OpKind::kAssert) continue;
+      const properties::HistoryEvent e = out.history.at(i);
+      if (e.error == properties::kSometimesReached) a.sometimes.emplace(e.note, false);
+      if (e.error == properties::kSometimesHeld) a.sometimes[e.note] = true;
+    }
     if (out.result.verdict.outcome != properties::Outcome::kPass) {
       a.failed = true;
       for (const auto& v : out.result.verdict.violations) {

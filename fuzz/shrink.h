@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct Attempt {
   std::vector<std::string> anomalies;
   std::uint64_t trace_hash = 0;
   std::string error;                // an engine invariant that broke
+  // Applications' `sometimes` assertions the run evaluated (api/app.h): message -> whether it held.
+  std::map<std::string, bool> sometimes;
 };
 
 // Runs `doc` (named `file` in errors) and says what it showed. An engine invariant that breaks

@@ -5,6 +5,7 @@
 
 #include "engine/base/assert.h"
 #include "properties/aborted_read_checker.h"
+#include "properties/assertion_checker.h"
 #include "properties/commit_order_checker.h"
 #include "properties/duplicate_checker.h"
 #include "properties/group_checkers.h"
@@ -79,7 +80,7 @@ const std::vector<std::string>& anomaly_names() {
   static const std::vector<std::string> kNames = {
       "nonmonotonic-poll", "int-nonmonotonic-poll", "poll-skip", "int-poll-skip", "nonmonotonic-send", "inconsistent-offsets", "lost-write", "duplicate",
       "unseen", "lost-commit", "group-interference", "double-ownership", "stale-commit-accepted", "aborted-read",
-      "nonmonotonic-commit", "liveness", "realtime-lag"};
+      "nonmonotonic-commit", "liveness", "realtime-lag", "assertion-failed"};
   return kNames;
 }
 
@@ -102,6 +103,7 @@ std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions&
   if (wanted({"aborted-read"})) list.push_back(std::make_unique<AbortedReadChecker>());
   if (wanted({"nonmonotonic-commit"})) list.push_back(std::make_unique<CommitOrderChecker>());
   if (wanted({"realtime-lag"})) list.push_back(std::make_unique<RealtimeLagChecker>(options.max_realtime_lag));
+  if (wanted({"assertion-failed"})) list.push_back(std::make_unique<AssertionChecker>());
   return list;
 }
 

@@ -5,7 +5,7 @@
 
 namespace logsim::properties {
 namespace {
-constexpr std::array<std::pair<OpKind, std::string_view>, 13> kNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 14> kNames{{
     {OpKind::kSendInvoke, "send-invoke"},
     {OpKind::kSendOk, "send-ok"},
     {OpKind::kSendFail, "send-fail"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 13> kNames{{
     {OpKind::kCommitOk, "commit-ok"},
     {OpKind::kCommitFail, "commit-fail"},
     {OpKind::kPoll, "poll"},
+    {OpKind::kAssert, "assert"},
 }};
 }  // namespace
 

@@ -7,6 +7,7 @@
 // checked the same way. Events are appended in simulated-time order; each gets its index.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -38,7 +39,11 @@ enum class OpKind : std::uint8_t {
   kCommitFail,    // it was not accepted (error: Kafka's error name)
   kPoll,          // a consumer's poll returned records (records: how many); the `process`
                   // events of that process up to its next `poll`, `assign` or `seek` are its records
+  kAssert,        // an application's assertion (api/app.h, always/sometimes): note, its message;
+                  // error, what happened: always-failed, sometimes-reached or sometimes-held
 };
+// How many kinds there are (the last one's number, plus one).
+inline constexpr std::size_t kOpKinds = static_cast<std::size_t>(OpKind::kAssert) + 1;
 
 // The history's form of an engine value that uses Kafka's -1 for none (an offset an acks=0
 // producer cannot know, a member without a generation).

@@ -14,6 +14,8 @@
 #include "api/gtest.h"
 #include "api/logsim.h"
 #include "api/tests/wall_clock_app.h"
+#include "api/app_registry.h"
+#include "fuzz/fuzz.h"
 
 namespace {
 
@@ -173,6 +175,84 @@ TEST_F(AppTest, AnAppReadingTheWallClockIsCaughtByTheDeterminismCheck) {
   EXPECT_NE(d->first_event, d->second_event);
   // The same check passes the App that keeps to simulated time.
   EXPECT_FALSE(logsim::check_determinism(logsim::scenario_from_json(scenario("billing")), 3).has_value());
+}
+
+// Billing with assertions: `always` that its batches stay under `limit` records (a backlog,
+// after the member crash, makes them bigger), `sometimes` that a batch is full (50, the
+// scenario's max.poll.records), and
+// `sometimes` one that no run can make true.
+class AssertingBilling : public logsim::App {
+ public:
+  explicit AssertingBilling(std::size_t limit) : limit_(limit) {}
+  void on_start(AppContext& ctx) override {
+    ctx_ = &ctx;
+    ctx.consumer().subscribe(ctx.topics());
+    ctx.set_timer(0, [this] { poll(); });
+  }
+
+ private:
+  void poll() {
+    const std::vector<ConsumedRecord> batch = ctx_->consumer().poll();
+    if (!batch.empty()) {
+      ctx_->always(batch.size() < limit_, "a batch stays under the limit");
+      ctx_->sometimes(batch.size() == 50, "a batch is full");
+      ctx_->sometimes(batch.front().partition.value() > 5, "a record from partition 6 or above");
+    }
+    for (const ConsumedRecord& r : batch) ctx_->consumer().processed(r);
+    ctx_->consumer().commit_sync([this](const std::string&) { ctx_->set_timer(logsim::millis(10), [this] { poll(); }); });
+  }
+  std::size_t limit_;
+  AppContext* ctx_ = nullptr;
+};
+
+TEST_F(AppTest, AnAlwaysThatFailsIsAViolationAtItsEvent) {
+  logsim::register_app("asserting-billing", [] { return std::make_unique<AssertingBilling>(10); });
+  const logsim::RunOutput out = logsim::run(logsim::scenario_from_json(scenario("asserting-billing")));
+  logsim::unregister_app("asserting-billing");
+  EXPECT_TRUE(logsim::found(out, "assertion-failed")) << logsim::describe(out);
+  EXPECT_EQ(logsim::anomalies(out), std::vector<std::string>{"assertion-failed"});
+  const logsim::Violation* v = logsim::first_violation(out);
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->explanation.find("always(\"a batch stays under the limit\")"), std::string::npos) << v->explanation;
+  const logsim::HistoryEvent at = out.history.at(v->first_event);
+  EXPECT_EQ(at.kind, OpKind::kAssert);
+  EXPECT_EQ(at.error, "always-failed");
+  EXPECT_EQ(at.process, v->process);
+  // Recorded once a run, however often it fails; the sometimes assertions once each, and the
+  // full batch once more when it held.
+  EXPECT_EQ(logsim::stat(out, "assertions.always.failed"), 1);
+  EXPECT_EQ(logsim::stat(out, "assertions.sometimes.reached"), 2);
+  EXPECT_EQ(logsim::stat(out, "assertions.sometimes.held"), 1);
+}
+
+TEST_F(AppTest, AnAlwaysThatHoldsPasses) {
+  logsim::register_app("asserting-billing", [] { return std::make_unique<AssertingBilling>(51); });
+  const logsim::RunOutput out = logsim::run(logsim::scenario_from_json(scenario("asserting-billing")));
+  logsim::unregister_app("asserting-billing");
+  EXPECT_TRUE(logsim::testing::Passed(out));
+  EXPECT_EQ(logsim::stat(out, "assertions.always.failed"), 0);
+}
+
+// A fuzz campaign tallies the sometimes assertions over its seeds: the full batch held in some,
+// the impossible one in none (logsim fuzz prints it as NEVER HELD).
+TEST_F(AppTest, AFuzzCampaignReportsTheSometimesThatNeverHeld) {
+  logsim::register_app("asserting-billing", [] { return std::make_unique<AssertingBilling>(51); });
+  logsim::fuzz::FuzzOptions o;
+  o.template_doc = scenario("asserting-billing");
+  o.template_file = "<app_test>";
+  o.seeds = 6;
+  o.shape.kinds = {logsim::scenarios::FaultKind::kMemberCrash};
+  o.apps = logsim::detail::registered_app_nodes();
+  const logsim::fuzz::FuzzReport r = logsim::fuzz::fuzz(o);
+  logsim::unregister_app("asserting-billing");
+  EXPECT_EQ(r.seeds_run, 6);
+  EXPECT_TRUE(r.failing_seeds.empty());
+  ASSERT_TRUE(r.sometimes.contains("a batch is full"));
+  EXPECT_EQ(r.sometimes.at("a batch is full").reached, 6);
+  EXPECT_GT(r.sometimes.at("a batch is full").held, 0);
+  ASSERT_TRUE(r.sometimes.contains("a record from partition 6 or above"));
+  EXPECT_EQ(r.sometimes.at("a record from partition 6 or above").reached, 6);
+  EXPECT_EQ(r.sometimes.at("a record from partition 6 or above").held, 0);
 }
 
 TEST_F(AppTest, CommittingBeforeProcessingIsCaught) {

@@ -16,9 +16,11 @@ void Ledger::on_start(logsim::AppContext& ctx) {
   // What is held for a partition that is revoked (or lost) is dropped: its next owner reads it
   // again from the committed offset, and if it comes back here, so do we.
   const auto drop = [this](const std::vector<logsim::TopicPartition>& gone) {
-    std::erase_if(held_, [&](const logsim::ConsumedRecord& r) {
+    const auto dropped = std::erase_if(held_, [&](const logsim::ConsumedRecord& r) {
       return std::find(gone.begin(), gone.end(), r.topic_partition()) != gone.end();
     });
+    // The timing that matters: a campaign that never reaches it has not tested the ledger.
+    ctx_->sometimes(dropped > 0, "a partition was revoked while payments for it were held");
   };
   ctx.consumer().subscribe(ctx.topics(), {.assigned = {}, .revoked = drop, .lost = drop});
   ctx.set_timer(0, [this] { poll(); });
@@ -43,7 +45,10 @@ void Ledger::flush() {
 
 void Ledger::post_held() {
   std::map<logsim::TopicPartition, logsim::Offset> posted;
+  const std::vector<logsim::TopicPartition>& mine = ctx_->consumer().assignment();
   for (const logsim::ConsumedRecord& r : held_) {
+    ctx_->always(std::find(mine.begin(), mine.end(), r.topic_partition()) != mine.end(),
+                 "the ledger posts only payments of partitions it owns");
     ctx_->consumer().processed(r);  // posted to the book
     posted[r.topic_partition()] = logsim::Offset(r.offset.value() + 1);
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,9 @@ struct RunContext {
   // begun, by index in the run's list of them: each is carried out once, whatever restarts its
   // application goes through.
   std::vector<std::uint8_t> step_begun{};
+  // Applications' assertion events recorded this run (what happened, then the message): each
+  // is recorded once a run, whatever restarts its application goes through.
+  std::set<std::string> assertions_recorded{};
 
   properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const {
     properties::HistoryEvent e;

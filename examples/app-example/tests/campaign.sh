@@ -31,7 +31,10 @@ check "replay reproduces it bit for bit" grep -q "REPRODUCED bit-for-bit" <<<"$o
 check "replay exits 1 (a violation)" test $rc -eq 1
 
 out=$(cd "$tmp" && "$fixed" fuzz "$scenario" --faults "$faults" --seeds 100 --out clean 2>/dev/null); rc=$?
+echo "$out"
 check "the fixed ledger passes the same campaign" test $rc -eq 0
+check "whose seeds reach the timing that matters (a sometimes assertion)" \
+  grep -qE 'sometimes    "a partition was revoked while payments for it were held": held in [1-9][0-9]* of' <<<"$out"
 "$fixed" run "$tmp/$saved" --quiet; rc=$?
 check "and the saved failure passes with the fix" test $rc -eq 0
 
