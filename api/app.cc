@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "api/app_node.h"
+#include "api/checker.h"
 #include "api/app_registry.h"
 #include "properties/assertion_checker.h"
 #include "scenarios/apps/app_history.h"
@@ -19,6 +20,7 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::map<std::string, AppFactory> apps;
+  std::map<std::string, PropertyFactory> checkers;
 };
 
 Registry& registry() {
@@ -48,7 +50,38 @@ std::vector<std::string> registered_apps() {
   return names;
 }
 
+void register_checker(const std::string& name, PropertyFactory factory) {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  r.checkers[name] = std::move(factory);
+}
+
+void unregister_checker(const std::string& name) {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  r.checkers.erase(name);
+}
+
+std::vector<std::string> registered_checkers() {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : r.checkers) names.push_back(name);
+  return names;
+}
+
 namespace detail {
+
+scenarios::UserCode registered_user_code() {
+  scenarios::UserCode user;
+  user.apps = registered_app_nodes();
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  for (const auto& [name, factory] : r.checkers) {
+    user.checkers.push_back([factory]() -> std::unique_ptr<properties::Checker> { return factory(); });
+  }
+  return user;
+}
 
 scenarios::AppFactories registered_app_nodes() {
   Registry& r = registry();

@@ -11,5 +11,7 @@ namespace logsim::detail {
 
 // A copy of the registry as the runner's map of node factories, taken when a run begins.
 scenarios::AppFactories registered_app_nodes();
+// The same, with the registered checkers (api/checker.h): all that a run hosts of the user's.
+scenarios::UserCode registered_user_code();
 
 }  // namespace logsim::detail

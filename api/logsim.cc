@@ -27,7 +27,7 @@ RunOutput run(const Scenario& scenario, const RunOptions& options) {
   scenarios::RunOptions o;
   o.seed = effective_seed(scenario, options.seed);
   o.record_trace = options.record_trace;
-  o.apps = detail::registered_app_nodes();
+  o.host(detail::registered_user_code());
   return scenarios::run_scenario(scenario, o);
 }
 

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/app_registry.h"
 #include "cli/exit_codes.h"
 #include "properties/checker.h"
 #include "cli/progress_line.h"
@@ -87,6 +88,7 @@ int check_command(const CheckArgs& args) {
     checker_options.compacted_topics->insert(args.compacted.begin(), args.compacted.end());
   }
   properties::CheckerSet checkers = properties::default_checkers(checker_options);
+  for (const auto& make : logsim::detail::registered_user_code().checkers) checkers.add(make());  // a logsim::main binary's own
   std::uint64_t judgeable = 0;  // send-ok and process events: what the main properties are about
   std::uint64_t events = 0;
   {

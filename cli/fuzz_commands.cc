@@ -145,7 +145,7 @@ std::optional<fuzz::FuzzOptions> fuzz_options(const FuzzArgs& args) {
   o.shrink_max_runs = args.shrink_runs;
   o.interrupted = &g_interrupted;
   o.command = "logsim fuzz";
-  o.apps = logsim::detail::registered_app_nodes();
+  o.user = logsim::detail::registered_user_code();
   if (!args.template_file.empty()) {
     scenarios::load_scenario_file(args.template_file, logsim::registered_apps());  // strict: a bad template is exit 2 now, not 100 times later
     o.template_doc = nlohmann::json::parse(read_text(args.template_file));

@@ -130,7 +130,7 @@ int run_seed(const RunArgs& args, const scenarios::Scenario& scenario, std::uint
   const auto start = std::chrono::steady_clock::now();
   ProgressBar bar(!args.quiet && !args.json);
   scenarios::RunOptions options{seed, args.check_determinism || args.trace};
-  options.apps = logsim::detail::registered_app_nodes();
+  options.host(logsim::detail::registered_user_code());
   options.progress = [&bar](Nanos now, Nanos end) { bar.update(now, end); };
   scenarios::RunOutput out = scenarios::run_scenario(scenario, options);
   bar.clear();

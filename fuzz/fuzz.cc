@@ -282,10 +282,10 @@ json fuzz_case_doc(const FuzzOptions& options, std::uint64_t seed) {
   return render_case(c, options.shape, seed, nullptr, options.plants);
 }
 
-RunOutput run_doc(const json& doc, const std::string& file, bool record_trace, const scenarios::AppFactories& apps) {
-  const scenarios::Scenario s = scenarios::parse_scenario(doc.dump(), file, scenarios::app_names(apps));
+RunOutput run_doc(const json& doc, const std::string& file, bool record_trace, const scenarios::UserCode& user) {
+  const scenarios::Scenario s = scenarios::parse_scenario(doc.dump(), file, scenarios::app_names(user.apps));
   scenarios::RunOptions run{s.seed, record_trace};
-  run.apps = apps;
+  run.host(user);
   return scenarios::run_scenario(s, run);
 }
 
@@ -325,9 +325,9 @@ std::map<std::uint64_t, Attempt> search(const FuzzOptions& options, const std::f
     const std::uint64_t seed = shard_seed(options, k);
     const json doc = fuzz_case_doc(options, seed);
     const std::string file = "<fuzz seed " + std::to_string(seed) + ">";
-    const Attempt a = attempt(doc, file, options.apps);
+    const Attempt a = attempt(doc, file, options.user);
     if (a.error.empty() && confirms(options, k, static_cast<std::int64_t>(seed - options.first_seed))) {
-      const Attempt again = attempt(doc, file, options.apps);
+      const Attempt again = attempt(doc, file, options.user);
       std::lock_guard lock(mu);
       if (again.trace_hash != a.trace_hash) report.nondeterminism.push_back({seed, a.trace_hash, again.trace_hash});
       else ++report.confirmed;
@@ -388,7 +388,7 @@ json found_section(const FuzzFailure& f, const std::string& command) {
 void finish_failure(const FuzzOptions& options, FuzzFailure& f, json best) {
   f.shrunk_size = scenario_size(best);
   try {
-    f.shrunk_run = run_doc(best, "<fuzz seed " + std::to_string(f.seed) + ", shrunk>", false, options.apps);
+    f.shrunk_run = run_doc(best, "<fuzz seed " + std::to_string(f.seed) + ", shrunk>", false, options.user);
   } catch (const InvariantError& e) {
     f.error = e.what();
   }

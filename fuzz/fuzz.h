@@ -59,9 +59,9 @@ struct FuzzOptions {
   std::int64_t confirm_every = 16;
   const std::atomic<bool>* interrupted = nullptr;  // set by Ctrl-C: stop, keep what finished
   std::string command = "logsim fuzz";         // how this campaign was started (for "found")
-  // The users' applications the template's "app" keys may name (a binary calling logsim::main
-  // passes the ones it registered).
-  scenarios::AppFactories apps{};
+  // The users' applications the template's "app" keys may name, and their own checkers (a
+  // binary calling logsim::main passes the ones it registered).
+  scenarios::UserCode user{};
 };
 
 struct FuzzProgress {
@@ -129,7 +129,7 @@ nlohmann::json render_case(const fuzz::Case& c, const fuzz::Shape& shape, std::u
 
 // Runs a scenario document (loaded by the real loader, named `file` in errors) with its seed.
 RunOutput run_doc(const nlohmann::json& doc, const std::string& file, bool record_trace = false,
-                  const scenarios::AppFactories& apps = {});
+                  const scenarios::UserCode& user = {});
 
 // How many seeds this shard runs when options.seeds is set (0 when the shard has none of them);
 // the seed of its k-th run.

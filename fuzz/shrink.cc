@@ -19,10 +19,10 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-Attempt attempt(const json& doc, const std::string& file, const scenarios::AppFactories& apps) {
+Attempt attempt(const json& doc, const std::string& file, const scenarios::UserCode& user) {
   Attempt a;
   try {
-    const RunOutput out = run_doc(doc, file, false, apps);
+    const RunOutput out = run_doc(doc, file, false, user);
     a.trace_hash = out.result.trace_hash;
     for (std::size_t i = 0; i < out.history.size(); ++i) {
       if (out.history.entry(i).kind != properties::OpKind::kAssert) continue;
@@ -47,9 +47,9 @@ Attempt attempt(const json& doc, const std::string& file, const scenarios::AppFa
 }
 
 // A shrink candidate fails the same way as the original: it shows the same anomaly.
-bool fails_like(const json& doc, const std::string& anomaly, const scenarios::AppFactories& apps) {
+bool fails_like(const json& doc, const std::string& anomaly, const scenarios::UserCode& user) {
   try {
-    const Attempt a = attempt(doc, "<shrink candidate>", apps);
+    const Attempt a = attempt(doc, "<shrink candidate>", user);
     return a.failed && std::find(a.anomalies.begin(), a.anomalies.end(), anomaly) != a.anomalies.end();
   } catch (const scenarios::ScenarioError&) {
     return false;  // an edit made the scenario invalid: not a candidate
@@ -222,7 +222,7 @@ class Shrinker {
   bool try_doc(const json& candidate) {
     ++f_.shrink_runs;
     on_run_(f_.shrink_runs);
-    if (!fails_like(candidate, f_.anomaly, options_.apps)) return false;
+    if (!fails_like(candidate, f_.anomaly, options_.user)) return false;
     ++f_.shrink_steps;
     best_ = candidate;
     return true;

@@ -29,9 +29,9 @@ struct Attempt {
 };
 
 // Runs `doc` (named `file` in errors) and says what it showed. An engine invariant that breaks
-// is a failure with the anomaly "internal-error"; a scenario error propagates. `apps`: the
-// users' applications its "app" keys may name.
-Attempt attempt(const nlohmann::json& doc, const std::string& file, const scenarios::AppFactories& apps = {});
+// is a failure with the anomaly "internal-error"; a scenario error propagates. `user`: the
+// users' applications its "app" keys may name, and their checkers.
+Attempt attempt(const nlohmann::json& doc, const std::string& file, const scenarios::UserCode& user = {});
 
 // Scenario edits that make a failing scenario smaller, biggest cuts first: removing a group,
 // producer or consumer (with the timeline steps aimed at it), halving a producer's count,

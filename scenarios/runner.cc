@@ -446,6 +446,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   properties::CheckerSet checkers;
   checkers.ignore(scenario.ignored);
   for (auto& c : scenario_checkers(scenario)) checkers.add(std::move(c));
+  for (const CheckerFactory& make : options.checkers) checkers.add(make());
   checkers.attach(out.history);
   // The compacted topics the cluster starts with, so that a checker of the history alone
   // (logsim check) knows which topics compaction may have thinned, and how long tombstones stay.

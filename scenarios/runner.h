@@ -39,6 +39,13 @@ using AppNodeFactory = std::function<std::unique_ptr<Node>(Env&, const AppSite&)
 using AppFactories = std::map<std::string, AppNodeFactory>;
 // Their names, for the loader (an "app" key must name one).
 std::vector<std::string> app_names(const AppFactories& apps);
+// Makes one of a user's own checkers (api/checker.h) for a run, beside the default ones.
+using CheckerFactory = std::function<std::unique_ptr<properties::Checker>()>;
+// What of a user's code a run hosts: applications by name, and checkers.
+struct UserCode {
+  AppFactories apps{};
+  std::vector<CheckerFactory> checkers{};
+};
 
 struct RunOptions {
   std::uint64_t seed = 1;
@@ -49,6 +56,12 @@ struct RunOptions {
   // The users' applications by registered name (api/app.h fills it): every "app" the scenario
   // names must be here.
   AppFactories apps{};
+  // The users' own checkers, run beside the default ones.
+  std::vector<CheckerFactory> checkers{};
+  void host(const UserCode& user) {
+    apps = user.apps;
+    checkers = user.checkers;
+  }
 };
 
 struct RunResult {

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "api/logsim.h"
 #include "api/tests/wall_clock_app.h"
 #include "api/app_registry.h"
+#include "api/checker.h"
 #include "fuzz/fuzz.h"
 
 namespace {
@@ -242,7 +245,7 @@ TEST_F(AppTest, AFuzzCampaignReportsTheSometimesThatNeverHeld) {
   o.template_file = "<app_test>";
   o.seeds = 6;
   o.shape.kinds = {logsim::scenarios::FaultKind::kMemberCrash};
-  o.apps = logsim::detail::registered_app_nodes();
+  o.user.apps = logsim::detail::registered_app_nodes();
   const logsim::fuzz::FuzzReport r = logsim::fuzz::fuzz(o);
   logsim::unregister_app("asserting-billing");
   EXPECT_EQ(r.seeds_run, 6);
@@ -253,6 +256,39 @@ TEST_F(AppTest, AFuzzCampaignReportsTheSometimesThatNeverHeld) {
   ASSERT_TRUE(r.sometimes.contains("a record from partition 6 or above"));
   EXPECT_EQ(r.sometimes.at("a record from partition 6 or above").reached, 6);
   EXPECT_EQ(r.sometimes.at("a record from partition 6 or above").held, 0);
+}
+
+// A user's own property: the billing group charges each order at most once. At-least-once
+// delivery does not promise it: the member crash makes the group process some orders again.
+class ChargedOnce : public logsim::Property {
+ public:
+  ChargedOnce() : Property("charged-once") {}
+  void check(const logsim::HistoryEvent& e) override {
+    if (e.kind != OpKind::kProcess || e.group != "billing") return;
+    if (!charged_.insert(e.value_id).second) violation("charged-twice", e, "order " + std::to_string(e.value_id) + " charged twice");
+  }
+
+ private:
+  std::set<std::uint64_t> charged_;
+};
+
+TEST_F(AppTest, AUsersPropertyIsJudgedBesideTheCheckers) {
+  const logsim::Scenario s = logsim::scenario_from_json(scenario("billing"));
+  logsim::register_checker("charged-once", [] { return std::make_unique<ChargedOnce>(); });
+  const logsim::RunOutput out = logsim::run(s);
+  logsim::unregister_checker("charged-once");
+  EXPECT_EQ(logsim::anomalies(out), std::vector<std::string>{"charged-twice"}) << logsim::describe(out);
+  const logsim::Violation* v = logsim::first_violation(out);
+  ASSERT_NE(v, nullptr);
+  const logsim::HistoryEvent at = out.history.at(v->first_event);
+  EXPECT_EQ(at.kind, OpKind::kProcess);
+  EXPECT_EQ(v->explanation, "order " + std::to_string(at.value_id) + " charged twice");
+  // It was processed before, by the group.
+  const auto earlier = logsim::events(out.history, {.kind = OpKind::kProcess, .group = "billing"});
+  EXPECT_GT(std::count_if(earlier.begin(), earlier.end(),
+                          [&](const logsim::HistoryEvent& e) { return e.value_id == at.value_id && e.index < at.index; }), 0);
+  // Unregistered, the same run passes: only the property objected.
+  EXPECT_TRUE(logsim::testing::Passed(logsim::run(s)));
 }
 
 TEST_F(AppTest, CommittingBeforeProcessingIsCaught) {
