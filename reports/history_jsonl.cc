@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/history_line.h"
+#include "scenarios/loader.h"
 
 namespace logsim::reports {
 namespace {
@@ -82,7 +83,7 @@ class LineDecoder {
 
 HistoryFileError::HistoryFileError(const std::string& file, std::size_t line, const std::string& problem,
                                    const std::string& expected)
-    : std::runtime_error(file + ":" + std::to_string(line) + ": " + problem + "; expected " + expected) {}
+    : std::runtime_error(file + ":" + std::to_string(line) + ": " + problem + scenarios::expected_clause(expected)) {}
 
 std::string history_jsonl(const properties::History& history) {
   std::string out;

@@ -338,8 +338,14 @@ void check_unique_names(const JsonReader& root, const Scenario& s) {
 
 }  // namespace
 
+std::string expected_clause(std::string_view expected) {
+  // A guess reads as a question of its own: "...; did you mean "acks"?".
+  if (expected.starts_with("did you mean")) return "; " + std::string(expected);
+  return "; expected " + std::string(expected);
+}
+
 ScenarioError::ScenarioError(std::string file, std::string pointer, std::string problem, std::string expected)
-    : std::runtime_error(file + ": " + pointer + ": " + problem + "; expected " + expected),
+    : std::runtime_error(file + ": " + pointer + ": " + problem + expected_clause(expected)),
       file_(std::move(file)), pointer_(std::move(pointer)), problem_(std::move(problem)), expected_(std::move(expected)) {}
 
 std::optional<Nanos> parse_duration(std::string_view text) {
@@ -365,6 +371,17 @@ std::optional<Nanos> parse_duration(std::string_view text) {
 }
 
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  // A word that begins exactly one candidate is short for it ("rate" for "rate_per_sec").
+  std::optional<std::string> prefix_of;
+  for (const auto& c : candidates) {
+    if (word.size() < 3 || c.size() <= word.size() || !c.starts_with(word)) continue;
+    if (prefix_of) {
+      prefix_of.reset();
+      break;
+    }
+    prefix_of = c;
+  }
+  if (prefix_of) return prefix_of;
   std::optional<std::string> best;
   std::size_t best_distance = word.size() / 3 + 2;  // closer than this counts as a typo
   for (const auto& c : candidates) {

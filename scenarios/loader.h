@@ -35,7 +35,11 @@ Scenario parse_scenario(std::string_view text, const std::string& file, const st
 
 // Parses "250ms", "5s", "2m", "1h", "7d" (also "ns", "us"); nothing if malformed.
 std::optional<Nanos> parse_duration(std::string_view text);
-// The closest of `candidates` to `word`, if close enough to be a likely misspelling.
+// The one of `candidates` that `word` begins (an abbreviation), else the closest to it if close
+// enough to be a likely misspelling.
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+// How an error message goes on after its problem: "; expected <what>", or "; did you mean ...?"
+// when `expected` is a guess.
+std::string expected_clause(std::string_view expected);
 
 }  // namespace logsim::scenarios

@@ -98,9 +98,9 @@ std::string error_of(const std::string& text) {
 TEST(HistoryJsonl, MistakesNameTheLineAndWhatWasExpected) {
   const std::string ok = R"({"at_ns": 1, "op": "send-invoke", "process": "p", "topic": "t", "value_id": 1})" "\n";
   EXPECT_EQ(error_of(ok + R"({"at_ns": 2, "op": "send-okk"})"),
-            "h.jsonl:2: unknown op \"send-okk\"; expected did you mean \"send-ok\"?");
+            "h.jsonl:2: unknown op \"send-okk\"; did you mean \"send-ok\"?");
   EXPECT_EQ(error_of(ok + R"({"at_ns": 2, "op": "send-ok", "ofset": 3})"),
-            "h.jsonl:2: unknown key \"ofset\"; expected did you mean \"offset\"?");
+            "h.jsonl:2: unknown key \"ofset\"; did you mean \"offset\"?");
   EXPECT_EQ(error_of(ok + R"({"at_ns": 0, "op": "send-ok"})"),
             "h.jsonl:2: time goes back, to 0 ns after 1; expected events in time order");
   EXPECT_EQ(error_of(ok + R"({"at_ns": 2, "op": "send-ok", "offset": "3"})"),

@@ -194,7 +194,7 @@ TEST(Loader, FileErrorsNameTheFile) {
     EXPECT_EQ(e.file(), path);
     EXPECT_EQ(e.pointer(), "/timeline/1/action");
     EXPECT_EQ(e.expected(), "did you mean \"restart\"?");
-    EXPECT_EQ(std::string(e.what()), path + ": /timeline/1/action: unknown action \"restrat\"; expected did you mean \"restart\"?");
+    EXPECT_EQ(std::string(e.what()), path + ": /timeline/1/action: unknown action \"restrat\"; did you mean \"restart\"?");
   }
 }
 
@@ -444,6 +444,28 @@ TEST(DidYouMean, FindsCloseWords) {
 TEST(DidYouMean, PicksTheClosest) {
   // "step" is within reach (distance 2) but "stop" is closer (1), though listed later.
   EXPECT_EQ(did_you_mean("sop", {"step", "stop"}), std::optional<std::string>("stop"));
+}
+
+// A word that begins exactly one key is short for it, however far the rest is: "rate" is
+// rate_per_sec, not "name" (two letters away).
+TEST(DidYouMean, AnAbbreviationOfOneCandidateIsThatCandidate) {
+  const std::vector<std::string> keys = {"name", "topic", "rate_per_sec", "count", "value_bytes"};
+  EXPECT_EQ(did_you_mean("rate", keys), std::optional<std::string>("rate_per_sec"));
+  EXPECT_EQ(did_you_mean("value", keys), std::optional<std::string>("value_bytes"));
+  // The beginning of two keys names neither; then the closest word is the guess.
+  EXPECT_EQ(did_you_mean("stat", {"start", "stats_a", "stats_b"}), std::optional<std::string>("start"));
+  // Too short to abbreviate anything.
+  EXPECT_EQ(did_you_mean("ra", keys), std::nullopt);
+}
+
+TEST(LoaderErrors, AGuessReadsAsAQuestion) {
+  try {
+    parse_scenario(R"({"name": "x", "topics": [{"name": "t"}],
+                       "producers": [{"name": "p", "topic": "t", "rate": 5}]})", "s.json");
+    FAIL() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()), "s.json: /producers/0/rate: unknown key \"rate\"; did you mean \"rate_per_sec\"?");
+  }
 }
 
 TEST(DidYouMean, NothingForFarWords) {
