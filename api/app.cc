@@ -193,6 +193,7 @@ Consumer& AppContext::consumer() {
   return consumer_;
 }
 bool AppContext::has_consumer() const { return node_.has_consumer(); }
+Store& AppContext::store() { return node_.store(); }
 properties::HistoryEvent AppContext::event(properties::OpKind kind) const { return node_.event(kind); }
 
 void AppContext::always(bool condition, const std::string& message) {

@@ -25,7 +25,9 @@
 //
 // Lifecycle: the world creates the App with its factory when the node starts, and destroys it
 // when the node crashes or stops; a restart creates a new one. So an App's memory is lost at a
-// crash, as a process's is: what must survive lives in Kafka (committed offsets, topics).
+// crash, as a process's is: what must survive lives in Kafka (committed offsets, topics) or in
+// the node's durable store (ctx.store(), api/store.h: lost only at a power loss, and then only
+// what was not synced).
 // on_stop() is a graceful stop (a `stop` or `remove-member` step): the last chance to commit;
 // the consumer is closed after it (LeaveGroup) and no timer fires after it.
 //
@@ -45,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/store.h"
 #include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
 #include "engine/env/rng.h"
@@ -170,6 +173,9 @@ class AppContext {
   Producer& producer();
   Consumer& consumer();  // only on a group member's node
   bool has_consumer() const;
+  // The node's durable store (api/store.h): what it held when the node last stopped, crashed
+  // or lost power, as much of it as survives that; opened at the first call.
+  Store& store();
 
   // Assertions in the style of Antithesis'. `always`: must hold every time it is evaluated; the
   // first time it does not in a run, an `assert` event is recorded and the run is violated

@@ -10,6 +10,7 @@
 namespace logsim::detail {
 namespace {
 constexpr std::uint64_t kAppTimerTag = 0x5a000000;  // the App's own timers (the tag only names them in the trace)
+constexpr const char* kStoreFile = "app-store";       // the App's durable store, on the node's disk
 
 std::vector<std::string> site_topics(const scenarios::AppSite& site) {
   if (site.producer != nullptr) return {site.producer->topic};
@@ -37,6 +38,15 @@ void AppNode::on_message(NodeId from, const Message& msg) {
 void AppNode::on_disconnect(NodeId peer) {
   if (consumer_) consumer_->on_disconnect(peer);
   if (producer_) producer_->on_disconnect(peer);
+}
+
+void AppNode::on_fsync(std::uint64_t token) {
+  if (store_) store_->on_fsync(token);
+}
+
+Store& AppNode::store() {
+  if (!store_) store_ = std::make_unique<Store>(env_.disk(), kStoreFile);
+  return *store_;
 }
 
 void AppNode::on_timer(TimerId id, std::uint64_t tag) {

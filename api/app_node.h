@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/app.h"
+#include "api/store.h"
 #include "engine/client/consumer.h"
 #include "engine/client/producer.h"
 #include "engine/timer_mux.h"
@@ -26,6 +27,7 @@ class AppNode final : public Node, private engine::RebalanceListener {
   void on_message(NodeId from, const Message& msg) override;
   void on_timer(TimerId id, std::uint64_t tag) override;
   void on_disconnect(NodeId peer) override;
+  void on_fsync(std::uint64_t token) override;
   void on_stop() override;
 
   // What the wrappers use.
@@ -35,6 +37,7 @@ class AppNode final : public Node, private engine::RebalanceListener {
   engine::Producer& producer();
   engine::Consumer& consumer();
   bool has_consumer() const { return site_.group != nullptr; }
+  Store& store();  // opened at the first call
   const std::vector<std::string>& topics() const { return topics_; }
   const std::string& group_id() const { return group_id_; }
   TimerId set_timer(Nanos delay, TimerCallback fn);
@@ -63,6 +66,7 @@ class AppNode final : public Node, private engine::RebalanceListener {
   std::unique_ptr<engine::Consumer> consumer_;
   RebalanceCallbacks rebalance_;
   bool closed_ = false;
+  std::unique_ptr<Store> store_;
   std::map<TimerId, TimerCallback> app_timers_;  // the App's, armed on the Env (ids ascend: ordered)
   // Last, so that it goes first: the clients' callbacks into it never run once it is gone.
   AppContext context_;

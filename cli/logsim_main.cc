@@ -133,7 +133,7 @@ void add_fuzz_command(CLI::App& app, Commands& c) {
   fuzz_cmd->add_flag("--list-plants", fz.list_plants, "List the plants and exit");
   fuzz_cmd->add_option("--faults", fz.faults, "Fault kinds to draw from, comma-separated (default: every kind under which Kafka promises "
                                              "safety: crash,isolate,partition,pause,controller-crash,member-crash,member-pause,member-stop,member-seek; "
-                                             "also clog and power-loss: the kinds of a scenario's faults section)");
+                                             "also clog, power-loss and member-power-loss: the kinds of a scenario's faults section)");
   fuzz_cmd->add_option("--out", fz.out, "Where a failure is written (default logsim-fuzz)");
   fuzz_cmd->add_flag("--keep-going", fz.keep_going, "Run every seed instead of stopping at the first failure");
   fuzz_cmd->add_flag("--no-shrink", fz.no_shrink, "Write the failing case as generated");

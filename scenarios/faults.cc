@@ -11,9 +11,9 @@
 namespace logsim::scenarios {
 namespace {
 
-constexpr std::array<std::string_view, 11> kNames = {"crash", "power-loss", "isolate", "partition", "pause",
-                                                     "clog", "controller-crash", "member-crash", "member-pause",
-                                                     "member-stop", "member-seek"};
+constexpr std::array<std::string_view, 12> kNames = {"crash",        "power-loss",       "isolate",      "partition",
+                                                     "pause",        "clog",             "controller-crash", "member-crash",
+                                                     "member-pause", "member-stop",      "member-seek",  "member-power-loss"};
 
 bool is_network_kind(FaultKind k) { return k == FaultKind::kIsolate || k == FaultKind::kPartition; }
 
@@ -46,7 +46,7 @@ bool fault_kind_by_name(std::string_view name, FaultKind& out) {
 
 bool is_member_fault(FaultKind k) {
   return k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause || k == FaultKind::kMemberStop ||
-         k == FaultKind::kMemberSeek;
+         k == FaultKind::kMemberSeek || k == FaultKind::kMemberPowerLoss;
 }
 
 std::vector<FaultKind> safe_fault_kinds() {
@@ -80,6 +80,7 @@ std::vector<TimelineStep> fault_steps(FaultKind kind, const std::string& target,
       steps.push_back(step_at(end, steps::Restart{target}));
       break;
     case FaultKind::kPowerLoss:
+    case FaultKind::kMemberPowerLoss:
       steps.push_back(step_at(start, steps::PowerLoss{target}));
       steps.push_back(step_at(end, steps::Restart{target}));
       break;

@@ -32,6 +32,7 @@ enum class FaultKind : std::uint8_t {
   kMemberPause,      // a group member stops (maybe past its session); resumed
   kMemberStop,       // a group member shuts down cleanly (leaves its group); started again
   kMemberSeek,       // a group member seeks one of its topics (earliest, latest, or back a few)
+  kMemberPowerLoss,  // a group member's machine loses power (its disk keeps only what was synced); restarted
 };
 
 std::string_view fault_kind_name(FaultKind k);
@@ -39,8 +40,8 @@ const std::vector<std::string>& fault_kind_names();  // every kind, in declarati
 bool fault_kind_by_name(std::string_view name, FaultKind& out);
 // The kinds under which Kafka promises safety (every kind but power-loss, KIP-966).
 std::vector<FaultKind> safe_fault_kinds();
-// Faults aimed at a group member (member-crash, member-pause, member-stop, member-seek), not at
-// the cluster.
+// Faults aimed at a group member (member-crash, member-pause, member-stop, member-seek,
+// member-power-loss), not at the cluster.
 bool is_member_fault(FaultKind k);
 // Where a member-seek goes, from one number drawn for it: earliest, latest, or back by 1 to 100
 // records from the position (as a seek step's `to`: a reset mode and value).

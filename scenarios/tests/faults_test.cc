@@ -99,7 +99,8 @@ TEST(Faults, DrawnSchedulesKeepTheirPromises) {
   for (const char* spec : {R"({"every": "2s", "for": "3s"})", R"({"every": "1s", "for": "5s", "concurrency": 3})",
                            R"({"every": "1s", "for": "4s", "from": "10s", "until": "30s", "concurrency": 2,
                                "kinds": ["crash", "power-loss", "isolate", "partition", "pause", "controller-crash",
-                                         "member-crash", "member-pause", "member-stop", "member-seek"]})"}) {
+                                         "member-crash", "member-pause", "member-stop", "member-seek",
+                                         "member-power-loss"]})"}) {
     const Scenario s = parse_scenario(doc(spec), "f.json");
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
       SCOPED_TRACE(std::string(spec) + " seed " + std::to_string(seed));
@@ -128,6 +129,18 @@ TEST(Faults, OnlyTheNamedKindsAndByDefaultOnlyTheSafeOnes) {
   EXPECT_TRUE(actions.contains("stop")) << "member faults are drawn when the scenario has members";
   EXPECT_TRUE(actions.contains("seek")) << "member-seek is safe: a seek is the group's own choice";
   EXPECT_TRUE(actions.contains("partition"));
+
+  // member-power-loss: a power loss of a group member (never of a broker), and only when named.
+  EXPECT_FALSE(actions.contains("power-loss"));
+  const Scenario member_power = parse_scenario(doc(R"({"kinds": ["member-power-loss"], "every": "2s"})"), "f.json");
+  actions.clear();
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    for (const auto& st : draw(member_power, seed)) {
+      actions.emplace(st.name());
+      EXPECT_EQ(st.targets().front().rfind("broker-", 0), std::string::npos) << st.targets().front();
+    }
+  }
+  EXPECT_EQ(actions, (std::set<std::string>{"power-loss", "restart"}));
 
   const Scenario no_members = parse_scenario(doc(R"({"every": "1s"})", ""), "f.json");
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
