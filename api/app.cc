@@ -171,6 +171,28 @@ bool Consumer::seek(const TopicPartition& tp, Offset offset) {
   return true;
 }
 
+namespace {
+bool all_assigned(const std::vector<TopicPartition>& assigned, const std::vector<TopicPartition>& partitions) {
+  return std::all_of(partitions.begin(), partitions.end(), [&](const TopicPartition& tp) {
+    return std::find(assigned.begin(), assigned.end(), tp) != assigned.end();
+  });
+}
+}  // namespace
+
+bool Consumer::pause(const std::vector<TopicPartition>& partitions) {
+  if (!all_assigned(node_.consumer().assignment(), partitions)) return false;
+  node_.consumer().pause(partitions);
+  return true;
+}
+
+bool Consumer::resume(const std::vector<TopicPartition>& partitions) {
+  if (!all_assigned(node_.consumer().assignment(), partitions)) return false;
+  node_.consumer().resume(partitions);
+  return true;
+}
+
+std::vector<TopicPartition> Consumer::paused() const { return node_.consumer().paused(); }
+
 const std::vector<TopicPartition>& Consumer::assignment() const { return node_.consumer().assignment(); }
 std::int32_t Consumer::generation() const { return node_.consumer().generation(); }
 void Consumer::close() { node_.close_consumer(); }

@@ -140,6 +140,14 @@ class Consumer {
   // The next poll() of an assigned partition starts at `offset`. False, and nothing done, for a
   // partition not assigned now (Kafka's consumer throws IllegalStateException).
   bool seek(const TopicPartition& tp, Offset offset);
+  // Kafka's pause/resume, for flow control: a paused partition is not fetched and poll()
+  // returns none of its records, while the member goes on polling and stays in its group;
+  // resume() goes on where it stopped (what was fetched before the pause comes first). False,
+  // and nothing done, when a partition is not assigned now (Kafka's consumer throws
+  // IllegalStateException). A partition a rebalance takes away and gives back is not paused.
+  bool pause(const std::vector<TopicPartition>& partitions);
+  bool resume(const std::vector<TopicPartition>& partitions);
+  std::vector<TopicPartition> paused() const;
   const std::vector<TopicPartition>& assignment() const;
   std::int32_t generation() const;  // -1: not in a generation
   // Graceful close: revoke, LeaveGroup. Done for you after on_stop() if you have not.

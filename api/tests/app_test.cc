@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <utility>
 #include <memory>
 #include <set>
 #include <string>
@@ -289,6 +291,71 @@ TEST_F(AppTest, AUsersPropertyIsJudgedBesideTheCheckers) {
                           [&](const logsim::HistoryEvent& e) { return e.value_id == at.value_id && e.index < at.index; }), 0);
   // Unregistered, the same run passes: only the property objected.
   EXPECT_TRUE(logsim::testing::Passed(logsim::run(s)));
+}
+
+// Flow control: whenever a poll brings records of a partition, the member pauses that
+// partition for 300 ms (a downstream system is busy), goes on polling, and resumes it.
+class Throttling : public logsim::App {
+ public:
+  void on_start(AppContext& ctx) override {
+    ctx_ = &ctx;
+    ctx.consumer().subscribe(ctx.topics());
+    ctx.set_timer(0, [this] { poll(); });
+  }
+  static inline int pauses = 0;      // over the whole run (the test reads them; one run at a time)
+  static inline int refused = 0;
+
+ private:
+  void poll() {
+    logsim::Consumer& c = ctx_->consumer();
+    std::vector<logsim::TopicPartition> to_pause;
+    for (const ConsumedRecord& r : c.poll()) {
+      const std::vector<logsim::TopicPartition> paused = c.paused();
+      ctx_->always(std::find(paused.begin(), paused.end(), r.topic_partition()) == paused.end(),
+                   "poll returns no record of a paused partition");
+      c.processed(r);
+      if (std::find(to_pause.begin(), to_pause.end(), r.topic_partition()) == to_pause.end()) to_pause.push_back(r.topic_partition());
+    }
+    if (!to_pause.empty()) {
+      EXPECT_TRUE(c.pause(to_pause));
+      ++pauses;
+      ctx_->set_timer(logsim::millis(300), [this, to_pause] {
+        // A rebalance may have taken a partition away meanwhile: resume what is still ours.
+        std::vector<logsim::TopicPartition> ours;
+        for (const auto& tp : to_pause) {
+          const auto& mine = ctx_->consumer().assignment();
+          if (std::find(mine.begin(), mine.end(), tp) != mine.end()) ours.push_back(tp);
+        }
+        ctx_->consumer().resume(ours);
+      });
+    }
+    refused += c.pause({{"orders", logsim::PartitionId(99)}}) ? 0 : 1;
+    c.commit_sync([this](const std::string&) { ctx_->set_timer(logsim::millis(10), [this] { poll(); }); });
+  }
+  AppContext* ctx_ = nullptr;
+};
+
+TEST_F(AppTest, APausedPartitionIsNotPolledUntilResumedAndNothingIsLost) {
+  logsim::register_app("throttling", [] { return std::make_unique<Throttling>(); });
+  Throttling::pauses = Throttling::refused = 0;
+  const logsim::RunOutput out = logsim::run(logsim::scenario_from_json(scenario("throttling")));
+  logsim::unregister_app("throttling");
+  EXPECT_TRUE(logsim::testing::Passed(out));
+  EXPECT_TRUE(logsim::missing_from(out.history, "billing", "orders").empty());
+  EXPECT_GT(Throttling::pauses, 10);
+  EXPECT_GT(Throttling::refused, 0) << "pausing a partition not assigned is refused";
+  EXPECT_EQ(logsim::stat(out, "assertions.always.failed"), 0);
+  // Paused 300 ms after each poll that brought records: no partition is polled twice within
+  // 300 ms (at least ~ a poll's 10 ms less) by one member in one generation.
+  std::map<std::pair<std::string, std::string>, logsim::Nanos> last;  // (member, partition) -> when
+  for (const auto& e : logsim::events(out.history, {.kind = OpKind::kProcess, .group = "billing"})) {
+    const auto key = std::make_pair(e.process + "/" + std::to_string(e.generation.value_or(logsim::GenerationId(-1)).value()),
+                                    std::to_string(e.partition.value_or(logsim::PartitionId(-1)).value()));
+    if (auto it = last.find(key); it != last.end() && it->second != e.at) {
+      EXPECT_GE(e.at - it->second, logsim::millis(300)) << key.first << " " << key.second << " at " << e.at;
+    }
+    last[key] = e.at;
+  }
 }
 
 TEST_F(AppTest, CommittingBeforeProcessingIsCaught) {

@@ -167,6 +167,29 @@ std::vector<std::string> Consumer::metadata_topics() const {
   return topics;
 }
 
+void Consumer::pause(const std::vector<TopicPartition>& partitions) {
+  for (const auto& tp : partitions) {
+    if (auto it = partitions_.find(tp); it != partitions_.end()) it->second.paused = true;
+  }
+}
+
+void Consumer::resume(const std::vector<TopicPartition>& partitions) {
+  for (const auto& tp : partitions) {
+    auto it = partitions_.find(tp);
+    if (it == partitions_.end() || !it->second.paused) continue;
+    it->second.paused = false;
+    pump(tp);
+  }
+}
+
+std::vector<TopicPartition> Consumer::paused() const {
+  std::vector<TopicPartition> out;
+  for (const auto& tp : assignment_) {
+    if (partitions_.at(tp).paused) out.push_back(tp);
+  }
+  return out;
+}
+
 void Consumer::pump(const TopicPartition& tp) {
   PartitionState& st = partitions_.at(tp);
   if (st.error || st.awaiting_committed || !st.request.idle()) return;
@@ -195,7 +218,7 @@ void Consumer::pump(const TopicPartition& tp) {
                    OffsetsForLeaderEpochRequest{0, tp.topic, tp.partition, epoch, *st.position_epoch});
     return;
   }
-  if (static_cast<std::int32_t>(st.buffer.size()) >= config_.max_poll_records) return;
+  if (st.paused || static_cast<std::int32_t>(st.buffer.size()) >= config_.max_poll_records) return;
   send_request(tp, st, *leader, false);
 }
 
@@ -424,6 +447,7 @@ std::vector<ConsumerRecord> Consumer::poll() {
   for (std::size_t i = 0; i < n && static_cast<std::int32_t>(out.size()) < config_.max_poll_records; ++i) {
     const TopicPartition& tp = assignment_[(next_poll_partition_ + i) % n];
     PartitionState& st = partitions_.at(tp);
+    if (st.paused) continue;
     while (!st.buffer.empty() && static_cast<std::int32_t>(out.size()) < config_.max_poll_records) {
       out.push_back(ConsumerRecord{tp, std::move(st.buffer.front())});
       st.buffer.pop_front();

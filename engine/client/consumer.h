@@ -82,6 +82,13 @@ class Consumer : private GroupHost {
   // of the leader with ListOffsets, and take_resets() says where it landed.
   void seek_to(const TopicPartition& tp, std::int64_t timestamp_ms);
   std::optional<Offset> position(const TopicPartition& tp) const;
+  // Kafka's pause/resume: a paused partition is not fetched and poll() hands out none of its
+  // records; what was already fetched stays buffered (KAFKA-7548) and comes after resume(). A
+  // partition not assigned now is left alone (Kafka's consumer throws IllegalStateException).
+  // A partition that stays assigned across a rebalance stays paused; a newly assigned one is not.
+  void pause(const std::vector<TopicPartition>& partitions);
+  void resume(const std::vector<TopicPartition>& partitions);
+  std::vector<TopicPartition> paused() const;  // in assignment order
   // The error that stopped a partition (auto.offset.reset=none), if any.
   std::optional<ErrorCode> partition_error(const TopicPartition& tp) const;
 
@@ -183,6 +190,7 @@ class Consumer : private GroupHost {
   struct PartitionState {
     std::optional<Offset> position;  // next offset to hand out
     bool awaiting_committed = false; // newly assigned in a group: waiting for OffsetFetch
+    bool paused = false;             // pause(): not fetched, not handed out
     RecordBuffer buffer;             // fetched, not yet handed out
     // The Fetch or ListOffsets in flight (with its request timeout), or the delay before the
     // next request.

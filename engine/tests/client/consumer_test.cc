@@ -254,6 +254,45 @@ TEST_F(ConsumerTest, AFullBufferStopsFetchingUntilPoll) {
   EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(13));
 }
 
+// ---- pause and resume.
+
+TEST_F(ConsumerTest, APausedPartitionIsNeitherFetchedNorHandedOutAndResumesWhereItWas) {
+  assign_at({kP0, kP1}, 0);
+  answer_fetch(fetches(kP0).back(), range(0, 2));  // buffered; the next fetch (from 2) goes at once
+  consumer->pause({kP0});
+  EXPECT_EQ(consumer->paused(), (std::vector<TopicPartition>{kP0}));
+  answer_fetch(fetches(kP0).back(), range(2, 3));  // in flight when paused: kept in the buffer too
+  const std::size_t fetches_of_p0 = fetches(kP0).size();
+  answer_fetch(fetches(kP1).back(), range(0, 2));
+  const auto while_paused = consumer->poll();
+  EXPECT_EQ(offsets_of(while_paused, kP0), Offsets{}) << "a paused partition hands out nothing";
+  EXPECT_EQ(offsets_of(while_paused, kP1), (Offsets{0, 1}));
+  answer_fetch(fetches(kP1).back(), range(2, 3));
+  consumer->poll();
+  EXPECT_EQ(fetches(kP0).size(), fetches_of_p0) << "a paused partition is not fetched";
+  EXPECT_EQ(consumer->position(kP0), Offset(0));
+
+  consumer->resume({kP0});
+  EXPECT_TRUE(consumer->paused().empty());
+  const auto resumed = consumer->poll();
+  EXPECT_EQ(offsets_of(resumed, kP0), (Offsets{0, 1, 2})) << "what was buffered comes first, in order";
+  ASSERT_GT(fetches(kP0).size(), fetches_of_p0);
+  EXPECT_EQ(fetches(kP0).back().fetch_offset, Offset(3));
+}
+
+TEST_F(ConsumerTest, PauseIgnoresPartitionsNotAssignedAndANewAssignmentIsNotPaused) {
+  assign_at({kP0}, 0);
+  consumer->pause({kP0, kP1});
+  EXPECT_EQ(consumer->paused(), (std::vector<TopicPartition>{kP0}));
+  consumer->assign({kP0, kP1});  // kP0 stays assigned: still paused; kP1 is new
+  EXPECT_EQ(consumer->paused(), (std::vector<TopicPartition>{kP0}));
+  consumer->assign({kP1});
+  consumer->assign({kP0, kP1});  // kP0 assigned afresh
+  EXPECT_TRUE(consumer->paused().empty());
+  consumer->resume({kP0});  // not paused: nothing happens
+  EXPECT_TRUE(consumer->paused().empty());
+}
+
 TEST_F(ConsumerTest, EmptyFetchIsFollowedByTheNextFetchAtOnce) {
   assign_at({kP0}, 3);
   advance_to(millis(500));  // the broker held the long poll for fetch.max.wait.ms
