@@ -196,6 +196,16 @@ std::vector<TopicPartition> Consumer::paused() const { return node_.consumer().p
 const std::vector<TopicPartition>& Consumer::assignment() const { return node_.consumer().assignment(); }
 std::int32_t Consumer::generation() const { return node_.consumer().generation(); }
 void Consumer::close() { node_.close_consumer(); }
+void Consumer::run_each_message(MessageHandler handler, RunConfig config) {
+  LOGSIM_ASSERT(handler != nullptr, "run_each_message without a handler");
+  node_.run_loop([handler = std::move(handler)](const std::vector<ConsumedRecord>& unit, std::function<void()> done) {
+    handler(unit.front(), std::move(done));
+  }, true, config);
+}
+void Consumer::run_each_batch(BatchHandler handler, RunConfig config) {
+  LOGSIM_ASSERT(handler != nullptr, "run_each_batch without a handler");
+  node_.run_loop(std::move(handler), false, config);
+}
 
 // ---- AppContext
 

@@ -115,6 +115,22 @@ struct RebalanceCallbacks {
 // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REQUEST_TIMED_OUT, ...).
 using CommitCallback = std::function<void(const std::string& error)>;
 
+// The run loop in KafkaJS's style (consumer.run({eachMessage}) / eachBatch). Your handler gets
+// a record (or one partition's records from a poll) and a `done` to call when their work is
+// done, at once or later (from a timer, after a send's callback, after a store's sync): the
+// simulation's version of the promise your handler would return. Records of one poll are
+// handed over one at a time, in order; each counts as processed (Consumer::processed) when its
+// `done` is called (a second call does nothing). After all of a poll's records are done, the
+// loop commits their offsets (with autoCommit; commitSync) and polls again at once; a poll that
+// brings nothing is retried after `poll_interval`. A `done` that never comes stalls the loop, and
+// the member leaves its group after max.poll.interval.ms, as KafkaJS's would.
+using MessageHandler = std::function<void(const ConsumedRecord& record, std::function<void()> done)>;
+using BatchHandler = std::function<void(const std::vector<ConsumedRecord>& batch, std::function<void()> done)>;
+struct RunConfig {
+  bool auto_commit = true;  // KafkaJS's autoCommit: commit each poll's records once all are done
+  Nanos poll_interval = 10 * kNanosPerMilli;  // the wait after a poll that brought nothing
+};
+
 // A group member's consumer in librdkafka's poll style: group.id is the group's name, the
 // rest of its configuration the group's "config"; enable.auto.commit is false (commit yourself).
 // Only on a group member's node.
@@ -152,6 +168,10 @@ class Consumer {
   std::int32_t generation() const;  // -1: not in a generation
   // Graceful close: revoke, LeaveGroup. Done for you after on_stop() if you have not.
   void close();
+  // Starts the run loop (above) after subscribe(): KafkaJS's run({eachMessage}) and
+  // run({eachBatch}). Once per App; poll() and the commits are then the loop's.
+  void run_each_message(MessageHandler handler, RunConfig config = {});
+  void run_each_batch(BatchHandler handler, RunConfig config = {});
 
  private:
   friend class AppContext;

@@ -147,6 +147,68 @@ void AppNode::commit(std::optional<std::map<TopicPartition, Offset>> offsets, bo
   });
 }
 
+void AppNode::run_loop(BatchHandler handler, bool per_record, RunConfig config) {
+  LOGSIM_ASSERT(!loop_, "application \"" + site_.app + "\" on " + site_.node + " started a second run loop");
+  LOGSIM_ASSERT(config.poll_interval > 0, "a run loop's poll_interval must be above zero");
+  loop_ = RunLoop{std::move(handler), per_record, config, {}, 0, 0, false};
+  set_timer(0, [this] { loop_poll(); });
+}
+
+void AppNode::loop_poll() {
+  std::vector<ConsumedRecord> got = poll();
+  loop_->units.clear();
+  loop_->next = 0;
+  if (got.empty()) {
+    set_timer(loop_->config.poll_interval, [this] { loop_poll(); });
+    return;
+  }
+  // One unit a record, or one a partition (in the order the partitions first appear).
+  for (ConsumedRecord& r : got) {
+    if (!loop_->per_record) {
+      auto same = std::find_if(loop_->units.begin(), loop_->units.end(), [&](const std::vector<ConsumedRecord>& u) {
+        return u.front().topic == r.topic && u.front().partition == r.partition;
+      });
+      if (same != loop_->units.end()) {
+        same->push_back(std::move(r));
+        continue;
+      }
+    }
+    loop_->units.push_back({std::move(r)});
+  }
+  loop_next();
+}
+
+// Hands out the next unit, or ends the poll's work: commit (autoCommit), then poll again.
+void AppNode::loop_next() {
+  if (loop_->next < loop_->units.size()) {
+    const std::uint64_t unit = ++loop_->handed;
+    loop_->awaiting = true;
+    loop_->handler(loop_->units[loop_->next], [this, unit] { loop_done(unit); });
+    return;
+  }
+  if (!loop_->config.auto_commit) {
+    set_timer(0, [this] { loop_poll(); });
+    return;
+  }
+  std::map<TopicPartition, Offset> upto;
+  for (const auto& u : loop_->units) {
+    for (const ConsumedRecord& r : u) upto[r.topic_partition()] = Offset(r.offset.value() + 1);
+  }
+  commit(std::move(upto), true, [this](const std::string&) { loop_poll(); });
+}
+
+void AppNode::loop_done(std::uint64_t unit) {
+  if (!loop_ || !loop_->awaiting || unit != loop_->handed) return;  // a second call, or a stale one
+  loop_->awaiting = false;
+  for (const ConsumedRecord& r : loop_->units[loop_->next]) {
+    scenarios::record_processed(r.topic_partition(), r.offset, r.key, r.value_id, "",
+                                [this](properties::OpKind kind) { return event(kind); }, run().history);
+  }
+  ++loop_->next;
+  // Not from inside the handler: a handler that calls done() at once must not recurse a batch deep.
+  set_timer(0, [this] { loop_next(); });
+}
+
 void AppNode::close_consumer() {
   if (!consumer_ || closed_) return;
   closed_ = true;

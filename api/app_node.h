@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,14 @@ class AppNode final : public Node, private engine::RebalanceListener {
   // commitSync / commitAsync; no offsets: the consumer's positions.
   void commit(std::optional<std::map<TopicPartition, Offset>> offsets, bool sync, CommitCallback done);
   void close_consumer();
+  // The run loop (Consumer::run_each_message / run_each_batch): each unit is one record, or
+  // one partition's records of a poll.
+  void run_loop(BatchHandler handler, bool per_record, RunConfig config);
 
  private:
+  void loop_poll();
+  void loop_next();
+  void loop_done(std::uint64_t unit);
   // engine::RebalanceListener: recorded, then the App's callbacks.
   void on_partitions_revoked(const std::vector<TopicPartition>& partitions) override;
   void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override;
@@ -67,6 +74,16 @@ class AppNode final : public Node, private engine::RebalanceListener {
   RebalanceCallbacks rebalance_;
   bool closed_ = false;
   std::unique_ptr<Store> store_;
+  struct RunLoop {
+    BatchHandler handler;
+    bool per_record = true;
+    RunConfig config;
+    std::vector<std::vector<ConsumedRecord>> units;  // the poll's, in order
+    std::size_t next = 0;                            // the unit being handled
+    std::uint64_t handed = 0;                        // units handed out so far (names each `done`)
+    bool awaiting = false;                           // the last unit handed out is not yet done
+  };
+  std::optional<RunLoop> loop_;
   std::map<TimerId, TimerCallback> app_timers_;  // the App's, armed on the Env (ids ascend: ordered)
   // Last, so that it goes first: the clients' callbacks into it never run once it is gone.
   AppContext context_;

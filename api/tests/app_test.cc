@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <utility>
 #include <memory>
@@ -356,6 +357,77 @@ TEST_F(AppTest, APausedPartitionIsNotPolledUntilResumedAndNothingIsLost) {
     }
     last[key] = e.at;
   }
+}
+
+// KafkaJS's style: consumer.run({eachMessage}). Each record takes 5 ms (a timer) before its
+// done(); `twice` calls done() a second time, which must change nothing.
+class EachMessage : public logsim::App {
+ public:
+  explicit EachMessage(bool twice) : twice_(twice) {}
+  void on_start(AppContext& ctx) override {
+    ctx.consumer().subscribe(ctx.topics());
+    ctx.consumer().run_each_message([&ctx, this](const ConsumedRecord& r, std::function<void()> done) {
+      ctx.always(r.value && r.value->rfind("order-", 0) == 0, "each message is an order");
+      ctx.set_timer(logsim::millis(5), [this, done = std::move(done)] {
+        done();
+        if (twice_) done();
+      });
+    });
+  }
+
+ private:
+  bool twice_;
+};
+
+// consumer.run({eachBatch}): each batch is one partition's records of a poll, in offset order;
+// done() after 20 ms.
+class EachBatch : public logsim::App {
+ public:
+  void on_start(AppContext& ctx) override {
+    ctx.consumer().subscribe(ctx.topics());
+    ctx.consumer().run_each_batch([&ctx](const std::vector<ConsumedRecord>& batch, std::function<void()> done) {
+      bool one_partition_in_order = !batch.empty();
+      for (std::size_t i = 1; i < batch.size(); ++i) {
+        one_partition_in_order = one_partition_in_order && batch[i].topic_partition() == batch[0].topic_partition() &&
+                                 batch[i].offset.value() > batch[i - 1].offset.value();
+      }
+      ctx.always(one_partition_in_order, "a batch is one partition's records in offset order");
+      ctx.sometimes(batch.size() > 1, "a batch of several records");
+      ctx.set_timer(logsim::millis(20), std::move(done));
+    });
+  }
+};
+
+TEST_F(AppTest, TheEachMessageAndEachBatchLoopsProcessAndCommitEverythingThroughCrashes) {
+  logsim::register_app("each-message", [] { return std::make_unique<EachMessage>(false); });
+  logsim::register_app("each-batch", [] { return std::make_unique<EachBatch>(); });
+  for (const char* app : {"each-message", "each-batch"}) {
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      const logsim::RunOutput out = logsim::run(logsim::scenario_from_json(scenario(app)), {.seed = seed});
+      EXPECT_TRUE(logsim::testing::Passed(out)) << app << " seed " << seed;
+      EXPECT_TRUE(logsim::missing_from(out.history, "billing", "orders").empty()) << app << " seed " << seed;
+      EXPECT_GT(logsim::stat(out, "group.billing.commits.accepted"), 0) << app << ": autoCommit commits";
+      EXPECT_EQ(logsim::stat(out, "assertions.always.failed"), 0) << app;
+    }
+  }
+  logsim::unregister_app("each-message");
+  logsim::unregister_app("each-batch");
+}
+
+// Without faults every order is processed exactly once, even by a handler that calls done()
+// twice; and the loop's commits leave the group's offsets at the end of each partition.
+TEST_F(AppTest, TheEachMessageLoopProcessesEachRecordOnceAndADoubleDoneChangesNothing) {
+  logsim::register_app("each-message-twice", [] { return std::make_unique<EachMessage>(true); });
+  nlohmann::json doc = scenario("each-message-twice");
+  doc.erase("timeline");
+  const logsim::RunOutput out = logsim::run(logsim::scenario_from_json(doc));
+  logsim::unregister_app("each-message-twice");
+  EXPECT_TRUE(logsim::testing::Passed(out));
+  const auto processed = logsim::events(out.history, {.kind = OpKind::kProcess, .group = "billing"});
+  EXPECT_EQ(processed.size(), 2400u);
+  std::set<std::uint64_t> ids;
+  for (const auto& e : processed) ids.insert(e.value_id);
+  EXPECT_EQ(ids.size(), 2400u);
 }
 
 TEST_F(AppTest, CommittingBeforeProcessingIsCaught) {
