@@ -207,6 +207,52 @@ void Consumer::run_each_batch(BatchHandler handler, RunConfig config) {
   node_.run_loop(std::move(handler), false, config);
 }
 
+// ---- Admin
+
+void Admin::create_topic(const std::string& name, std::int32_t partitions, std::int32_t replication_factor,
+                         std::map<std::string, std::string> configs, AdminCallback done) {
+  CreateTopicsRequest req;
+  req.name = name;
+  req.num_partitions = partitions;
+  req.replication_factor = replication_factor;
+  // The note lists the configs, so a checker of the history alone knows a compacted topic.
+  std::string what = "create-topic " + name;
+  for (auto& [key, value] : configs) {
+    what += " " + key + "=" + value;
+    req.configs.push_back(ConfigEntry{key, std::move(value)});
+  }
+  detail::AppNode& node = node_;
+  node.admin().create_topic(std::move(req), [&node, name, what, done = std::move(done)](const engine::AdminResult& r) {
+    node.record_admin(name, "", what, r.error, r.message);
+    if (done) done(r.error == ErrorCode::NONE ? std::string() : std::string(error_name(r.error)));
+  });
+}
+
+void Admin::delete_topic(const std::string& name, AdminCallback done) {
+  detail::AppNode& node = node_;
+  node.admin().delete_topic(name, [&node, name, done = std::move(done)](const engine::AdminResult& r) {
+    node.record_admin(name, "", "delete-topic " + name, r.error, r.message);
+    if (done) done(r.error == ErrorCode::NONE ? std::string() : std::string(error_name(r.error)));
+  });
+}
+
+void Admin::create_partitions(const std::string& topic, std::int32_t count, AdminCallback done) {
+  detail::AppNode& node = node_;
+  node.admin().create_partitions(topic, count, [&node, topic, count, done = std::move(done)](const engine::AdminResult& r) {
+    node.record_admin(topic, "", "add-partitions " + topic + " to " + std::to_string(count) + " partitions", r.error, r.message);
+    if (done) done(r.error == ErrorCode::NONE ? std::string() : std::string(error_name(r.error)));
+  });
+}
+
+void Admin::describe_group(const std::string& group, std::function<void(const GroupDescription&)> done) {
+  detail::AppNode& node = node_;
+  node.group_admin().describe_group(group, [&node, group, done = std::move(done)](const engine::DescribeGroupResult& r) {
+    node.record_admin("", group, "describe-group " + group, r.error,
+                      r.error == ErrorCode::NONE ? "state " + r.state + ", generation " + std::to_string(r.generation_id) : r.message);
+    if (done) done(r);
+  });
+}
+
 // ---- AppContext
 
 Nanos AppContext::now() const { return node_.env().now(); }
@@ -226,6 +272,7 @@ Consumer& AppContext::consumer() {
 }
 bool AppContext::has_consumer() const { return node_.has_consumer(); }
 Store& AppContext::store() { return node_.store(); }
+Admin& AppContext::admin() { return admin_; }
 properties::HistoryEvent AppContext::event(properties::OpKind kind) const { return node_.event(kind); }
 
 void AppContext::always(bool condition, const std::string& message) {

@@ -49,6 +49,7 @@
 
 #include "api/store.h"
 #include "engine/base/topic_partition.h"
+#include "engine/client/group_admin.h"
 #include "engine/env/env.h"
 #include "engine/env/rng.h"
 #include "engine/protocol/messages.h"
@@ -179,6 +180,36 @@ class Consumer {
   detail::AppNode& node_;
 };
 
+// An admin call's outcome: empty on success, else Kafka's error name (TOPIC_ALREADY_EXISTS,
+// UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICATION_FACTOR, REQUEST_TIMED_OUT, ...).
+using AdminCallback = std::function<void(const std::string& error)>;
+// A group as `kafka-consumer-groups --describe` shows it: state, generation, members, and per
+// partition the committed offset, log end and lag (error NONE unless the call failed).
+using GroupDescription = engine::DescribeGroupResult;
+
+// The node's admin client (Kafka's Admin): topics are asked of the controller, groups of their
+// coordinators; retried until default.api.timeout.ms (60 s), as Kafka's calls are. Each call's
+// outcome is recorded in the history (an `admin` event, as a scenario's admin steps are), so
+// the checkers know of a topic made compacted, or a group's offsets moved.
+class Admin {
+ public:
+  // CreateTopics. partitions / replication_factor -1: the cluster's num.partitions and
+  // default.replication.factor. `configs` by Kafka's names: cleanup.policy, retention.ms,
+  // min.insync.replicas, ...
+  void create_topic(const std::string& name, std::int32_t partitions = -1, std::int32_t replication_factor = -1,
+                    std::map<std::string, std::string> configs = {}, AdminCallback done = {});
+  void delete_topic(const std::string& name, AdminCallback done = {});
+  // CreatePartitions: grows the topic to `count` partitions.
+  void create_partitions(const std::string& topic, std::int32_t count, AdminCallback done = {});
+  // DescribeGroups with the group's committed offsets and the partitions' log ends.
+  void describe_group(const std::string& group, std::function<void(const GroupDescription&)> done);
+
+ private:
+  friend class AppContext;
+  explicit Admin(detail::AppNode& node) : node_(node) {}
+  detail::AppNode& node_;
+};
+
 using TimerCallback = std::function<void()>;
 
 // What an application may use: the node's clock, timers and random stream, its clients, and
@@ -201,6 +232,7 @@ class AppContext {
   Producer& producer();
   Consumer& consumer();  // only on a group member's node
   bool has_consumer() const;
+  Admin& admin();
   // The node's durable store (api/store.h): what it held when the node last stopped, crashed
   // or lost power, as much of it as survives that; opened at the first call.
   Store& store();
@@ -222,10 +254,11 @@ class AppContext {
  private:
   friend class detail::AppNode;
   void assertion(std::string_view what, const std::string& message);  // recorded once a run
-  explicit AppContext(detail::AppNode& node) : node_(node), producer_(node), consumer_(node) {}
+  explicit AppContext(detail::AppNode& node) : node_(node), producer_(node), consumer_(node), admin_(node) {}
   detail::AppNode& node_;
   Producer producer_;
   Consumer consumer_;
+  Admin admin_;
 };
 
 // Your application. One object per node incarnation (see the lifecycle above).

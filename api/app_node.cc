@@ -31,13 +31,48 @@ void AppNode::on_stop() {
 }
 
 void AppNode::on_message(NodeId from, const Message& msg) {
+  // The admin clients first: they take only answers to their own requests, where the consumer
+  // takes every Fetch and ListOffsets answer (and ignores those it did not ask for).
+  if (admin_ && admin_->on_message(from, msg)) return;
+  if (group_admin_ && group_admin_->on_message(from, msg)) return;
   if (consumer_ && consumer_->on_message(from, msg)) return;
   if (producer_) producer_->on_message(from, msg);
 }
 
 void AppNode::on_disconnect(NodeId peer) {
   if (consumer_) consumer_->on_disconnect(peer);
+  if (admin_) admin_->on_disconnect(peer);
+  if (group_admin_) group_admin_->on_disconnect(peer);
   if (producer_) producer_->on_disconnect(peer);
+}
+
+engine::AdminClient& AppNode::admin() {
+  if (!admin_) {
+    engine::AdminConfig c;
+    c.controller = site_.controller;
+    admin_ = std::make_unique<engine::AdminClient>(env_, timers_, c);
+  }
+  return *admin_;
+}
+
+engine::GroupAdmin& AppNode::group_admin() {
+  if (!group_admin_) {
+    engine::GroupAdminConfig c;
+    c.bootstrap_servers = site_.bootstrap;
+    group_admin_ = std::make_unique<engine::GroupAdmin>(env_, timers_, c);
+  }
+  return *group_admin_;
+}
+
+void AppNode::record_admin(const std::string& topic, const std::string& group, const std::string& what, ErrorCode error,
+                           const std::string& message) {
+  auto e = event(properties::OpKind::kAdmin);
+  e.topic = topic;
+  e.group = group;
+  e.generation.reset();
+  e.error = std::string(error_name(error));
+  e.note = what + (error != ErrorCode::NONE ? ": " + e.error + " " + message : message.empty() ? ": done" : ": " + message);
+  run().history.append(std::move(e));
 }
 
 void AppNode::on_fsync(std::uint64_t token) {

@@ -13,7 +13,9 @@
 
 #include "api/app.h"
 #include "api/store.h"
+#include "engine/client/admin.h"
 #include "engine/client/consumer.h"
+#include "engine/client/group_admin.h"
 #include "engine/client/producer.h"
 #include "engine/timer_mux.h"
 #include "scenarios/apps/run_context.h"
@@ -39,6 +41,12 @@ class AppNode final : public Node, private engine::RebalanceListener {
   engine::Consumer& consumer();
   bool has_consumer() const { return site_.group != nullptr; }
   Store& store();  // opened at the first call
+  engine::AdminClient& admin();        // made at the first call
+  engine::GroupAdmin& group_admin();   // made at the first call
+  // An `admin` event by this node: `what` and its outcome (Kafka's error name and message, or
+  // `message`, or "done").
+  void record_admin(const std::string& topic, const std::string& group, const std::string& what, ErrorCode error,
+                    const std::string& message);
   const std::vector<std::string>& topics() const { return topics_; }
   const std::string& group_id() const { return group_id_; }
   TimerId set_timer(Nanos delay, TimerCallback fn);
@@ -71,6 +79,8 @@ class AppNode final : public Node, private engine::RebalanceListener {
   engine::TimerMux timers_;  // the node's, for its clients
   std::unique_ptr<engine::Producer> producer_;
   std::unique_ptr<engine::Consumer> consumer_;
+  std::unique_ptr<engine::AdminClient> admin_;
+  std::unique_ptr<engine::GroupAdmin> group_admin_;
   RebalanceCallbacks rebalance_;
   bool closed_ = false;
   std::unique_ptr<Store> store_;

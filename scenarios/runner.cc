@@ -340,7 +340,7 @@ void add_applications(sim::World& world, const Scenario& scenario, RunContext& c
   for (const auto& p : scenario.producers) {
     ctx.producers.emplace(p.name, ProducerProgress{0, world.stream("workload/" + p.name)});
     if (!p.app.empty()) {
-      add_user_app(world, options, AppSite{p.app, p.name, &p, nullptr, &ctx, bootstrap});
+      add_user_app(world, options, AppSite{p.app, p.name, &p, nullptr, &ctx, bootstrap, cluster_ids(scenario).controller});
       continue;
     }
     world.add_node(p.name, [&p, &ctx, &steps, bootstrap](Env& env) {
@@ -355,7 +355,7 @@ void add_applications(sim::World& world, const Scenario& scenario, RunContext& c
   for (const auto& g : scenario.groups) {
     for (std::int32_t i = 1; i <= g.member_count(); ++i) {
       if (!g.app.empty()) {
-        add_user_app(world, options, AppSite{g.app, g.member_name(i), nullptr, &g, &ctx, bootstrap});
+        add_user_app(world, options, AppSite{g.app, g.member_name(i), nullptr, &g, &ctx, bootstrap, cluster_ids(scenario).controller});
         continue;
       }
       world.add_node(g.member_name(i), [&g, i, &ctx, &steps, bootstrap](Env& env) {

@@ -32,6 +32,7 @@ struct AppSite {
   const GroupSpec* group = nullptr;        // the group it is a member of
   RunContext* ctx = nullptr;               // the run's history and the harness's memory
   std::vector<NodeId> bootstrap;           // the brokers
+  NodeId controller{-1};                   // where its admin client's requests go
 };
 // Builds the node of a user's application; called at the node's start and at every restart.
 using AppNodeFactory = std::function<std::unique_ptr<Node>(Env&, const AppSite&)>;

@@ -430,6 +430,65 @@ TEST_F(AppTest, TheEachMessageLoopProcessesEachRecordOnceAndADoubleDoneChangesNo
   EXPECT_EQ(ids.size(), 2400u);
 }
 
+// An operator's App with the admin client: at 26 s (the billing group is stable again by then) it
+// creates a compacted topic, tries again, grows it, describes the group, deletes the topic, and
+// asks for more replicas than there are brokers. Each answer is noted.
+class Operator : public logsim::App {
+ public:
+  static inline std::vector<std::string> answers;  // the test reads them (one run at a time)
+  static inline logsim::GroupDescription described;
+
+  void on_start(AppContext& ctx) override {
+    ctx.set_timer(logsim::seconds(26), [&ctx] {
+      logsim::Admin& a = ctx.admin();
+      const auto note = [](const std::string& error) { answers.push_back(error.empty() ? "ok" : error); };
+      a.create_topic("receipts", 3, 3, {{"cleanup.policy", "compact"}}, [&a, note](const std::string& e) {
+        note(e);
+        a.create_topic("receipts", 3, -1, {}, [&a, note](const std::string& again) {
+          note(again);
+          a.create_partitions("receipts", 5, [&a, note](const std::string& grown) {
+            note(grown);
+            a.describe_group("billing", [&a, note](const logsim::GroupDescription& d) {
+              described = d;
+              a.delete_topic("receipts", [&a, note](const std::string& deleted) {
+                note(deleted);
+                a.create_topic("too-many-replicas", 1, 7, {}, note);
+              });
+            });
+          });
+        });
+      });
+    });
+  }
+};
+
+TEST_F(AppTest, TheAdminClientCreatesGrowsAndDeletesTopicsAndDescribesGroups) {
+  logsim::register_app("operator", [] { return std::make_unique<Operator>(); });
+  Operator::answers.clear();
+  nlohmann::json doc = scenario("billing");
+  doc["producers"].push_back({{"name", "operator"}, {"topic", "orders"}, {"app", "operator"}});
+  const logsim::RunOutput out = logsim::run(logsim::scenario_from_json(doc));
+  logsim::unregister_app("operator");
+  EXPECT_TRUE(logsim::testing::Passed(out));
+  EXPECT_EQ(Operator::answers,
+            (std::vector<std::string>{"ok", "TOPIC_ALREADY_EXISTS", "ok", "ok", "INVALID_REPLICATION_FACTOR"}));
+  EXPECT_EQ(Operator::described.error, logsim::ErrorCode::NONE);
+  EXPECT_EQ(Operator::described.state, "Stable");
+  EXPECT_EQ(Operator::described.members.size(), 2u);
+  ASSERT_EQ(Operator::described.rows.size(), 2u);
+  for (const auto& row : Operator::described.rows) EXPECT_GE(row.lag, 0) << row.partition.value();
+  // Each call is in the history, by the operator's node, the compacted topic's config in its note.
+  std::vector<std::string> notes;
+  for (const auto& e : logsim::events(out.history, {.kind = OpKind::kAdmin, .process = "operator"})) notes.push_back(e.note);
+  ASSERT_EQ(notes.size(), 6u);
+  EXPECT_EQ(notes[0], "create-topic receipts cleanup.policy=compact: done");
+  EXPECT_EQ(notes[1].rfind("create-topic receipts: TOPIC_ALREADY_EXISTS", 0), 0u) << notes[1];
+  EXPECT_EQ(notes[2], "add-partitions receipts to 5 partitions: done");
+  EXPECT_EQ(notes[3], "describe-group billing: state Stable, generation " + std::to_string(Operator::described.generation_id));
+  EXPECT_EQ(notes[4], "delete-topic receipts: done");
+  EXPECT_EQ(notes[5].rfind("create-topic too-many-replicas: INVALID_REPLICATION_FACTOR", 0), 0u) << notes[5];
+}
+
 TEST_F(AppTest, CommittingBeforeProcessingIsCaught) {
   const logsim::Scenario s = logsim::scenario_from_json(scenario("billing-commits-first"));
   const logsim::RunOutput out = logsim::run(s);
