@@ -22,8 +22,10 @@
 //   are held and run in arrival order at resume.
 // - remove: an endpoint that went away for good (a client connection that closed).
 //
-// A message never crosses a restart of either end: a delivery is dropped when the sender or
-// the receiver has restarted since it was sent (each incarnation has its own connections).
+// A message never crosses a restart of its receiver: a delivery is dropped when the receiver
+// has restarted since it was sent (each incarnation has its own connections). One its sender
+// sent before it stopped or crashed was on the wire already and arrives, as in sim::World (TCP
+// delivers the data before the FIN): a graceful stop's last messages reach their peers.
 // An answer goes to the incarnation that sent its request (engine/env/answer_routes.h), not to
 // whichever incarnation of the requester is up when the answer is sent.
 //

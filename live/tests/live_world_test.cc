@@ -74,20 +74,50 @@ TEST_F(Fixture, AMessageIsDeliveredAfterTheSendersHandlerNeverInsideIt) {
   EXPECT_TRUE(logged("n1 got 7 from 0"));
 }
 
-TEST_F(Fixture, AMessageNeverCrossesARestartOfEitherEnd) {
+TEST_F(Fixture, AMessageNeverCrossesARestartOfItsReceiverButOutlivesItsSender) {
   const NodeId a = add(), b = add();
   world.start(a);
   world.start(b);
   probe(a).env.send(b, MetadataRequest{1, {}});
-  world.restart(b);  // the receiver restarted before delivery
+  world.restart(b);  // the receiver restarted before delivery: the old connection is gone
   probe(b).env.send(a, MetadataRequest{2, {}});
-  world.restart(b);  // the sender restarted before delivery
+  world.restart(b);  // the sender restarted before delivery: its bytes were on the wire
   run();
   EXPECT_FALSE(logged("n1 got 1 from 0"));
-  EXPECT_FALSE(logged("n0 got 2 from 1"));
+  EXPECT_TRUE(logged("n0 got 2 from 1")) << "a message was lost because its sender restarted after sending it";
+  // a answers the incarnation of b that asked, which is gone: the new one never sees it.
+  probe(a).env.send(b, MetadataResponse{2, {}, {}});
   probe(a).env.send(b, MetadataRequest{3, {}});
   run();
+  EXPECT_FALSE(logged("n1 got answer 2 from 0"));
   EXPECT_TRUE(logged("n1 got 3 from 0"));
+}
+
+// Sends one last request from on_stop, as a consumer's LeaveGroup or final commit.
+struct Leaver final : Node {
+  Leaver(Env& e, NodeId to) : env(e), peer(to) {}
+  void on_start() override {}
+  void on_message(NodeId, const Message&) override {}
+  void on_timer(TimerId, std::uint64_t) override {}
+  void on_stop() override { env.send(peer, MetadataRequest{99, {}}); }
+  Env& env;
+  NodeId peer;
+};
+
+TEST_F(Fixture, AGracefulStopsLastMessageArrivesBeforeThePeerHearsTheDisconnect) {
+  const NodeId b = add();
+  const NodeId a = world.add_node("leaver", [b](Env& env) { return std::make_unique<Leaver>(env, b); },
+                                  std::make_unique<MemDisk>());
+  world.start(b);
+  world.start(a);
+  world.stop(a);
+  run();
+  const auto got = std::find(log.begin(), log.end(), "n0 got 99 from 1");
+  const auto gone = std::find(log.begin(), log.end(), "n0 disconnect 1");
+  ASSERT_NE(got, log.end()) << "the stop's last message was dropped";
+  ASSERT_NE(gone, log.end());
+  EXPECT_LT(got, gone);
+  EXPECT_EQ(world.state(a), NodeState::kDown);
 }
 
 TEST_F(Fixture, AnAnswerSentAfterTheRequesterRestartedNeverReachesItsNewIncarnation) {
