@@ -65,7 +65,7 @@ class World::SimEnv final : public Env {
  public:
   SimEnv(World& world, Slot& slot) : world_(world), slot_(slot) {}
   NodeId self() const override { return slot_.id; }
-  Nanos now() const override { return world_.local_time(slot_.id); }
+  Nanos now() const override { return world_.local_time(slot_); }
   TimerId set_timer(Nanos delay, std::uint64_t tag) override {
     return world_.arm_timer(slot_, delay, tag);
   }
@@ -125,8 +125,9 @@ std::optional<NodeId> World::find(std::string_view name) const {
   return std::nullopt;
 }
 
-Nanos World::local_time(NodeId id) const {
-  const Slot& s = slot(id);
+Nanos World::local_time(NodeId id) const { return local_time(slot(id)); }
+
+Nanos World::local_time(const Slot& s) const {
   if (s.drift_ppm == 0) return s.clock_offset + now_;  // the same as below, without the rounding
   const double drift = static_cast<double>(now_) * s.drift_ppm / 1e6;
   return s.clock_offset + now_ + static_cast<Nanos>(std::llround(drift));

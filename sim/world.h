@@ -151,6 +151,7 @@ class World {
 
   Slot& slot(NodeId id);
   const Slot& slot(NodeId id) const;
+  Nanos local_time(const Slot& s) const;  // the node's clock, without looking its slot up
   void fault(NodeId id, std::string_view what);
   void kill(Slot& s);
   void reset_connections_to(Slot& s);
