@@ -36,6 +36,7 @@
 #include "sim/disk.h"
 #include "sim/world.h"
 #include "bench/heap_counter.h"
+#include "bench/per_record_cost.h"
 
 namespace logsim::bench {
 namespace {
@@ -187,6 +188,7 @@ struct E2eResult {
   std::uint64_t events = 0;
   double heap_bytes_per_record_copy = 0;  // the World's heap growth / (records x 3 replicas)
   std::uint64_t trace_hash = 0;
+  std::string per_record;  // per_record_line over the timed run
 };
 
 E2eResult end_to_end(std::uint64_t records, std::uint64_t seed) {
@@ -234,6 +236,8 @@ E2eResult end_to_end(std::uint64_t records, std::uint64_t seed) {
   for (std::int32_t i = 0; i < 4; ++i) world.start(NodeId(i));
   world.run_until(seconds(2));
   const Nanos sim_start = world.now();
+  const std::uint64_t events_before = world.events_run();
+  const CostMeter meter;
   const auto start = Clock::now();
   world.start(NodeId(4));
   world.start(NodeId(5));
@@ -242,6 +246,7 @@ E2eResult end_to_end(std::uint64_t records, std::uint64_t seed) {
   while (consumed < records && world.now() - sim_start < kSimulatedMax) world.run_until(world.now() + kSlice);
   E2eResult r;
   r.wall_secs = seconds_since(start);
+  r.per_record = per_record_line(meter, world.events_run() - events_before, records);
   r.simulated_secs = static_cast<double>(world.now() - sim_start) / kNsPerSec;
   r.consumed = consumed;
   r.acknowledged = producer != nullptr ? producer->acknowledged() : 0;
@@ -284,6 +289,7 @@ int main(int argc, char** argv) {
               e.wall_secs, e.simulated_secs, static_cast<unsigned long long>(e.events));
   std::printf("e2e       %.3g records/s wall (goal >= 3e6; %.4f of the memcpy baseline); %.0f events/s\n",
               e.records_per_sec, e.records_per_sec / memcpy_rate, static_cast<double>(e.events) / e.wall_secs);
+  std::printf("e2e       %s\n", e.per_record.c_str());
   std::printf("e2e       world heap growth per record per replica: %.1f bytes; trace hash %016llx\n",
               e.heap_bytes_per_record_copy, static_cast<unsigned long long>(e.trace_hash));
   return e.consumed == records ? 0 : 1;
