@@ -262,15 +262,16 @@ void Producer::drain() {
   // add partitions): walk the partitions there were when this drain began. Partitions are never
   // removed, so their entries stay valid.
   const auto order = partition_order_;
+  const Nanos now = env_.now();  // one handler's clock (live: a moment ago, so at worst a pass more)
   for (Partitions::value_type* entry : *order) {
-    while (!may_skip(entry->second) && drain_partition(entry->first, entry->second)) {
+    while (!may_skip(entry->second, now) && drain_partition(entry->first, entry->second)) {
     }
   }
 }
 
-// Whether a pass over the partition now would change nothing and arm nothing (see Partition).
-bool Producer::may_skip(const Partition& partition) const {
-  const Nanos now = env_.now();  // (a node's clock can be set back: hence walked_at)
+// Whether a pass over the partition at `now` would change nothing and arm nothing (see
+// Partition). (A node's clock can be set back: hence walked_at.)
+bool Producer::may_skip(const Partition& partition, Nanos now) const {
   if (partition.clean_generation != drain_generation_ || now < partition.walked_at || now >= partition.wake) return false;
   return partition.wake == kNever || (drain_timer_ != 0 && drain_at_ <= partition.wake);
 }
@@ -278,17 +279,21 @@ bool Producer::may_skip(const Partition& partition) const {
 // One pass over a partition (drain_batches), remembering when it may be skipped.
 bool Producer::drain_partition(const TopicPartition& key, Partition& partition) {
   const std::uint64_t generation = drain_generation_;
+  const std::uint64_t freed = slots_freed_;
   const Nanos outer_wake = std::exchange(walk_wake_, kNever);
   const bool outer_memo = std::exchange(walk_memo_, true);
+  const NodeId outer_slot_broker = std::exchange(walk_slot_broker_, NodeId(-1));
   partition.clean_generation = 0;
   const bool changed = drain_batches(key, partition.batches);
-  if (!changed && walk_memo_ && generation == drain_generation_) {
+  if (!changed && walk_memo_ && generation == drain_generation_ && freed == slots_freed_) {
     partition.clean_generation = generation;
     partition.walked_at = env_.now();
     partition.wake = walk_wake_;
+    partition.slot_broker = walk_slot_broker_;
   }
   walk_wake_ = std::min(outer_wake, walk_wake_);
   walk_memo_ = outer_memo;
+  walk_slot_broker_ = outer_slot_broker;
   return changed;
 }
 
@@ -346,6 +351,7 @@ bool Producer::drain_batches(const TopicPartition& key, std::deque<Batch>& batch
       arm_drain(env_.now() + millis(config_.retry_backoff_ms));
       return false;
     }
+    walk_slot_broker_ = *leader;  // (one leader per pass)
     if (in_flight_[*leader] >= config_.max_in_flight) return false;  // a response frees a slot
     note_broker_drained(*leader);
     send_batch(key, b, *leader);
@@ -414,11 +420,17 @@ Producer::Batch* Producer::find_batch(const TopicPartition& key, std::uint64_t b
 }
 
 // The attempt in flight ends (answer, timeout or disconnect): free its slot and timer.
-// A freed slot may let any partition of that broker send: every partition is drained again.
-void Producer::end_attempt(Batch& batch) {
-  ++drain_generation_;
+// A freed slot may let a partition whose pass read that broker's in-flight count send: those
+// are drained again, and the batch's own partition (its attempt's state is part of the pass).
+void Producer::end_attempt(const TopicPartition& key, Batch& batch) {
+  const NodeId target = batch.attempt.target;
+  ++slots_freed_;
   produce_.end(batch.attempt);
-  --in_flight_[batch.attempt.target];
+  --in_flight_[target];
+  batches_.at(key).clean_generation = 0;
+  for (auto& [k, partition] : batches_) {
+    if (partition.slot_broker == target) partition.clean_generation = 0;
+  }
 }
 
 bool Producer::on_message(NodeId, const Message& msg) {
@@ -458,7 +470,7 @@ bool Producer::on_message(NodeId, const Message& msg) {
 void Producer::on_produce_response(const BatchRef& ref, const ProduceResponse& resp) {
   const auto& [key, batch_id] = ref;
   Batch& b = *find_batch(key, batch_id);
-  end_attempt(b);
+  end_attempt(key, b);
   if (resp.error == ErrorCode::NONE || resp.error == ErrorCode::DUPLICATE_SEQUENCE_NUMBER) {
     complete(key, batch_id, SendOutcome::kAcknowledged, resp.base_offset, ErrorCode::NONE);
   } else {
@@ -517,7 +529,7 @@ void Producer::complete(const TopicPartition& key, std::uint64_t batch_id, SendO
   auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) { return b.id == batch_id; });
   Batch done = std::move(*it);
   batches.erase(it);
-  if (done.attempt.in_flight()) end_attempt(done);
+  if (done.attempt.in_flight()) end_attempt(key, done);
   if (outcome != SendOutcome::kAcknowledged) release_sequences(key, done);
   sends_pending_ -= done.callbacks.size();
   // The batch is out of the deque: its callbacks may send again (and change any deque), and
@@ -566,7 +578,7 @@ void Producer::on_request_timeout(TimerId timer) {
   // flight to that broker fails as a disconnect, and late answers are never read) and ask
   // for metadata: a leader that went silent (cut off, paused, powered off) may have been
   // replaced meanwhile.
-  end_attempt(b);
+  end_attempt(key, b);
   close_connection(peer);  // (its callbacks may send, drain and so expire this batch)
   metadata_.request();
   if (find_batch(key, batch_id) != nullptr) retry_or_fail(key, batch_id, ErrorCode::REQUEST_TIMED_OUT, true);
@@ -600,7 +612,7 @@ void Producer::close_connection(NodeId peer) {
     // expired, or its attempt ended, since it was listed.
     Batch* b = find_batch(key, batch_id);
     if (b == nullptr || b->attempt.correlation != correlation) continue;
-    end_attempt(*b);
+    end_attempt(key, *b);
     metadata_.request();
     // Kafka's NetworkException: the request may have been processed before the reset.
     retry_or_fail(key, batch_id, ErrorCode::NETWORK_EXCEPTION, true);

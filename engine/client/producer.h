@@ -161,8 +161,9 @@ class Producer {
   // made flips exactly at a time it armed. So drain() skips the partition while it is clean
   // (clean_generation == drain_generation_), the clock is in [walked_at, wake), and the drain
   // timer is armed no later than `wake` (the skipped re-arms would have been no-ops). A change
-  // to its batches marks the partition dirty; a metadata update, a freed in-flight slot, a new
-  // epoch or a bump asked for marks every partition (++drain_generation_). A send then costs a
+  // to its batches marks the partition dirty; a metadata update, a new epoch or a bump asked
+  // for marks every partition (++drain_generation_); a freed in-flight slot marks the partitions
+  // whose clean pass stopped at that broker's full slots (slot_broker). A send then costs a
   // pass over its own partition, not over every partition's batches, with the same requests,
   // timers and callbacks in the same order.
   struct Partition {
@@ -170,6 +171,7 @@ class Producer {
     std::uint64_t clean_generation = 0;  // 0: dirty
     Nanos walked_at = 0;                 // the clean pass's clock
     Nanos wake = 0;                      // the earliest drain time it armed
+    NodeId slot_broker{-1};              // the broker whose in-flight count the clean pass read
   };
   using Partitions = std::map<TopicPartition, Partition>;
   // The run of sequence numbers a partition's batches take, and the id and epoch it counts
@@ -198,12 +200,12 @@ class Producer {
   void drain();
   bool drain_partition(const TopicPartition& key, Partition& partition);
   bool drain_batches(const TopicPartition& key, std::deque<Batch>& batches);
-  bool may_skip(const Partition& partition) const;
+  bool may_skip(const Partition& partition, Nanos now) const;
   void mark_all_dirty() { ++drain_generation_; }
   void send_batch(const TopicPartition& key, Batch& b, NodeId leader);
   void encode(Batch& b);
   void on_produce_response(const BatchRef& ref, const ProduceResponse& resp);
-  void end_attempt(Batch& batch);
+  void end_attempt(const TopicPartition& key, Batch& batch);
   void retry_or_fail(const TopicPartition& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous);
   void complete(const TopicPartition& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error);
   Batch* find_batch(const TopicPartition& key, std::uint64_t batch_id);
@@ -240,6 +242,8 @@ class Producer {
   std::uint64_t drain_generation_ = 1;
   Nanos walk_wake_ = 0;    // the earliest drain time armed by the pass in progress
   bool walk_memo_ = false;  // whether the pass in progress may be remembered as clean
+  NodeId walk_slot_broker_{-1};    // the broker whose in-flight count the pass in progress read
+  std::uint64_t slots_freed_ = 0;  // in-flight slots freed so far (a pass that saw one is not clean)
   std::map<NodeId, std::int32_t> in_flight_;          // requests in flight per broker
   TimerId drain_timer_ = 0;
   Nanos drain_at_ = -1;
