@@ -6,31 +6,44 @@ namespace logsim::engine {
 void MetadataCache::update(const MetadataResponse& resp) {
   for (const TopicMetadata& t : resp.topics) {
     if (t.error != ErrorCode::NONE) continue;
-    counts_[t.name] = static_cast<std::int32_t>(t.partitions.size());
+    Topic& topic = topics_[t.name];
+    topic.count = static_cast<std::int32_t>(t.partitions.size());
     for (const PartitionMetadata& p : t.partitions) {
-      if (p.error == ErrorCode::NONE && p.leader.value() >= 0) {
-        leaders_[TopicPartition{t.name, p.partition}] = Leader{p.leader, p.leader_epoch};
-      } else {
-        leaders_.erase(TopicPartition{t.name, p.partition});
-      }
+      if (p.partition.value() < 0) continue;
+      const auto i = static_cast<std::size_t>(p.partition.value());
+      if (i >= topic.leaders.size()) topic.leaders.resize(i + 1);
+      const bool led = p.error == ErrorCode::NONE && p.leader.value() >= 0;
+      topic.leaders[i] = led ? Leader{p.leader, p.leader_epoch} : Leader{};
     }
   }
 }
 
+const MetadataCache::Topic* MetadataCache::find(const std::string& topic) const {
+  if (memo_.topic != nullptr && *memo_.name == topic) return memo_.topic;
+  auto it = topics_.find(topic);
+  if (it == topics_.end()) return nullptr;
+  memo_.name = &it->first;
+  memo_.topic = &it->second;
+  return memo_.topic;
+}
+
 std::optional<NodeId> MetadataCache::leader(const std::string& topic, PartitionId p) const {
-  auto it = leaders_.find(TopicPartitionView{topic, p});
-  if (it == leaders_.end()) return std::nullopt;
-  return it->second.node;
+  const Topic* t = find(topic);
+  if (t == nullptr || p.value() < 0 || static_cast<std::size_t>(p.value()) >= t->leaders.size()) return std::nullopt;
+  const Leader& l = t->leaders[static_cast<std::size_t>(p.value())];
+  if (l.node.value() < 0) return std::nullopt;
+  return l.node;
 }
 
 LeaderEpoch MetadataCache::leader_epoch(const std::string& topic, PartitionId p) const {
-  auto it = leaders_.find(TopicPartitionView{topic, p});
-  return it == leaders_.end() ? LeaderEpoch(-1) : it->second.epoch;
+  const Topic* t = find(topic);
+  if (t == nullptr || p.value() < 0 || static_cast<std::size_t>(p.value()) >= t->leaders.size()) return LeaderEpoch(-1);
+  return t->leaders[static_cast<std::size_t>(p.value())].epoch;
 }
 
 std::int32_t MetadataCache::partition_count(const std::string& topic) const {
-  auto it = counts_.find(topic);
-  return it == counts_.end() ? 0 : it->second;
+  const Topic* t = find(topic);
+  return t == nullptr ? 0 : t->count;
 }
 
 MetadataRefresh::MetadataRefresh(ClientChannel& channel, TimerMux& timers, Topics topics)

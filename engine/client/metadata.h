@@ -39,11 +39,33 @@ class MetadataCache {
 
  private:
   struct Leader {
-    NodeId node;
-    LeaderEpoch epoch;
+    NodeId node{-1};  // -1: none known
+    LeaderEpoch epoch{-1};
   };
-  std::map<TopicPartition, Leader, TopicPartitionLess> leaders_;
-  std::map<std::string, std::int32_t, NameLess> counts_;
+  // One topic: its partition count and its partitions' leaders by partition number. (A topic
+  // recreated with fewer partitions keeps the entries above its count, as answers never name
+  // them; callers read the count first.)
+  struct Topic {
+    std::int32_t count = 0;
+    std::vector<Leader> leaders;
+  };
+  // The topic of the last lookup: producers and consumers ask about one topic many times in a
+  // row. Map entries are never erased, so the pointer stays good.
+  const Topic* find(const std::string& topic) const;
+  // A copy of the cache starts without one (it would point into the original's map).
+  struct Memo {
+    const std::string* name = nullptr;
+    const Topic* topic = nullptr;
+    Memo() = default;
+    Memo(const Memo&) {}
+    Memo& operator=(const Memo&) {
+      name = nullptr;
+      topic = nullptr;
+      return *this;
+    }
+  };
+  std::map<std::string, Topic, NameLess> topics_;
+  mutable Memo memo_;
 };
 
 class MetadataRefresh {

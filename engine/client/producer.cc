@@ -184,10 +184,24 @@ void Producer::place(PendingSend&& s) {
     return;
   }
   if (!s.partition) s.partition = choose_partition(s);
-  // Sends mostly go where the last one went: its entry is found again without a lookup (entries
-  // are never removed, so the pointer stays good).
-  Partitions::value_type* entry = last_placed_;
-  if (entry == nullptr || entry->first.partition != *s.partition || entry->first.topic != s.topic) {
+  // Sends mostly go to the topic the last one went to: its entry is found by partition number
+  // without a lookup by name (entries are never removed, so the pointers stay good).
+  if (s.topic != placed_topic_) {
+    placed_topic_ = s.topic;
+    placed_entries_.clear();
+  }
+  // (A partition number out of any real range, which the broker will refuse, is not indexed.)
+  constexpr std::int32_t kIndexed = 1 << 16;
+  const std::int32_t p = s.partition->value();
+  Partitions::value_type* entry = nullptr;
+  Partitions::value_type** cached = nullptr;
+  if (p >= 0 && p < kIndexed) {
+    const auto i = static_cast<std::size_t>(p);
+    if (i >= placed_entries_.size()) placed_entries_.resize(i + 1, nullptr);
+    cached = &placed_entries_[i];
+    entry = *cached;
+  }
+  if (entry == nullptr) {
     const auto [it, added] = batches_.try_emplace(TopicPartition{s.topic, *s.partition});
     if (added) {
       auto order = std::make_shared<std::vector<Partitions::value_type*>>();
@@ -195,7 +209,7 @@ void Producer::place(PendingSend&& s) {
       partition_order_ = std::move(order);
     }
     entry = &*it;
-    last_placed_ = entry;
+    if (cached != nullptr) *cached = entry;
   }
   auto& batches = entry->second.batches;
   const auto size = static_cast<std::int64_t>(s.record.value ? s.record.value->size() : 0);

@@ -238,7 +238,10 @@ class Producer {
   // added, so a drain pass can walk the entries that existed when it began, as a snapshot.
   std::shared_ptr<const std::vector<Partitions::value_type*>> partition_order_ =
       std::make_shared<const std::vector<Partitions::value_type*>>();
-  Partitions::value_type* last_placed_ = nullptr;  // where the last send went
+  // The entries of the topic sent to last, by partition number (null: none yet), so that keyed
+  // sends spread over its partitions find theirs without a lookup by name.
+  std::string placed_topic_;
+  std::vector<Partitions::value_type*> placed_entries_;
   std::uint64_t drain_generation_ = 1;
   Nanos walk_wake_ = 0;    // the earliest drain time armed by the pass in progress
   bool walk_memo_ = false;  // whether the pass in progress may be remembered as clean
