@@ -154,6 +154,7 @@ class RecordReader {
     out.producer_id = h_.producer_id;
     out.producer_epoch = h_.producer_epoch;
     out.sequence = sequence_after(h_.base_sequence, delta);
+    out.timestamp_ms = h_.log_append_time() ? h_.max_timestamp_ms : wrapping_add(h_.base_timestamp_ms, ts_delta);
     return true;
   }
 
@@ -409,14 +410,11 @@ bool batch_is_valid(std::string_view batch, bool verify_crc) {
   if (!h || h->size_bytes() != batch.size()) return false;
   if (verify_crc && batch_crc(batch) != h->crc) return false;
   RecordReader reader(batch, *h);
-  StoredRecord rec;
-  std::size_t start = 0;
-  std::size_t end = 0;
+  RecordView rec;  // every field checked, nothing copied
   std::optional<std::int64_t> max_ts;
   for (std::int32_t i = 0; i < h->record_count; ++i) {
-    // Timestamps are needed (the max timestamp must be the records'), keys and values not.
-    if (!reader.next(h->log_append_time() ? nullptr : &rec, start, end, /*copy=*/false)) return false;
-    if (!h->log_append_time()) max_ts = std::max(max_ts.value_or(rec.record.timestamp_ms), rec.record.timestamp_ms);
+    if (!reader.next_view(rec)) return false;
+    if (!h->log_append_time()) max_ts = std::max(max_ts.value_or(rec.timestamp_ms), rec.timestamp_ms);
   }
   return reader.done() && (!max_ts || *max_ts == h->max_timestamp_ms);
 }

@@ -145,6 +145,7 @@ struct RecordView {
   ProducerId producer_id{-1};
   ProducerEpoch producer_epoch{-1};
   Sequence sequence{-1};
+  std::int64_t timestamp_ms = 0;  // the record's (the batch's max under LogAppendTime)
 };
 // Calls fn(record) for each record of `batch` (valid, whole) in offset order, without copying.
 void for_each_record_view(std::string_view batch, const std::function<void(const RecordView&)>& fn);
