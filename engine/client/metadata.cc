@@ -27,18 +27,21 @@ const MetadataCache::Topic* MetadataCache::find(const std::string& topic) const 
   return memo_.topic;
 }
 
-std::optional<NodeId> MetadataCache::leader(const std::string& topic, PartitionId p) const {
+const MetadataCache::Leader* MetadataCache::find(const std::string& topic, PartitionId p) const {
   const Topic* t = find(topic);
-  if (t == nullptr || p.value() < 0 || static_cast<std::size_t>(p.value()) >= t->leaders.size()) return std::nullopt;
-  const Leader& l = t->leaders[static_cast<std::size_t>(p.value())];
-  if (l.node.value() < 0) return std::nullopt;
-  return l.node;
+  if (t == nullptr || p.value() < 0 || static_cast<std::size_t>(p.value()) >= t->leaders.size()) return nullptr;
+  return &t->leaders[static_cast<std::size_t>(p.value())];
+}
+
+std::optional<NodeId> MetadataCache::leader(const std::string& topic, PartitionId p) const {
+  const Leader* l = find(topic, p);
+  if (l == nullptr || l->node.value() < 0) return std::nullopt;
+  return l->node;
 }
 
 LeaderEpoch MetadataCache::leader_epoch(const std::string& topic, PartitionId p) const {
-  const Topic* t = find(topic);
-  if (t == nullptr || p.value() < 0 || static_cast<std::size_t>(p.value()) >= t->leaders.size()) return LeaderEpoch(-1);
-  return t->leaders[static_cast<std::size_t>(p.value())].epoch;
+  const Leader* l = find(topic, p);
+  return l == nullptr ? LeaderEpoch(-1) : l->epoch;
 }
 
 std::int32_t MetadataCache::partition_count(const std::string& topic) const {

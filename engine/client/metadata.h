@@ -52,6 +52,7 @@ class MetadataCache {
   // The topic of the last lookup: producers and consumers ask about one topic many times in a
   // row. Map entries are never erased, so the pointer stays good.
   const Topic* find(const std::string& topic) const;
+  const Leader* find(const std::string& topic, PartitionId p) const;  // null: no entry
   // A copy of the cache starts without one (it would point into the original's map).
   struct Memo {
     const std::string* name = nullptr;

@@ -124,9 +124,6 @@ class RecordReader {
   RecordReader(std::string_view batch, const BatchHeader& h) : b_(batch), h_(h), pos_(kBatchHeaderBytes) {}
 
   bool done() const { return pos_ == b_.size(); }
-  // The next record into `out` (all its fields), or only checked when `out` is null; false
-  // when it is malformed. `start`/`end`: its bytes in the batch.
-  // `copy` false: the key, value and headers are checked but not kept (the rest is).
   // The next record as views of the batch (headers checked, not kept); false when malformed.
   bool next_view(RecordView& out) {
     end_ = b_.size();
@@ -158,7 +155,9 @@ class RecordReader {
     return true;
   }
 
-  bool next(StoredRecord* out, std::size_t& start, std::size_t& end, bool copy = true) {
+  // The next record into `out`, all its fields copied; false when it is malformed.
+  // `start`/`end`: its bytes in the batch.
+  bool next(StoredRecord& out, std::size_t& start, std::size_t& end) {
     start = pos_;
     end_ = b_.size();
     std::int64_t body = 0;
@@ -169,31 +168,28 @@ class RecordReader {
     std::int64_t ts_delta = 0;
     std::int64_t offset_delta = 0;
     std::int64_t headers = 0;
-    if (!varint(ts_delta) || !varint(offset_delta) || !bytes(out ? &out->record.key : nullptr, body_end, copy) ||
-        !bytes(out ? &out->record.value : nullptr, body_end, copy) || !varint(headers) || headers < 0 ||
+    if (!varint(ts_delta) || !varint(offset_delta) || !bytes(out.record.key, body_end) ||
+        !bytes(out.record.value, body_end) || !varint(headers) || headers < 0 ||
         headers > static_cast<std::int64_t>(body_end - pos_) / 2) {
       return false;
     }
     if (offset_delta < 0 || offset_delta > h_.last_offset_delta || offset_delta <= last_delta_) return false;
     last_delta_ = offset_delta;
-    const bool keep_headers = out != nullptr && copy;
-    if (keep_headers) out->record.headers.resize(static_cast<std::size_t>(headers));
-    for (std::int64_t i = 0; i < headers; ++i) {
+    out.record.headers.resize(static_cast<std::size_t>(headers));
+    for (RecordHeader& rh : out.record.headers) {
       std::optional<std::string> key;
-      RecordHeader* rh = keep_headers ? &out->record.headers[static_cast<std::size_t>(i)] : nullptr;
-      if (!bytes(&key, body_end, keep_headers) || !key || !bytes(rh ? &rh->value : nullptr, body_end)) return false;
-      if (rh) rh->key = std::move(*key);
+      if (!bytes(key, body_end) || !key || !bytes(rh.value, body_end)) return false;
+      rh.key = std::move(*key);
     }
     if (pos_ != body_end) return false;
     end = pos_;
-    if (!out) return true;
     const auto delta = static_cast<std::int32_t>(offset_delta);
-    out->offset = h_.base_offset + delta;
-    out->record.timestamp_ms = h_.log_append_time() ? h_.max_timestamp_ms : wrapping_add(h_.base_timestamp_ms, ts_delta);
-    out->leader_epoch = h_.leader_epoch;
-    out->producer_id = h_.producer_id;
-    out->producer_epoch = h_.producer_epoch;
-    out->sequence = sequence_after(h_.base_sequence, delta);
+    out.offset = h_.base_offset + delta;
+    out.record.timestamp_ms = h_.log_append_time() ? h_.max_timestamp_ms : wrapping_add(h_.base_timestamp_ms, ts_delta);
+    out.leader_epoch = h_.leader_epoch;
+    out.producer_id = h_.producer_id;
+    out.producer_epoch = h_.producer_epoch;
+    out.sequence = sequence_after(h_.base_sequence, delta);
     return true;
   }
 
@@ -224,24 +220,15 @@ class RecordReader {
     pos_ += static_cast<std::size_t>(len);
     return true;
   }
-  // A length-prefixed byte string (-1: null) into `s` when given (an empty one standing for
-  // present when `copy` is false), else only checked.
-  bool bytes(std::optional<std::string>* s, std::size_t limit, bool copy = true) {
-    std::int64_t len = 0;
-    if (!varint(len) || len < -1) return false;
-    if (len == -1) {
-      if (s) s->reset();
-      return true;
+  // A length-prefixed byte string (-1: null) copied into `s`.
+  bool bytes(std::optional<std::string>& s, std::size_t limit) {
+    std::optional<std::string_view> v;
+    if (!view(v, limit)) return false;
+    if (v) {
+      s.emplace(*v);
+    } else {
+      s.reset();
     }
-    if (pos_ > limit || static_cast<std::uint64_t>(len) > limit - pos_) return false;
-    if (s) {
-      if (copy) {
-        s->emplace(b_.substr(pos_, static_cast<std::size_t>(len)));
-      } else {
-        s->emplace();
-      }
-    }
-    pos_ += static_cast<std::size_t>(len);
     return true;
   }
 
@@ -426,7 +413,7 @@ void for_each_record(std::string_view batch, const std::function<bool(const Stor
   std::size_t start = 0;
   std::size_t end = 0;
   for (std::int32_t i = 0; i < h.record_count; ++i) {
-    LOGSIM_ASSERT(reader.next(&rec, start, end), "a malformed record in a batch taken for valid");
+    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
     if (!fn(rec)) return;
   }
 }
@@ -452,7 +439,7 @@ void decode_batch(std::string_view batch, std::vector<StoredRecord>& out, Offset
   if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
   for (std::int32_t i = 0; i < h.record_count; ++i) {
     StoredRecord& rec = out.emplace_back();
-    LOGSIM_ASSERT(reader.next(&rec, start, end), "a malformed record in a batch taken for valid");
+    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
     if (rec.offset < from) out.pop_back();
   }
 }
@@ -468,7 +455,7 @@ std::size_t filter_batch(std::string_view batch, const std::function<bool(const 
   std::int32_t kept = 0;
   std::int64_t max_ts = std::numeric_limits<std::int64_t>::min();
   for (std::int32_t i = 0; i < h.record_count; ++i) {
-    LOGSIM_ASSERT(reader.next(&rec, start, end), "a malformed record in a batch taken for valid");
+    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
     if (!keep(rec)) continue;
     records.append(batch.substr(start, end - start));
     ++kept;
