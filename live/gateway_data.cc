@@ -135,6 +135,7 @@ void GatewayApis::fetch_round(Gateway& g, Gateway::Pending& p, bool wait) {
       FetchRequest req{0, t.topic, PartitionId(part.partition), Offset(part.fetch_offset)};
       req.max_wait_ms = max_wait;
       req.current_leader_epoch = LeaderEpoch(part.current_leader_epoch);
+      if (p.fetch.isolation_level == 1) req.isolation_level = IsolationLevel::kReadCommitted;
       ask(g, p, g.broker_, std::move(req));
     }
   }
@@ -161,7 +162,12 @@ void GatewayApis::fetch_answer(Gateway& g, Gateway::Pending& p, const FetchRespo
       if (part.partition_index != r.partition.value()) continue;
       part.error_code = code(r.error);
       part.high_watermark = r.high_watermark.value();
-      part.last_stable_offset = r.high_watermark.value();
+      part.last_stable_offset = r.last_stable_offset.value();
+      if (part.aborted_transactions) {
+        for (const AbortedTransaction& a : r.aborted_transactions) {
+          part.aborted_transactions->push_back({a.producer_id.value(), a.first_offset.value()});
+        }
+      }
       part.log_start_offset = r.log_start_offset.value();
       if (!r.records.empty()) {
         std::string bytes;
@@ -197,7 +203,9 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::ListOffsets
     for (const auto& part : t.partitions) {
       auto& out = topic.partitions.emplace_back();
       out.partition_index = part.partition_index;
-      ask(g, p, g.broker_, ListOffsetsRequest{0, t.name, PartitionId(part.partition_index), part.timestamp});
+      const IsolationLevel isolation =
+          req.isolation_level == 1 ? IsolationLevel::kReadCommitted : IsolationLevel::kReadUncommitted;
+      ask(g, p, g.broker_, ListOffsetsRequest{0, t.name, PartitionId(part.partition_index), part.timestamp, isolation});
     }
   }
   p.response = std::move(resp);

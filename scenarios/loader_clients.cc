@@ -82,7 +82,7 @@ void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
 
 const std::vector<std::string> kConsumerConfigKeys = {
     "max.poll.records", "auto.offset.reset", "fetch.max.wait.ms", "request.timeout.ms", "retry.backoff.ms",
-    "metadata.max.age.ms"};
+    "metadata.max.age.ms", "isolation.level"};
 // Only for group members (/groups): membership and commits.
 const std::vector<std::string> kGroupConsumerConfigKeys = {
     "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "partition.assignment.strategy",
@@ -99,6 +99,12 @@ void read_consumer_config(const JsonReader& r, engine::ConsumerConfig& c, bool g
     else if (s == "latest") c.auto_offset_reset = OffsetReset::kLatest;
     else if (s == "none") c.auto_offset_reset = OffsetReset::kNone;
     else v->fail("found \"" + s + "\"", "\"earliest\", \"latest\" or \"none\"");
+  }
+  if (auto v = r.get("isolation.level")) {
+    const std::string s = v->string();
+    if (s == "read_uncommitted") c.isolation_level = IsolationLevel::kReadUncommitted;
+    else if (s == "read_committed") c.isolation_level = IsolationLevel::kReadCommitted;
+    else v->fail("found \"" + s + "\"", "\"read_uncommitted\" or \"read_committed\"");
   }
   if (auto v = r.get("fetch.max.wait.ms")) c.fetch_max_wait_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
   if (auto v = r.get("request.timeout.ms")) c.request_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));

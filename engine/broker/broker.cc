@@ -199,6 +199,8 @@ void Broker::on_message(NodeId from, const Message& msg) {
     handle_init_producer_id(b, from, *init);
   } else if (const auto* find = std::get_if<FindCoordinatorRequest>(&msg)) {
     handle_find_coordinator(b, from, *find);
+  } else if (const auto* markers = std::get_if<WriteTxnMarkersRequest>(&msg)) {
+    handle_write_txn_markers(b, from, *markers);
   } else if (route_to_coordinator(b, from, msg)) {
   } else if (const auto* ofl_resp = std::get_if<OffsetsForLeaderEpochResponse>(&msg)) {
     on_offsets_for_leader_epoch_response(b, *ofl_resp);

@@ -149,6 +149,7 @@ void handle_leader_and_isr(BrokerState& b, const LeaderAndIsrRequest& req);
 void handle_offsets_for_leader_epoch(BrokerState& b, NodeId from, const OffsetsForLeaderEpochRequest& req);
 void handle_init_producer_id(BrokerState& b, NodeId from, const InitProducerIdRequest& req);
 void handle_find_coordinator(BrokerState& b, NodeId from, const FindCoordinatorRequest& req);
+void handle_write_txn_markers(BrokerState& b, NodeId from, const WriteTxnMarkersRequest& req);
 
 // ---- Group coordinator hosting (group_hosting.cc).
 // The OffsetsTopicHost the broker gives its coordinator: appends to and reads from the

@@ -20,7 +20,8 @@ void run_log_maintenance(BrokerState& b) {
       const bool to_log_end = b.config.plants.has(Plant::kDeleteSegmentAboveHighWatermark);
       log.apply_retention(now_ms, to_log_end ? log.log_end_offset() : p.high_watermark);
     }
-    if (log.config().compacts()) log.compact(now_ms, p.high_watermark);
+    // Kafka's first uncleanable offset: nothing of an undecided transaction is cleaned.
+    if (log.config().compacts()) log.compact(now_ms, p.producers.last_stable_offset(p.high_watermark));
     flush_if_due(b, p);
   }
 }

@@ -6,7 +6,7 @@
 namespace logsim::engine {
 
 ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& batch, std::int32_t count,
-                                                    Plants plants) const {
+                                                    Plants plants, bool transactional) const {
   Check c;
   if (batch.producer_id.value() < 0) return c;
   auto it = producers_.find(batch.producer_id);
@@ -14,6 +14,10 @@ ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& bat
   const Entry& e = it->second;
   if (batch.producer_epoch < e.epoch) {
     c.error = ErrorCode::INVALID_PRODUCER_EPOCH;
+    return c;
+  }
+  if (!transactional && e.txn_first) {
+    c.error = ErrorCode::INVALID_TXN_STATE;
     return c;
   }
   if (batch.producer_epoch > e.epoch) {
@@ -50,13 +54,43 @@ ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& bat
   return c;
 }
 
-void ProducerStateTable::record(const BatchHeader& batch) {
+ErrorCode ProducerStateTable::check_marker(const TxnMarker& marker) const {
+  auto it = producers_.find(marker.producer_id);
+  if (it == producers_.end()) return ErrorCode::NONE;
+  if (marker.producer_epoch < it->second.epoch) return ErrorCode::INVALID_PRODUCER_EPOCH;
+  if (marker.coordinator_epoch < it->second.coordinator_epoch) return ErrorCode::TRANSACTION_COORDINATOR_FENCED;
+  return ErrorCode::NONE;
+}
+
+void ProducerStateTable::bump(Entry& e, ProducerEpoch epoch) {
+  e.epoch = epoch;
+  e.last = Sequence(-1);
+  e.recent.clear();
+}
+
+void ProducerStateTable::record_marker(const BatchHeader& batch, const TxnMarker& marker) {
+  Entry& e = producers_[marker.producer_id];
+  if (marker.producer_epoch > e.epoch) bump(e, marker.producer_epoch);
+  e.coordinator_epoch = marker.coordinator_epoch;
+  const Offset at = batch.base_offset;
+  const Offset first = e.txn_first.value_or(at);
+  if (e.txn_first) open_.erase({first, marker.producer_id});
+  e.txn_first.reset();
+  unreplicated_.emplace_back(first, at);
+  if (marker.type == ControlType::kAbort) aborted_.push_back(AbortedTxn{marker.producer_id, first, at});
+}
+
+void ProducerStateTable::record(const BatchHeader& batch, const std::optional<TxnMarker>& marker) {
+  if (marker) return record_marker(batch, *marker);
   if (!batch.idempotent()) return;
   Entry& e = producers_[batch.producer_id];
   const Sequence last = batch.last_sequence();
+  if (batch.transactional() && !e.txn_first) {
+    e.txn_first = batch.base_offset;
+    open_.emplace(batch.base_offset, batch.producer_id);
+  }
   if (batch.producer_epoch > e.epoch) {
-    e = Entry{};
-    e.epoch = batch.producer_epoch;
+    bump(e, batch.producer_epoch);
   } else if (batch.producer_epoch == e.epoch && batch.base_sequence.value() >= 0 && last <= e.last) {
     return;  // written again (skip-idempotent-dedup): the first write's offsets stand
   }
@@ -70,7 +104,51 @@ void ProducerStateTable::record(const BatchHeader& batch) {
 
 void ProducerStateTable::rebuild(const PartitionLog& log) {
   producers_.clear();
-  for (const BatchHeader& h : log.batch_headers()) record(h);
+  open_.clear();
+  unreplicated_.clear();
+  aborted_.clear();
+  std::string scratch;
+  for (const BatchHeader& h : log.batch_headers()) {
+    std::optional<TxnMarker> marker;
+    if (h.control()) {
+      std::size_t count = 0;
+      const SharedBytes bytes = log.read_batches(h.base_offset, 1, h.last_offset() + 1, count);
+      marker = parse_control_batch(bytes.contiguous(scratch));
+      if (!marker) continue;  // a control batch of another kind: no transaction ends
+    }
+    record(h, marker);
+  }
+}
+
+Offset ProducerStateTable::last_stable_offset(Offset high_watermark) const {
+  Offset lso = high_watermark;
+  if (!open_.empty()) lso = std::min(lso, open_.begin()->first);
+  for (const auto& [first, marker] : unreplicated_) {
+    if (marker >= high_watermark) lso = std::min(lso, first);
+  }
+  return lso;
+}
+
+void ProducerStateTable::forget_replicated(Offset high_watermark) {
+  while (!unreplicated_.empty() && unreplicated_.front().second < high_watermark) unreplicated_.pop_front();
+}
+
+std::vector<ProducerStateTable::AbortedTxn> ProducerStateTable::aborted_between(Offset from, Offset upto) const {
+  std::vector<AbortedTxn> out;
+  auto it = std::lower_bound(aborted_.begin(), aborted_.end(), from,
+                             [](const AbortedTxn& a, Offset o) { return a.last_offset < o; });
+  for (; it != aborted_.end(); ++it) {
+    if (it->first_offset < upto) out.push_back(*it);
+  }
+  return out;
+}
+
+std::vector<std::pair<ProducerId, Offset>> ProducerStateTable::open_transactions() const {
+  std::vector<std::pair<ProducerId, Offset>> out;
+  for (const auto& [id, e] : producers_) {
+    if (e.txn_first) out.emplace_back(id, *e.txn_first);
+  }
+  return out;
 }
 
 }  // namespace logsim::engine

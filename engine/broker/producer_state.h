@@ -28,11 +28,27 @@
 // - base == last + 1: append; anything else: OUT_OF_ORDER_SEQUENCE_NUMBER.
 // The table is rebuilt from the log after recovery and truncation, so leaders and followers
 // agree on it: what the records say is the state.
+//
+// Transactions (Kafka's ProducerStateManager). A producer's first transactional batch opens
+// its transaction on the partition at that batch's base offset; its control batch (a marker,
+// record_batch.h) closes it. A marker is refused with INVALID_PRODUCER_EPOCH below the
+// producer's epoch and TRANSACTION_COORDINATOR_FENCED below the last marker's coordinator
+// epoch; a marker of a newer epoch takes the producer to it. A plain batch of a producer whose
+// transaction is open is INVALID_TXN_STATE. A closed transaction stays unstable until the high
+// watermark passes its marker (Kafka's unreplicated transactions), so the last stable offset
+// is min(high watermark, first offset of every open or unreplicated transaction). An abort
+// goes into the aborted-transaction index (producer, first offset, the marker's offset) that
+// read_committed fetches are answered from. Kafka, when a marker closes no open transaction,
+// counts it as one spanning only the marker; so does this table.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include "engine/protocol/errors.h"
 #include "engine/protocol/messages.h"
@@ -49,13 +65,36 @@ class ProducerStateTable {
     Offset duplicate_base{-1};          // where the duplicate's first record is, if known
   };
 
+  // An aborted transaction, as the index holds it.
+  struct AbortedTxn {
+    ProducerId producer_id;
+    Offset first_offset;
+    Offset last_offset;  // the abort marker's
+    bool operator==(const AbortedTxn&) const = default;
+  };
+
   // `plants`: the skip-idempotent-dedup planted bug takes a retried batch for a new one.
-  Check check(const ProducerBatchInfo& batch, std::int32_t count, Plants plants = {}) const;
-  // Takes note of a batch the log now holds (leader append or replication). Sequences at or
-  // below the producer's last one in the same epoch (a duplicate written again, which only
-  // the skip-idempotent-dedup planted bug does) leave the table as the first write left it.
-  void record(const BatchHeader& batch);
+  // `transactional`: the batch's transactional bit.
+  Check check(const ProducerBatchInfo& batch, std::int32_t count, Plants plants = {}, bool transactional = false) const;
+  // Whether the leader may write `marker` (NONE) or must refuse it.
+  ErrorCode check_marker(const TxnMarker& marker) const;
+  // Takes note of a batch the log now holds (leader append or replication); `marker` is what
+  // a control batch holds. Sequences at or below the producer's last one in the same epoch (a
+  // duplicate written again, which only the skip-idempotent-dedup planted bug does) leave the
+  // table as the first write left it.
+  void record(const BatchHeader& batch, const std::optional<TxnMarker>& marker = {});
   void rebuild(const PartitionLog& log);
+
+  // min(high_watermark, the first offset of every open transaction and of every closed one
+  // whose marker is at or above it).
+  Offset last_stable_offset(Offset high_watermark) const;
+  // Forgets the closed transactions whose markers are below the high watermark (replicated).
+  void forget_replicated(Offset high_watermark);
+  // The aborted transactions a fetch of [from, upto) must be told of: those whose marker is
+  // at or above `from` and whose first offset is below `upto`, by marker offset.
+  std::vector<AbortedTxn> aborted_between(Offset from, Offset upto) const;
+  // The open transactions: producer and first offset, by producer id.
+  std::vector<std::pair<ProducerId, Offset>> open_transactions() const;
   std::size_t size() const { return producers_.size(); }
   // PLANTED BUG (five-batch-producer-state): keep Kafka's five batches per producer, no more.
   void only_five_batches() { only_five_ = true; }
@@ -73,8 +112,17 @@ class ProducerStateTable {
     ProducerEpoch epoch{-1};
     Sequence last{-1};
     std::deque<RecentBatch> recent;  // oldest first
+    std::optional<Offset> txn_first;     // the open transaction's first offset
+    std::int32_t coordinator_epoch = -1;  // of the last marker
   };
+  // Starts a new epoch of the producer: its sequences begin again, its transaction stays.
+  static void bump(Entry& e, ProducerEpoch epoch);
+  void record_marker(const BatchHeader& batch, const TxnMarker& marker);
+
   std::map<ProducerId, Entry> producers_;
+  std::set<std::pair<Offset, ProducerId>> open_;      // open transactions by first offset
+  std::deque<std::pair<Offset, Offset>> unreplicated_;  // closed: (first offset, marker offset)
+  std::vector<AbortedTxn> aborted_;                   // by marker offset
   bool only_five_ = false;
 };
 

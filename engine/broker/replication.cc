@@ -9,6 +9,23 @@
 namespace logsim::engine {
 namespace {
 
+// Notes the batches a follower appended in its producer state; a control batch's marker is
+// read from its bytes.
+void record_producers(Partition& p, const SharedBytes& bytes, const std::vector<BatchHeader>& headers) {
+  std::uint64_t pos = 0;
+  std::string batch;
+  for (const BatchHeader& h : headers) {
+    std::optional<TxnMarker> marker;
+    if (h.control()) {
+      batch.resize(static_cast<std::size_t>(h.size_bytes()));
+      LOGSIM_ASSERT(bytes.copy_out(pos, batch.size(), batch.data()), "a fetched batch is cut short");
+      marker = parse_control_batch(batch);
+    }
+    if (!h.control() || marker) p.producers.record(h, marker);
+    pos += h.size_bytes();
+  }
+}
+
 bool contains(const std::vector<NodeId>& v, NodeId x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 TopicPartitionView key_of(const Partition& p) { return {p.state.topic, p.state.partition}; }
@@ -131,6 +148,7 @@ void maybe_advance_high_watermark(BrokerState& b, Partition& p, ErrorCode answer
   const TopicPartitionView key = key_of(p);
   if (hw > p.high_watermark) {
     p.high_watermark = hw;
+    p.producers.forget_replicated(hw);
     wake_fetches(b, key);
   }
   complete_produces(b, key, p, answer);
@@ -257,11 +275,12 @@ void on_replica_fetch_response(BrokerState& b, const FetchResponse& resp) {
     }
     if (first >= log.log_end_offset()) {
       log.append_as_follower(resp.records, scan.batches, to_millis(b.env.now()));
-      for (const BatchHeader& h : scan.batches) p->producers.record(h);
+      record_producers(*p, resp.records, scan.batches);
       flush_if_due(b, *p);
     }
   }
   p->high_watermark = std::max(p->high_watermark, std::min(resp.high_watermark, log.log_end_offset()));
+  p->producers.forget_replicated(p->high_watermark);
   send_next(b, *p);
 }
 

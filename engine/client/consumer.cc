@@ -1,5 +1,6 @@
 // The consumer client: per-partition fetch state machines and poll().
 #include "engine/client/consumer.h"
+#include "engine/client/fetched_records.h"
 
 #include <algorithm>
 
@@ -227,12 +228,13 @@ void Consumer::send_request(const TopicPartition& tp, PartitionState& st, NodeId
     const std::int64_t ts = st.seek_to ? *st.seek_to
                             : config_.auto_offset_reset == OffsetReset::kEarliest ? kListOffsetsEarliest
                                                                                  : kListOffsetsLatest;
-    requests_.send(tp, st.request, leader, ListOffsetsRequest{0, tp.topic, tp.partition, ts});
+    requests_.send(tp, st.request, leader, ListOffsetsRequest{0, tp.topic, tp.partition, ts, config_.isolation_level});
   } else {
     st.fetch_offset = st.buffer.fetched_to.value() >= 0 ? st.buffer.fetched_to : *st.position;
     st.fetch_epoch = metadata_.cache().leader_epoch(tp.topic, tp.partition);
     FetchRequest fetch{0, tp.topic, tp.partition, st.fetch_offset, config_.max_poll_records, config_.fetch_max_wait_ms};
     fetch.current_leader_epoch = st.fetch_epoch;  // KIP-320: a leader of another epoch refuses
+    fetch.isolation_level = config_.isolation_level;
     requests_.send(tp, st.request, leader, std::move(fetch));
   }
 }
@@ -371,7 +373,7 @@ void Consumer::on_fetch(const FetchResponse& resp) {
   }
   // Whole batches: the first may begin below what was asked, which is never handed out twice.
   st->buffer.compact();
-  decode_batches(resp.records, st->fetch_offset, st->buffer.records);
+  decode_fetched(resp.records, st->fetch_offset, config_.isolation_level, resp.aborted_transactions, st->buffer.records);
   const BatchScan batches = scan_batch_headers(resp.records);
   if (!batches.batches.empty()) st->buffer.fetched_to = batches.batches.back().last_offset() + 1;
   pump(tp);

@@ -42,6 +42,7 @@ struct ConsumerConfig {
   std::int32_t max_poll_records = 500;             // max.poll.records
   OffsetReset auto_offset_reset = OffsetReset::kLatest;  // auto.offset.reset
   std::int32_t fetch_max_wait_ms = 500;            // fetch.max.wait.ms
+  IsolationLevel isolation_level = IsolationLevel::kReadUncommitted;  // isolation.level
   std::int32_t request_timeout_ms = 30000;         // request.timeout.ms
   std::int32_t retry_backoff_ms = 100;             // retry.backoff.ms
   std::int32_t metadata_max_age_ms = 300000;       // metadata.max.age.ms: refresh metadata this often

@@ -36,7 +36,9 @@ OffsetMap build_offset_map(std::span<const LogSegment> segments, Offset uncleana
   for (const LogSegment& segment : segments) {
     for (std::size_t i = 0; i < segment.batch_count(); ++i) {
       if (segment.base_of(i) >= uncleanable_from) return map;
-      for_each_record(segment.batch_bytes(i, scratch), [&](const StoredRecord& rec) {
+      const std::string_view batch = segment.batch_bytes(i, scratch);
+      if (parse_batch_header(batch)->control()) continue;  // a marker's key is no record's key
+      for_each_record(batch, [&](const StoredRecord& rec) {
         if (rec.offset >= uncleanable_from) return false;
         if (rec.record.key) map.insert_or_assign(*rec.record.key, rec.offset);
         return true;
@@ -58,7 +60,12 @@ CleanedSegment clean_segment(const LogSegment& segment, const OffsetMap& map, co
   std::string scratch;
   for (std::size_t i = 0; i < segment.batch_count(); ++i) {
     const std::size_t at = out.bytes.size();
-    if (filter_batch(segment.batch_bytes(i, scratch), keeps, out.bytes) == 0) continue;
+    const std::string_view batch = segment.batch_bytes(i, scratch);
+    if (parse_batch_header(batch)->control()) {
+      out.bytes.append(batch);  // markers stay: they end transactions
+    } else if (filter_batch(batch, keeps, out.bytes) == 0) {
+      continue;
+    }
     out.headers.push_back(*parse_batch_header(std::string_view(out.bytes).substr(at)));
   }
   return out;

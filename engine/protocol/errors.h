@@ -74,6 +74,11 @@ enum class ErrorCode : std::int16_t {
   DUPLICATE_SEQUENCE_NUMBER = 46,
   // The producer's epoch is older than the broker's: a newer producer fenced it.
   INVALID_PRODUCER_EPOCH = 47,
+  // The producer attempted a transactional operation in an invalid state (e.g. a plain batch
+  // while its transaction is open on the partition).
+  INVALID_TXN_STATE = 48,
+  // A transaction coordinator of an older epoch wrote this marker: a newer one took over.
+  TRANSACTION_COORDINATOR_FENCED = 52,
   // The group has active members (e.g. offsets cannot be reset).
   NON_EMPTY_GROUP = 68,
   // The group does not exist.

@@ -36,15 +36,35 @@ void ProduceResponse::fold(Digest& d) const {
 void FetchRequest::fold(Digest& d) const {
   d.add(correlation_id).add(topic).add(partition).add(fetch_offset).add(max_records).add(max_wait_ms);
   d.add(replica_id).add(current_leader_epoch);
+  // Folded only when it is not the default, as the transaction fields of the answer below:
+  // runs without transactions keep the trace hashes they had before transactions existed.
+  if (isolation_level != IsolationLevel::kReadUncommitted) d.add(isolation_level);
 }
 
 void FetchResponse::fold(Digest& d) const {
   d.add(correlation_id).add(topic).add(partition).add(error).add(high_watermark).add(log_start_offset);
   fold_batches(d, records);
+  if (last_stable_offset != high_watermark) d.add(last_stable_offset);
+  if (!aborted_transactions.empty()) {
+    d.add(static_cast<std::uint64_t>(aborted_transactions.size()));
+    for (const AbortedTransaction& a : aborted_transactions) d.add(a.producer_id).add(a.first_offset);
+  }
+}
+
+void WriteTxnMarkersRequest::fold(Digest& d) const {
+  d.add(correlation_id).add(producer_id).add(producer_epoch).add(committed).add(coordinator_epoch);
+  d.add(static_cast<std::uint64_t>(partitions.size()));
+  for (const TopicPartition& tp : partitions) d.add(tp.topic).add(tp.partition);
+}
+
+void WriteTxnMarkersResponse::fold(Digest& d) const {
+  d.add(correlation_id).add(producer_id).add(static_cast<std::uint64_t>(partitions.size()));
+  for (const PartitionResult& r : partitions) d.add(r.tp.topic).add(r.tp.partition).add(r.error);
 }
 
 void ListOffsetsRequest::fold(Digest& d) const {
   d.add(correlation_id).add(topic).add(partition).add(timestamp_ms);
+  if (isolation_level != IsolationLevel::kReadUncommitted) d.add(isolation_level);  // as Fetch's
 }
 
 void ListOffsetsResponse::fold(Digest& d) const {
@@ -151,6 +171,8 @@ struct Namer {
   std::string_view operator()(const IncrementalAlterConfigsResponse&) const { return "IncrementalAlterConfigsResponse"; }
   std::string_view operator()(const DescribeConfigsRequest&) const { return "DescribeConfigs"; }
   std::string_view operator()(const DescribeConfigsResponse&) const { return "DescribeConfigsResponse"; }
+  std::string_view operator()(const WriteTxnMarkersRequest&) const { return "WriteTxnMarkers"; }
+  std::string_view operator()(const WriteTxnMarkersResponse&) const { return "WriteTxnMarkersResponse"; }
   // The group messages name themselves.
   template <typename M>
   std::string_view operator()(const M&) const {

@@ -19,6 +19,7 @@
 #include "engine/protocol/errors.h"
 #include "engine/protocol/group_messages.h"
 #include "engine/protocol/log_config.h"
+#include "engine/base/topic_partition.h"
 #include "engine/base/types.h"
 
 namespace logsim {
@@ -78,6 +79,9 @@ struct ProduceResponse {
   void fold(Digest& d) const;
 };
 
+// A consumer's isolation.level, with Kafka's numbers.
+enum class IsolationLevel : std::int8_t { kReadUncommitted = 0, kReadCommitted = 1 };
+
 struct FetchRequest {
   CorrelationId correlation_id = 0;
   std::string topic;
@@ -92,7 +96,18 @@ struct FetchRequest {
   NodeId replica_id{-1};
   // The leader epoch the fetcher believes current (-1: do not check), as in KIP-320.
   LeaderEpoch current_leader_epoch{-1};
+  // isolation.level: read_committed reads only up to the last stable offset and is told the
+  // aborted transactions among what it reads.
+  IsolationLevel isolation_level = IsolationLevel::kReadUncommitted;
   void fold(Digest& d) const;
+};
+
+// An aborted transaction a read_committed fetch returns records of: the consumer drops the
+// producer's transactional records from first_offset until its abort marker.
+struct AbortedTransaction {
+  ProducerId producer_id{-1};
+  Offset first_offset{-1};
+  bool operator==(const AbortedTransaction&) const = default;
 };
 
 struct FetchResponse {
@@ -102,6 +117,10 @@ struct FetchResponse {
   ErrorCode error = ErrorCode::NONE;
   Offset high_watermark{-1};
   Offset log_start_offset{-1};
+  // min(high watermark, the first offset of any transaction not yet decided and replicated).
+  Offset last_stable_offset{-1};
+  // For read_committed: the aborted transactions overlapping the records returned.
+  std::vector<AbortedTransaction> aborted_transactions{};
   // Whole record batches as the leader's log holds them (engine/protocol/record_batch.h), back to
   // back: a consumer decodes them and skips the records below its fetch offset; a follower
   // appends them unchanged, as Kafka's followers append the leader's batches.
@@ -118,6 +137,8 @@ struct ListOffsetsRequest {
   std::string topic;
   PartitionId partition;
   std::int64_t timestamp_ms = kListOffsetsLatest;
+  // read_committed: "latest" is the last stable offset, not the high watermark.
+  IsolationLevel isolation_level = IsolationLevel::kReadUncommitted;
   void fold(Digest& d) const;
 };
 
@@ -173,6 +194,30 @@ struct InitProducerIdResponse {
   ProducerId producer_id{-1};
   ProducerEpoch producer_epoch{-1};
   void fold(Digest& d) const { d.add(correlation_id).add(error).add(producer_id).add(producer_epoch); }
+};
+
+// The transaction coordinator -> a partition leader: write the marker that ends a producer's
+// transaction on each partition named (Kafka's WriteTxnMarkers, one marker per request). The
+// leader answers for each partition once the marker is committed (acks=all), or with why not.
+struct WriteTxnMarkersRequest {
+  CorrelationId correlation_id = 0;
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  bool committed = false;  // Kafka's transactionResult: COMMIT (true) or ABORT
+  std::int32_t coordinator_epoch = 0;
+  std::vector<TopicPartition> partitions;
+  void fold(Digest& d) const;
+};
+
+struct WriteTxnMarkersResponse {
+  struct PartitionResult {
+    TopicPartition tp;
+    ErrorCode error = ErrorCode::NONE;
+  };
+  CorrelationId correlation_id = 0;
+  ProducerId producer_id{-1};
+  std::vector<PartitionResult> partitions;  // in the request's order
+  void fold(Digest& d) const;
 };
 
 // ---- Cluster control: brokers and the controller (shaped like KRaft's broker APIs and the
@@ -302,7 +347,8 @@ using Message = std::variant<ProduceRequest, ProduceResponse, FetchRequest, Fetc
                              LeaveGroupResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
                              OffsetFetchResponse, ListGroupsRequest, ListGroupsResponse, DescribeGroupsRequest,
                              DescribeGroupsResponse, DeleteGroupsRequest, DeleteGroupsResponse,
-                             OffsetDeleteRequest, OffsetDeleteResponse>;
+                             OffsetDeleteRequest, OffsetDeleteResponse, WriteTxnMarkersRequest,
+                             WriteTxnMarkersResponse>;
 
 // Kafka's API name of the message, e.g. "Produce" or "FetchResponse".
 std::string_view message_name(const Message& msg);

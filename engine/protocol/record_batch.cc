@@ -292,8 +292,10 @@ std::optional<BatchHeader> parse_batch_header(std::string_view bytes) {
   if (magic != kBatchMagic || h.batch_length < static_cast<std::int32_t>(kBatchHeaderBytes - kBatchLogOverhead)) {
     return std::nullopt;
   }
-  // Only the timestamp type: no compression, transactions or control batches.
-  if ((h.attributes & ~kLogAppendTimeAttribute) != 0) return std::nullopt;
+  // The timestamp type and the transaction bits: no compression. A control batch is
+  // transactional.
+  constexpr std::int16_t kKnown = kLogAppendTimeAttribute | kTransactionalAttribute | kControlAttribute;
+  if ((h.attributes & ~kKnown) != 0 || (h.control() && !h.transactional())) return std::nullopt;
   // A record takes at least 7 bytes (a length, attributes, two deltas, two lengths, a count).
   constexpr std::int64_t kSmallestRecordBytes = 7;
   constexpr auto kHeaderAfterLength = static_cast<std::int64_t>(kBatchHeaderBytes - kBatchLogOverhead);
@@ -354,6 +356,7 @@ std::string BatchBuilder::finish(const BatchMeta& meta, std::optional<std::int32
   h.producer_epoch = meta.producer_epoch;
   h.base_sequence = meta.base_sequence;
   h.record_count = count_;
+  if (meta.transactional) h.attributes |= kTransactionalAttribute;
   write_batch_header(h, bytes_.data());
   put_be<std::uint32_t>(bytes_.data() + kCrcAt, batch_crc(bytes_));
   // A batch far smaller than the room reserved for it (one record of a batch.size buffer) gives
@@ -392,6 +395,37 @@ void encode_stored_batch(std::span<const StoredRecord> records, std::string& out
                         static_cast<std::int32_t>(end - first.offset));
 }
 
+std::string encode_control_batch(const TxnMarker& marker, std::int64_t now_ms) {
+  char key[4];
+  put_be<std::int16_t>(key, 0);
+  put_be<std::int16_t>(key + 2, static_cast<std::int16_t>(marker.type));
+  char value[6];
+  put_be<std::int16_t>(value, 0);
+  put_be<std::int32_t>(value + 2, marker.coordinator_epoch);
+  BatchBuilder builder;
+  builder.append(Record{std::string(key, sizeof key), std::string(value, sizeof value), now_ms});
+  std::string batch = builder.finish(BatchMeta{Offset(0), LeaderEpoch(-1), marker.producer_id, marker.producer_epoch,
+                                               Sequence(-1), true});
+  BatchHeader h = header_of(batch);
+  h.attributes |= kControlAttribute;
+  write_batch_header(h, batch.data());
+  put_be<std::uint32_t>(batch.data() + kCrcAt, batch_crc(batch));
+  return batch;
+}
+
+std::optional<TxnMarker> parse_control_batch(std::string_view batch) {
+  const BatchHeader h = header_of(batch);
+  if (!h.control() || h.record_count != 1) return std::nullopt;
+  RecordReader reader(batch, h);
+  RecordView rec;
+  LOGSIM_ASSERT(reader.next_view(rec), "a malformed record in a batch taken for valid");
+  if (!rec.key || rec.key->size() != 4 || get_be<std::int16_t>(rec.key->data()) != 0) return std::nullopt;
+  const auto type = get_be<std::int16_t>(rec.key->data() + 2);
+  if (type != 0 && type != 1) return std::nullopt;
+  if (!rec.value || rec.value->size() < 6 || get_be<std::int16_t>(rec.value->data()) != 0) return std::nullopt;
+  return TxnMarker{h.producer_id, h.producer_epoch, static_cast<ControlType>(type), get_be<std::int32_t>(rec.value->data() + 2)};
+}
+
 bool batch_is_valid(std::string_view batch, bool verify_crc) {
   const std::optional<BatchHeader> h = parse_batch_header(batch);
   if (!h || h->size_bytes() != batch.size()) return false;
@@ -420,6 +454,7 @@ void for_each_record(std::string_view batch, const std::function<bool(const Stor
 
 void for_each_record_view(std::string_view batch, const std::function<void(const RecordView&)>& fn) {
   const BatchHeader h = header_of(batch);
+  if (h.control()) return;
   RecordReader reader(batch, h);
   RecordView rec;
   for (std::int32_t i = 0; i < h.record_count; ++i) {
@@ -430,7 +465,7 @@ void for_each_record_view(std::string_view batch, const std::function<void(const
 
 void decode_batch(std::string_view batch, std::vector<StoredRecord>& out, Offset from) {
   const BatchHeader h = header_of(batch);
-  if (h.last_offset() < from) return;
+  if (h.last_offset() < from || h.control()) return;
   RecordReader reader(batch, h);
   std::size_t start = 0;
   std::size_t end = 0;

@@ -6,7 +6,7 @@
 // which the CRC covers, so then the leader computes it again). The log stores the batches
 // back to back; followers and consumers are sent the stored bytes as they are, and only a
 // consumer decodes the records. This is Kafka's DefaultRecordBatch, byte for byte, without
-// compression, transactions or control batches:
+// compression:
 //
 //   baseOffset i64 | batchLength i32 (the bytes after it) | partitionLeaderEpoch i32 |
 //   magic i8 (2) | crc u32 (CRC-32C of attributes .. the end) | attributes i16 |
@@ -25,6 +25,13 @@
 // bit (0x08). Offset deltas increase within [0, lastOffsetDelta]; compaction removes records
 // but keeps the batch's base offset and lastOffsetDelta, so a batch spans the same offsets
 // before and after, as in Kafka.
+//
+// Transactions. A transactional producer's batches carry the transactional bit (0x10). A
+// transaction ends in a control batch (bits 0x10 and 0x20, Kafka's EndTransactionMarker) that
+// the partition's leader writes for the coordinator: the producer's id and epoch, sequence -1,
+// and one record whose key is version i16 (0) | type i16 (0 ABORT, 1 COMMIT) and whose value
+// is version i16 (0) | coordinatorEpoch i32. Control batches hold no application records:
+// the decoders below pass over them.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +55,8 @@ inline constexpr std::size_t kBatchHeaderBytes = 61;
 // baseOffset and batchLength, which batchLength does not count.
 inline constexpr std::size_t kBatchLogOverhead = 12;
 inline constexpr std::int16_t kLogAppendTimeAttribute = 0x08;
+inline constexpr std::int16_t kTransactionalAttribute = 0x10;
+inline constexpr std::int16_t kControlAttribute = 0x20;
 
 struct BatchHeader {
   Offset base_offset{0};
@@ -67,6 +76,8 @@ struct BatchHeader {
   std::uint64_t size_bytes() const { return kBatchLogOverhead + static_cast<std::uint64_t>(batch_length); }
   bool log_append_time() const { return (attributes & kLogAppendTimeAttribute) != 0; }
   bool idempotent() const { return producer_id.value() >= 0; }
+  bool transactional() const { return (attributes & kTransactionalAttribute) != 0; }
+  bool control() const { return (attributes & kControlAttribute) != 0; }
   // baseSequence + lastOffsetDelta (-1 when not idempotent).
   Sequence last_sequence() const;
 };
@@ -82,7 +93,23 @@ struct BatchMeta {
   ProducerId producer_id{-1};
   ProducerEpoch producer_epoch{-1};
   Sequence base_sequence{-1};
+  bool transactional = false;  // part of a transaction (the 0x10 attribute)
 };
+
+// The end of a transaction on one partition, as its control batch holds it.
+enum class ControlType : std::int16_t { kAbort = 0, kCommit = 1 };
+struct TxnMarker {
+  ProducerId producer_id{-1};
+  ProducerEpoch producer_epoch{-1};
+  ControlType type = ControlType::kAbort;
+  std::int32_t coordinator_epoch = 0;
+  bool operator==(const TxnMarker&) const = default;
+};
+// The control batch of `marker` (base offset 0, for the leader to place), stamped `now_ms`.
+std::string encode_control_batch(const TxnMarker& marker, std::int64_t now_ms);
+// The marker a control batch (valid, whole) holds; none for any other batch, or a control
+// batch whose record is not an end-transaction marker of version 0.
+std::optional<TxnMarker> parse_control_batch(std::string_view batch);
 
 // A batch built one record at a time, as Kafka's producer builds one (MemoryRecordsBuilder):
 // each record is encoded into the batch's bytes as it is appended; finish() writes the header
@@ -131,7 +158,8 @@ std::uint32_t batch_crc(const BatchHeader& h, std::string_view records);
 // offset deltas increasing within [0, lastOffsetDelta], and (with verify_crc) its CRC.
 bool batch_is_valid(std::string_view batch, bool verify_crc);
 
-// Decodes the records of `batch` (valid, whole) with offsets >= `from` onto `out`.
+// Decodes the records of `batch` (valid, whole) with offsets >= `from` onto `out` (none from a
+// control batch).
 void decode_batch(std::string_view batch, std::vector<StoredRecord>& out, Offset from = Offset(0));
 // Calls fn(record) for each record of `batch` (valid, whole) in offset order until it returns false.
 void for_each_record(std::string_view batch, const std::function<bool(const StoredRecord&)>& fn);
@@ -147,7 +175,8 @@ struct RecordView {
   Sequence sequence{-1};
   std::int64_t timestamp_ms = 0;  // the record's (the batch's max under LogAppendTime)
 };
-// Calls fn(record) for each record of `batch` (valid, whole) in offset order, without copying.
+// Calls fn(record) for each record of `batch` (valid, whole) in offset order, without copying
+// (none of a control batch).
 void for_each_record_view(std::string_view batch, const std::function<void(const RecordView&)>& fn);
 // Appends to `out` the batch holding only the records of `batch` that keep() keeps, with the
 // same base offset, lastOffsetDelta, leader epoch, producer and base timestamp, the max

@@ -1,5 +1,6 @@
-// Fetch: consumers read up to the high watermark, follower replicas up to the log end offset.
-// A fetch with nothing to return is held up to its max wait (the long poll).
+// Fetch: consumers read up to the high watermark (read_committed ones up to the last stable
+// offset, told of the aborted transactions among what they read), follower replicas up to the
+// log end offset. A fetch with nothing to return is held up to its max wait (the long poll).
 #include "engine/broker/broker.h"
 #include "engine/protocol/record_batch.h"
 
@@ -23,6 +24,18 @@ SharedBytes without_second_record(const SharedBytes& batches, Offset from) {
   return SharedBytes(std::move(out));
 }
 
+// How far `req` may read: a follower to the log end, a consumer to the high watermark, or to
+// the last stable offset under read_committed.
+Offset read_bound(const BrokerState& b, const Partition& p, const FetchRequest& req) {
+  // PLANTED BUG (fetch-above-hw): consumers are served up to the log end, uncommitted records
+  // included, as followers are.
+  if (req.replica_id.value() >= 0 || b.config.plants.has(Plant::kFetchAboveHighWatermark)) {
+    return p.log->log_end_offset();
+  }
+  if (req.isolation_level == IsolationLevel::kReadCommitted) return p.producers.last_stable_offset(p.high_watermark);
+  return p.high_watermark;
+}
+
 // True only when read_for_fetch would answer `req` with no error and no records: the checks
 // it makes pass and the fetch offset is at or past what the fetcher may read. A cheap test
 // that lets a woken fetch go back to waiting without building an answer.
@@ -31,9 +44,7 @@ bool surely_nothing_to_read(const BrokerState& b, const Partition& p, const Fetc
   if (req.current_leader_epoch.value() >= 0 && req.current_leader_epoch != p.state.leader_epoch) return false;
   const PartitionLog& log = *p.log;
   if (req.fetch_offset < log.log_start_offset() || req.fetch_offset > log.log_end_offset()) return false;
-  const bool to_log_end = req.replica_id.value() >= 0 || b.config.plants.has(Plant::kFetchAboveHighWatermark);
-  const Offset upto = to_log_end ? log.log_end_offset() : p.high_watermark;
-  return req.fetch_offset >= upto;
+  return req.fetch_offset >= read_bound(b, p, req);
 }
 
 // read_for_fetch's answer, given the partition the request names as found (null: not hosted).
@@ -56,17 +67,21 @@ FetchResponse read_from(BrokerState& b, const Partition* p, const FetchRequest& 
   const PartitionLog& log = *p->log;
   resp.high_watermark = p->high_watermark;
   resp.log_start_offset = log.log_start_offset();
+  resp.last_stable_offset = p->producers.last_stable_offset(p->high_watermark);
   if (req.fetch_offset < log.log_start_offset() || req.fetch_offset > log.log_end_offset()) {
     resp.error = ErrorCode::OFFSET_OUT_OF_RANGE;
     return resp;
   }
   const bool replica = req.replica_id.value() >= 0;
-  // PLANTED BUG (fetch-above-hw): consumers are served up to the log end, uncommitted records
-  // included, as followers are.
-  const bool to_log_end = replica || b.config.plants.has(Plant::kFetchAboveHighWatermark);
-  const Offset upto = to_log_end ? log.log_end_offset() : p->high_watermark;
   std::size_t count = 0;
-  resp.records = log.read_batches(req.fetch_offset, req.max_records, upto, count);
+  resp.records = log.read_batches(req.fetch_offset, req.max_records, read_bound(b, *p, req), count);
+  if (!replica && req.isolation_level == IsolationLevel::kReadCommitted && !resp.records.empty()) {
+    const BatchScan read = scan_batch_headers(resp.records);
+    const Offset upto = read.batches.back().last_offset() + 1;
+    for (const auto& a : p->producers.aborted_between(read.batches.front().base_offset, upto)) {
+      resp.aborted_transactions.push_back(AbortedTransaction{a.producer_id, a.first_offset});
+    }
+  }
   // PLANTED BUG (fetch-skips-record): a consumer's answer of two or more records loses its
   // second; the consumer goes on after the last record it got, past the one left out.
   if (!replica && count >= 2 && b.config.plants.has(Plant::kFetchSkipsRecord)) {

@@ -1,4 +1,5 @@
-// ListOffsets: the earliest offset (log start), the latest (the high watermark), or the first
+// ListOffsets: the earliest offset (log start), the latest (the high watermark, or the last
+// stable offset for read_committed), or the first
 // offset at or after a timestamp, of a partition this broker leads.
 #include "engine/broker/broker.h"
 
@@ -13,7 +14,10 @@ void handle_list_offsets(BrokerState& b, NodeId from, const ListOffsetsRequest& 
   } else if (req.timestamp_ms == kListOffsetsEarliest) {
     resp.offset = p->log->log_start_offset();
   } else if (req.timestamp_ms == kListOffsetsLatest) {
-    resp.offset = p->high_watermark;  // consumers see up to the high watermark
+    // Consumers see up to the high watermark, read_committed ones up to the last stable offset.
+    resp.offset = req.isolation_level == IsolationLevel::kReadCommitted
+                      ? p->producers.last_stable_offset(p->high_watermark)
+                      : p->high_watermark;
   } else {
     // The first offset whose timestamp is at or after the one asked for, among committed
     // records; -1 when there is none (Kafka's answer; a reset to a datetime then uses latest).

@@ -7,11 +7,13 @@ namespace logsim::engine {
 namespace {
 
 // Kafka's LogValidator for what a producer sent: one whole batch whose CRC holds
-// (CORRUPT_MESSAGE otherwise), with well-formed records at offset deltas 0 .. n-1
+// (CORRUPT_MESSAGE otherwise), with well-formed records at offset deltas 0 .. n-1, not a
+// control batch (only leaders write those) and, if transactional, of an idempotent producer
 // (INVALID_RECORD otherwise).
 ErrorCode validate(std::string_view batch, const std::optional<BatchHeader>& h) {
   if (!h || h->size_bytes() != batch.size() || batch_crc(batch) != h->crc) return ErrorCode::CORRUPT_MESSAGE;
-  if (h->record_count != static_cast<std::int64_t>(h->last_offset_delta) + 1 || !batch_is_valid(batch, false)) {
+  if (h->record_count != static_cast<std::int64_t>(h->last_offset_delta) + 1 || h->control() ||
+      (h->transactional() && !h->idempotent()) || !batch_is_valid(batch, false)) {
     return ErrorCode::INVALID_RECORD;
   }
   return ErrorCode::NONE;
@@ -41,7 +43,7 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
   }
   BatchHeader& h = *header;
   const ProducerBatchInfo producer{h.producer_id, h.producer_epoch, h.base_sequence};
-  const ProducerStateTable::Check idem = p->producers.check(producer, h.record_count, b.config.plants);
+  const ProducerStateTable::Check idem = p->producers.check(producer, h.record_count, b.config.plants, h.transactional());
   if (idem.error != ErrorCode::NONE) return answer(idem.error);
   Offset required;
   if (idem.duplicate) {

@@ -297,10 +297,12 @@ TEST(RecordBatch, HeadersThatCannotBeOursAreRefused) {
     write_batch_header(h, b.data());
     return b;
   };
-  for (const int bits : {0x01, 0x02, 0x04, 0x10, 0x20, 0x40}) {
+  for (const int bits : {0x01, 0x02, 0x04, 0x20, 0x40}) {  // compression, control without transactional
     EXPECT_FALSE(parse_batch_header(with([&](BatchHeader& h) { h.attributes = static_cast<std::int16_t>(bits); })).has_value()) << bits;
   }
   EXPECT_TRUE(parse_batch_header(with([](BatchHeader& h) { h.attributes = kLogAppendTimeAttribute; })).has_value());
+  EXPECT_TRUE(parse_batch_header(with([](BatchHeader& h) { h.attributes = kTransactionalAttribute; })).has_value());
+  EXPECT_TRUE(parse_batch_header(with([](BatchHeader& h) { h.attributes = 0x30; })).has_value());
   EXPECT_FALSE(parse_batch_header(with([](BatchHeader& h) {
                  h.record_count = 1'000'000;
                  h.last_offset_delta = 2'000'000;
@@ -315,6 +317,53 @@ TEST(RecordBatch, SequencesWrapPastIntMaxAsKafkasDo) {
   EXPECT_EQ(sequence_after(Sequence(5), 3), Sequence(8));
   EXPECT_EQ(sequence_after(Sequence(2147483646), 2), Sequence(0));
   EXPECT_EQ(sequence_after(Sequence(-1), 4), Sequence(-1));
+}
+
+// Kafka's EndTransactionMarker: a control batch (attributes 0x30) of one record whose key is
+// version 0 and the type (1: COMMIT), and whose value is version 0 and the coordinator epoch.
+TEST(RecordBatch, AControlBatchIsKafkasEndTransactionMarker) {
+  const TxnMarker commit{ProducerId(7), ProducerEpoch(2), ControlType::kCommit, 5};
+  const std::string b = encode_control_batch(commit, 1000);
+  const std::optional<BatchHeader> h = parse_batch_header(b);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->attributes, 0x30);
+  EXPECT_TRUE(h->control());
+  EXPECT_TRUE(h->transactional());
+  EXPECT_EQ(h->producer_id, ProducerId(7));
+  EXPECT_EQ(h->producer_epoch, ProducerEpoch(2));
+  EXPECT_EQ(h->base_sequence, Sequence(-1));
+  EXPECT_EQ(h->record_count, 1);
+  EXPECT_TRUE(batch_is_valid(b, true));
+  // The record: length 16 (zigzag 32), attributes 0, deltas 0, key length 4 (zigzag 8) "0000" "0001", value
+  // length 6 (zigzag 12) "0000" "00000005", no headers.
+  EXPECT_EQ(hex(b).substr(2 * kBatchHeaderBytes), "2000000008" "00000001" "0c" "000000000005" "00");
+  EXPECT_EQ(parse_control_batch(b), commit);
+  const TxnMarker abort{ProducerId(9), ProducerEpoch(0), ControlType::kAbort, 0};
+  EXPECT_EQ(parse_control_batch(encode_control_batch(abort, 0)), abort);
+  // Markers are no application's records: decoders pass over them.
+  EXPECT_TRUE(decode_batches(b).empty());
+  int seen = 0;
+  for_each_record_view(b, [&](const RecordView&) { ++seen; });
+  EXPECT_EQ(seen, 0);
+  // An ordinary batch holds no marker.
+  EXPECT_FALSE(parse_control_batch(encode_batch(std::vector<Record>{Record{std::nullopt, "a", 0}})).has_value());
+}
+
+TEST(RecordBatch, TransactionalBatchesCarryTheirBitAndAControlBitAloneIsRefused) {
+  const std::vector<Record> records{Record{std::nullopt, "a", 0}};
+  const std::string t = encode_batch(records, BatchMeta{Offset(0), LeaderEpoch(0), ProducerId(1), ProducerEpoch(0),
+                                                        Sequence(0), true});
+  ASSERT_TRUE(parse_batch_header(t).has_value());
+  EXPECT_TRUE(parse_batch_header(t)->transactional());
+  EXPECT_FALSE(parse_batch_header(t)->control());
+  EXPECT_EQ(decode_batches(t).size(), 1u) << "a transactional batch's records are records";
+  EXPECT_FALSE(parse_batch_header(encode_batch(records))->transactional());
+  std::string control_only = encode_batch(records);
+  control_only[22] = 0x20;  // attributes' low byte: control without transactional
+  EXPECT_FALSE(parse_batch_header(control_only).has_value());
+  std::string compressed = encode_batch(records);
+  compressed[22] = 0x01;  // gzip: not supported
+  EXPECT_FALSE(parse_batch_header(compressed).has_value());
 }
 
 }  // namespace

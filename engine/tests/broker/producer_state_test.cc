@@ -30,6 +30,31 @@ void write(ProducerStateTable& t, std::int64_t pid, std::int16_t epoch, std::int
   t.record(h);
 }
 
+// A transactional batch of producer `pid` (epoch 0), `count` sequences from `base`, at `offset`.
+void write_txn(ProducerStateTable& t, std::int64_t pid, std::int32_t base, std::int32_t count, std::int64_t offset) {
+  BatchHeader h;
+  h.base_offset = Offset(offset);
+  h.last_offset_delta = count - 1;
+  h.record_count = count;
+  h.producer_id = ProducerId(pid);
+  h.producer_epoch = ProducerEpoch(0);
+  h.base_sequence = Sequence(base);
+  h.attributes = kTransactionalAttribute;
+  t.record(h);
+}
+
+// The marker ending producer `pid`'s transaction, written at `offset`.
+void end_txn(ProducerStateTable& t, std::int64_t pid, ControlType type, std::int64_t offset, std::int16_t epoch = 0,
+             std::int32_t coordinator_epoch = 0) {
+  BatchHeader h;
+  h.base_offset = Offset(offset);
+  h.record_count = 1;
+  h.producer_id = ProducerId(pid);
+  h.producer_epoch = ProducerEpoch(epoch);
+  h.attributes = kTransactionalAttribute | kControlAttribute;
+  t.record(h, TxnMarker{ProducerId(pid), ProducerEpoch(epoch), type, coordinator_epoch});
+}
+
 TEST(ProducerState, NonIdempotentAndUnknownProducersAppend) {
   ProducerStateTable t;
   EXPECT_EQ(t.check(ProducerBatchInfo{}, 3).error, ErrorCode::NONE);
@@ -177,6 +202,105 @@ TEST(ProducerState, RebuildFromTheLogAgreesWithWhatWasRecorded) {
   t.rebuild(log);
   EXPECT_FALSE(t.check(batch(9, 0, 3), 3).duplicate);
   EXPECT_EQ(t.check(batch(9, 0, 3), 3).error, ErrorCode::NONE);
+}
+
+// The last stable offset stops at the first offset of the earliest undecided transaction, and
+// a decided one stays undecided until the high watermark passes its marker.
+TEST(ProducerState, TheLastStableOffsetWaitsForOpenAndUnreplicatedTransactions) {
+  ProducerStateTable t;
+  write(t, 1, 0, 0, 2, 0);  // a plain idempotent producer: offsets 0..1
+  EXPECT_EQ(t.last_stable_offset(Offset(2)), Offset(2));
+  write_txn(t, 2, 0, 3, 2);  // producer 2 opens at 2
+  write_txn(t, 3, 0, 1, 5);  // producer 3 opens at 5
+  write_txn(t, 2, 3, 1, 6);
+  EXPECT_EQ(t.last_stable_offset(Offset(7)), Offset(2));
+  EXPECT_EQ(t.last_stable_offset(Offset(1)), Offset(1)) << "never above the high watermark";
+  EXPECT_EQ(t.open_transactions(), (std::vector<std::pair<ProducerId, Offset>>{{ProducerId(2), Offset(2)},
+                                                                                {ProducerId(3), Offset(5)}}));
+  end_txn(t, 2, ControlType::kCommit, 7);
+  EXPECT_EQ(t.last_stable_offset(Offset(7)), Offset(2)) << "the commit marker is not yet replicated";
+  EXPECT_EQ(t.last_stable_offset(Offset(8)), Offset(5)) << "committed: producer 3's is the earliest open one";
+  t.forget_replicated(Offset(8));
+  EXPECT_EQ(t.last_stable_offset(Offset(7)), Offset(5)) << "a replicated decision is forgotten";
+  end_txn(t, 3, ControlType::kAbort, 8);
+  EXPECT_EQ(t.last_stable_offset(Offset(9)), Offset(9));
+  EXPECT_TRUE(t.open_transactions().empty());
+}
+
+TEST(ProducerState, AbortsAreIndexedByTheirMarkerOffsets) {
+  ProducerStateTable t;
+  write_txn(t, 2, 0, 2, 0);
+  end_txn(t, 2, ControlType::kAbort, 2);
+  write_txn(t, 3, 0, 1, 3);
+  end_txn(t, 3, ControlType::kCommit, 4);
+  write_txn(t, 2, 2, 1, 5);
+  end_txn(t, 2, ControlType::kAbort, 6);
+  end_txn(t, 4, ControlType::kAbort, 7);  // no open transaction: one spanning only the marker
+  using A = ProducerStateTable::AbortedTxn;
+  const A first{ProducerId(2), Offset(0), Offset(2)};
+  const A second{ProducerId(2), Offset(5), Offset(6)};
+  const A lone{ProducerId(4), Offset(7), Offset(7)};
+  EXPECT_EQ(t.aborted_between(Offset(0), Offset(8)), (std::vector<A>{first, second, lone}));
+  EXPECT_EQ(t.aborted_between(Offset(3), Offset(8)), (std::vector<A>{second, lone})) << "ended before 3";
+  EXPECT_EQ(t.aborted_between(Offset(0), Offset(5)), (std::vector<A>{first})) << "begins at or after 5";
+  EXPECT_EQ(t.aborted_between(Offset(2), Offset(3)), (std::vector<A>{first})) << "its marker is at 2";
+}
+
+TEST(ProducerState, MarkersOfOldEpochsAndOldCoordinatorsAreFenced) {
+  ProducerStateTable t;
+  write(t, 5, 3, 0, 1, 0);
+  EXPECT_EQ(t.check_marker(TxnMarker{ProducerId(5), ProducerEpoch(2), ControlType::kCommit, 0}),
+            ErrorCode::INVALID_PRODUCER_EPOCH);
+  EXPECT_EQ(t.check_marker(TxnMarker{ProducerId(5), ProducerEpoch(3), ControlType::kCommit, 0}), ErrorCode::NONE);
+  EXPECT_EQ(t.check_marker(TxnMarker{ProducerId(6), ProducerEpoch(0), ControlType::kAbort, 0}), ErrorCode::NONE)
+      << "a producer this partition never saw";
+  end_txn(t, 5, ControlType::kAbort, 1, 4, 7);  // the coordinator (epoch 7) fenced epoch 3 with an abort at epoch 4
+  EXPECT_EQ(t.check(batch(5, 3, 1), 1).error, ErrorCode::INVALID_PRODUCER_EPOCH) << "the zombie's late write";
+  EXPECT_EQ(t.check(batch(5, 4, 0), 1).error, ErrorCode::NONE) << "the new epoch starts at sequence 0";
+  EXPECT_EQ(t.check_marker(TxnMarker{ProducerId(5), ProducerEpoch(4), ControlType::kCommit, 6}),
+            ErrorCode::TRANSACTION_COORDINATOR_FENCED);
+  EXPECT_EQ(t.check_marker(TxnMarker{ProducerId(5), ProducerEpoch(4), ControlType::kCommit, 7}), ErrorCode::NONE);
+}
+
+TEST(ProducerState, APlainBatchInsideAnOpenTransactionIsInvalidTxnState) {
+  ProducerStateTable t;
+  write_txn(t, 2, 0, 1, 0);
+  EXPECT_EQ(t.check(batch(2, 0, 1), 1, {}, false).error, ErrorCode::INVALID_TXN_STATE);
+  EXPECT_EQ(t.check(batch(2, 0, 1), 1, {}, true).error, ErrorCode::NONE);
+  end_txn(t, 2, ControlType::kCommit, 1);
+  EXPECT_EQ(t.check(batch(2, 0, 1), 1, {}, false).error, ErrorCode::NONE) << "after the marker";
+}
+
+// Leaders and followers rebuild transactions from the log, markers included, after recovery
+// and truncation.
+TEST(ProducerState, TransactionsAreRebuiltFromTheLog) {
+  TestDisk disk;
+  PartitionLog log(disk.disk, kDir);
+  log.recover();
+  const auto append_txn = [&](std::int64_t pid, std::int32_t seq) {
+    const std::string b = encode_batch(std::vector<Record>{kv('k', "v")},
+                                       BatchMeta{Offset(0), LeaderEpoch(-1), ProducerId(pid), ProducerEpoch(0), Sequence(seq), true});
+    log.append_as_leader(b, LeaderEpoch(0), 0);
+  };
+  const auto append_marker = [&](std::int64_t pid, ControlType type) {
+    log.append_as_leader(encode_control_batch(TxnMarker{ProducerId(pid), ProducerEpoch(0), type, 0}, 0), LeaderEpoch(0), 0);
+  };
+  append_txn(2, 0);                        // 0
+  append_txn(3, 0);                        // 1
+  append_marker(2, ControlType::kAbort);   // 2
+  append_txn(3, 1);                        // 3
+  append_marker(3, ControlType::kCommit);  // 4
+  append_txn(2, 1);                        // 5: open
+  ProducerStateTable t;
+  t.rebuild(log);
+  using A = ProducerStateTable::AbortedTxn;
+  EXPECT_EQ(t.aborted_between(Offset(0), Offset(6)), (std::vector<A>{A{ProducerId(2), Offset(0), Offset(2)}}));
+  EXPECT_EQ(t.last_stable_offset(Offset(6)), Offset(5));
+  EXPECT_EQ(t.check(batch(3, 0, 2), 1).error, ErrorCode::NONE) << "sequences survive the markers";
+  log.truncate_to(Offset(4));  // the commit is gone: producer 3's transaction is open again
+  t.rebuild(log);
+  EXPECT_EQ(t.last_stable_offset(Offset(4)), Offset(1));
+  EXPECT_EQ(t.open_transactions(), (std::vector<std::pair<ProducerId, Offset>>{{ProducerId(3), Offset(1)}}));
 }
 
 }  // namespace

@@ -1,0 +1,172 @@
+// Transactions on a partition leader: transactional batches, the markers the coordinator has
+// it write (WriteTxnMarkers), the last stable offset, read_committed fetches with their
+// aborted-transaction lists, ListOffsets under read_committed, fencing of old epochs, and all
+// of it again after a restart (rebuilt from the log).
+#include <gtest/gtest.h>
+
+#include "engine/client/fetched_records.h"
+#include "engine/tests/broker/broker_test_env.h"
+
+namespace logsim::engine {
+namespace {
+
+using namespace brokertest;  // NOLINT(google-build-using-namespace): the tests' shared vocabulary
+
+BrokerConfig one_topic() {
+  BrokerConfig c;
+  c.topics = {TopicSpec{"orders", 1}};
+  return c;
+}
+
+class BrokerTxnTest : public ::testing::Test {
+ protected:
+  void SetUp() override { start(broker, env); }
+
+  static void start(Broker& b, FakeEnv& e) {
+    b.on_start();
+    e.timers.clear();
+  }
+
+  template <typename Response>
+  Response call(Message request) {
+    const std::size_t before = env.sent.size();
+    broker.on_message(kClient, request);
+    EXPECT_EQ(env.sent.size(), before + 1) << "expected exactly one response";
+    if (env.sent.size() != before + 1) return Response{};
+    const auto* resp = std::get_if<Response>(&env.sent.back().msg);
+    EXPECT_NE(resp, nullptr) << "response of the wrong type: " << message_name(env.sent.back().msg);
+    return resp != nullptr ? *resp : Response{};
+  }
+
+  // Producer `pid` (epoch `epoch`) writes one record `value` at sequence `seq`, transactionally.
+  ProduceResponse send(std::int64_t pid, std::int32_t seq, const std::string& value, bool transactional = true,
+                       std::int16_t epoch = 0) {
+    const std::string b = encode_batch(std::vector<Record>{rec("k", value)},
+                                       BatchMeta{Offset(0), LeaderEpoch(-1), ProducerId(pid), ProducerEpoch(epoch),
+                                                 Sequence(seq), transactional});
+    return call<ProduceResponse>(ProduceRequest{1, "orders", PartitionId(0), -1, 30000, SharedBytes(std::string(b))});
+  }
+  ErrorCode end(std::int64_t pid, bool commit, std::int16_t epoch = 0, std::int32_t coordinator_epoch = 0) {
+    const auto resp = call<WriteTxnMarkersResponse>(WriteTxnMarkersRequest{
+        4, ProducerId(pid), ProducerEpoch(epoch), commit, coordinator_epoch, {TopicPartition{"orders", PartitionId(0)}}});
+    EXPECT_EQ(resp.partitions.size(), 1u);
+    return resp.partitions.empty() ? ErrorCode::UNKNOWN_SERVER_ERROR : resp.partitions[0].error;
+  }
+  FetchResponse fetch(std::int64_t from, IsolationLevel isolation) {
+    FetchRequest req{2, "orders", PartitionId(0), Offset(from), 500, 0};
+    req.isolation_level = isolation;
+    return call<FetchResponse>(req);
+  }
+  // The values a consumer of `isolation` takes from a fetch at `from`.
+  std::vector<std::string> read(std::int64_t from, IsolationLevel isolation) {
+    const FetchResponse r = fetch(from, isolation);
+    EXPECT_EQ(r.error, ErrorCode::NONE);
+    std::vector<StoredRecord> out;
+    decode_fetched(r.records, Offset(from), isolation, r.aborted_transactions, out);
+    std::vector<std::string> v;
+    for (const StoredRecord& s : out) v.push_back(*s.record.value);
+    return v;
+  }
+
+  TestDisk t;
+  FakeEnv env{t.disk};
+  Broker broker{env, one_topic()};
+};
+
+using V = std::vector<std::string>;
+constexpr auto kCommitted = IsolationLevel::kReadCommitted;
+constexpr auto kUncommitted = IsolationLevel::kReadUncommitted;
+
+TEST_F(BrokerTxnTest, ReadCommittedStopsAtTheLastStableOffsetAndSkipsAborts) {
+  ASSERT_EQ(send(1, 0, "a1").base_offset, Offset(0));
+  ASSERT_EQ(send(1, 1, "a2").base_offset, Offset(1));
+  ASSERT_EQ(send(-1, -1, "plain", false).base_offset, Offset(2));
+  ASSERT_EQ(send(2, 0, "b1").base_offset, Offset(3));
+  FetchResponse open = fetch(0, kCommitted);
+  EXPECT_EQ(open.high_watermark, Offset(4));
+  EXPECT_EQ(open.last_stable_offset, Offset(0)) << "producer 1's transaction is open at 0";
+  EXPECT_TRUE(open.records.empty());
+  EXPECT_EQ(read(0, kUncommitted), (V{"a1", "a2", "plain", "b1"}));
+
+  ASSERT_EQ(end(1, false), ErrorCode::NONE);  // abort marker at 4
+  const FetchResponse after_abort = fetch(0, kCommitted);
+  EXPECT_EQ(after_abort.last_stable_offset, Offset(3)) << "producer 2's transaction is still open";
+  EXPECT_EQ(after_abort.aborted_transactions, (std::vector<AbortedTransaction>{{ProducerId(1), Offset(0)}}));
+  EXPECT_EQ(read(0, kCommitted), (V{"plain"}));
+
+  ASSERT_EQ(end(2, true), ErrorCode::NONE);  // commit marker at 5
+  EXPECT_EQ(fetch(0, kCommitted).last_stable_offset, Offset(6));
+  EXPECT_EQ(read(0, kCommitted), (V{"plain", "b1"}));
+  EXPECT_EQ(read(3, kCommitted), (V{"b1"}));
+  EXPECT_EQ(read(0, kUncommitted), (V{"a1", "a2", "plain", "b1"})) << "markers are never records";
+  EXPECT_TRUE(fetch(5, kCommitted).aborted_transactions.empty()) << "the abort ended below 5";
+
+  const auto latest = [&](IsolationLevel isolation) {
+    return call<ListOffsetsResponse>(ListOffsetsRequest{3, "orders", PartitionId(0), kListOffsetsLatest, isolation}).offset;
+  };
+  send(3, 0, "c1");  // 6, open
+  EXPECT_EQ(latest(kUncommitted), Offset(7));
+  EXPECT_EQ(latest(kCommitted), Offset(6));
+}
+
+TEST_F(BrokerTxnTest, AHeldReadCommittedFetchIsAnsweredWhenTheTransactionCommits) {
+  send(1, 0, "a1");
+  FetchRequest held{9, "orders", PartitionId(0), Offset(0), 500, 500};
+  held.isolation_level = kCommitted;
+  const std::size_t before = env.sent.size();
+  broker.on_message(kClient, held);
+  EXPECT_EQ(env.sent.size(), before) << "nothing is stable yet: the fetch waits";
+  broker.on_message(kClient, WriteTxnMarkersRequest{4, ProducerId(1), ProducerEpoch(0), true, 0,
+                                                    {TopicPartition{"orders", PartitionId(0)}}});
+  std::vector<FetchResponse> answers;
+  std::vector<WriteTxnMarkersResponse> markers;
+  for (const Sent& s : env.sent) {
+    if (const auto* f = std::get_if<FetchResponse>(&s.msg); f != nullptr && f->correlation_id == 9) answers.push_back(*f);
+    if (const auto* m = std::get_if<WriteTxnMarkersResponse>(&s.msg)) markers.push_back(*m);
+  }
+  ASSERT_EQ(markers.size(), 1u);
+  EXPECT_EQ(markers[0].partitions.at(0).error, ErrorCode::NONE);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].last_stable_offset, Offset(2));
+  EXPECT_FALSE(answers[0].records.empty());
+}
+
+TEST_F(BrokerTxnTest, OldEpochsAndOldCoordinatorsAreFencedAndClientsCannotWriteMarkers) {
+  send(1, 0, "a1");
+  ASSERT_EQ(end(1, false, 1, 3), ErrorCode::NONE) << "the coordinator aborts with a bumped epoch";
+  EXPECT_EQ(send(1, 1, "zombie").error, ErrorCode::INVALID_PRODUCER_EPOCH) << "the old epoch's late write";
+  EXPECT_EQ(end(1, true, 0, 3), ErrorCode::INVALID_PRODUCER_EPOCH);
+  EXPECT_EQ(end(1, true, 1, 2), ErrorCode::TRANSACTION_COORDINATOR_FENCED);
+  EXPECT_EQ(send(1, 0, "new", true, 1).error, ErrorCode::NONE);
+  EXPECT_EQ(send(1, 1, "plain", false, 1).error, ErrorCode::INVALID_TXN_STATE) << "its transaction is open";
+
+  const std::string marker = encode_control_batch(TxnMarker{ProducerId(1), ProducerEpoch(1), ControlType::kCommit, 3}, 0);
+  EXPECT_EQ(call<ProduceResponse>(ProduceRequest{1, "orders", PartitionId(0), -1, 30000, SharedBytes(std::string(marker))}).error,
+            ErrorCode::INVALID_RECORD);
+  const auto unknown = call<WriteTxnMarkersResponse>(WriteTxnMarkersRequest{
+      5, ProducerId(1), ProducerEpoch(1), true, 3, {TopicPartition{"nope", PartitionId(0)}}});
+  ASSERT_EQ(unknown.partitions.size(), 1u);
+  EXPECT_EQ(unknown.partitions[0].error, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+}
+
+TEST_F(BrokerTxnTest, ARestartedBrokerRebuildsItsTransactionsFromTheLog) {
+  send(1, 0, "a1");
+  send(2, 0, "b1");
+  end(1, false);
+  send(3, 0, "c1");  // 3, open
+  t.sync_all();
+  t.disk.crash();
+  FakeEnv env2(t.disk);
+  Broker restarted(env2, one_topic());
+  start(restarted, env2);
+  FetchRequest req{2, "orders", PartitionId(0), Offset(0), 500, 0};
+  req.isolation_level = kCommitted;
+  restarted.on_message(kClient, req);
+  ASSERT_EQ(env2.sent.size(), 1u);
+  const auto& r = std::get<FetchResponse>(env2.sent[0].msg);
+  EXPECT_EQ(r.last_stable_offset, Offset(1)) << "producer 2's transaction is still open at 1";
+  EXPECT_EQ(r.aborted_transactions, (std::vector<AbortedTransaction>{{ProducerId(1), Offset(0)}}));
+}
+
+}  // namespace
+}  // namespace logsim::engine
