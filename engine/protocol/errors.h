@@ -77,6 +77,12 @@ enum class ErrorCode : std::int16_t {
   // The producer attempted a transactional operation in an invalid state (e.g. a plain batch
   // while its transaction is open on the partition).
   INVALID_TXN_STATE = 48,
+  // The producer id is not the one the coordinator has for this transactional id.
+  INVALID_PRODUCER_ID_MAPPING = 49,
+  // transaction.timeout.ms is above the broker's transaction.max.timeout.ms (or not positive).
+  INVALID_TRANSACTION_TIMEOUT = 50,
+  // The coordinator is completing an earlier transaction of this producer: retry.
+  CONCURRENT_TRANSACTIONS = 51,
   // A transaction coordinator of an older epoch wrote this marker: a newer one took over.
   TRANSACTION_COORDINATOR_FENCED = 52,
   // The group has active members (e.g. offsets cannot be reset).
@@ -97,6 +103,8 @@ enum class ErrorCode : std::int16_t {
   FENCED_INSTANCE_ID = 82,
   // The group's offsets for a topic it is subscribed to cannot be deleted while it is active.
   GROUP_SUBSCRIBED_TO_TOPIC = 86,
+  // A newer producer with the same transactional.id has taken over: this one is a zombie.
+  PRODUCER_FENCED = 90,
   // The broker's validation of a produced batch failed (malformed records, offsets not 0..n-1).
   INVALID_RECORD = 87,
   // The partition epoch in an AlterPartition request is stale.
