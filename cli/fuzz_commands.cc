@@ -238,7 +238,9 @@ void print_failure(const fuzz::FuzzReport& r, const std::string& written, const 
                            f.shrink_complete ? "" : "; budget spent before a fixed point");
   std::cout << "  scenario     " << written << "\n";
   if (f.error.empty()) std::cout << "  report       " << dir << "/seed-" << f.seed << "/report.html\n";
-  std::cout << "  reproduce    logsim run " << written << "   (logsim replay " << written << " confirms the trace)\n";
+  const std::string program = reports::shell_word(reports::program_name());
+  std::cout << "  reproduce    " << program << " run " << written << "   (" << program << " replay " << written
+            << " confirms the trace)\n";
 }
 
 // The human summary: the search, determinism, and the verdict or the failure.

@@ -216,7 +216,7 @@ int dispatch_reporting_errors(Commands& c, int argc, char** argv) {
   } catch (const InvariantError& e) {
     // logsim run reports its own with the seed it used; for the other commands (check, replay,
     // fuzz) the command as given reproduces it.
-    std::string command = "logsim";
+    std::string command = reports::shell_word(reports::program_name());
     for (int i = 1; i < argc; ++i) command += " " + reports::shell_word(argv[i]);
     std::fprintf(stderr, "logsim: INTERNAL ERROR (an engine invariant broke; this is a finding): %s\n  reproduce: %s\n", e.what(),
                  command.c_str());
@@ -232,6 +232,10 @@ int dispatch_reporting_errors(Commands& c, int argc, char** argv) {
 namespace logsim {
 
 int main(int argc, char** argv) {
+  if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0') {
+    const std::string_view path(argv[0]);
+    reports::set_program_name(std::string(path.substr(path.find_last_of('/') + 1)));
+  }
   CLI::App app{"logsim: deterministic simulation and testing of Kafka-style logs"};
   app.require_subcommand(1);
   Commands commands;

@@ -20,6 +20,16 @@ std::string shell_word(const std::string& s) {
   return out + "'";
 }
 
+namespace {
+std::string& program_name_slot() {
+  static std::string name = "logsim";
+  return name;
+}
+}  // namespace
+
+const std::string& program_name() { return program_name_slot(); }
+void set_program_name(std::string name) { program_name_slot() = std::move(name); }
+
 std::string replay_command(const scenarios::RunResult& r) {
   if (r.live) return "a live run is not reproducible from a seed: logsim check history.jsonl judges its history again";
   // A name in angle brackets is no file (api/logsim.h's kInCode, a fuzz candidate): no `logsim
@@ -27,7 +37,7 @@ std::string replay_command(const scenarios::RunResult& r) {
   if (!r.file.empty() && r.file.front() == '<') {
     return fmt::format("run the same scenario again with seed {} (it was built in code, so there is no file to replay)", r.seed);
   }
-  std::string cmd = fmt::format("logsim run {} --seed {}", shell_word(r.file), r.seed);
+  std::string cmd = fmt::format("{} run {} --seed {}", shell_word(program_name()), shell_word(r.file), r.seed);
   for (const auto& p : r.cli_plants) cmd += " --plant " + p;
   return cmd;
 }

@@ -25,6 +25,10 @@ nlohmann::json nullable(const std::optional<T>& v) {
 constexpr int kSummaryVersion = 1;
 
 std::string trace_hash_hex(std::uint64_t hash);
+// The program that reproduce lines name: "logsim", or a user's own binary that runs logsim's
+// command line (cli/logsim_main.h sets it from argv[0]).
+const std::string& program_name();
+void set_program_name(std::string name);
 // The command that reproduces a run.
 std::string replay_command(const scenarios::RunResult& r);
 // A path or argument as one shell word: unchanged when safe, else single-quoted.

@@ -22,6 +22,7 @@ out=$(cd "$tmp" && "$buggy" fuzz "$scenario" --faults "$faults" --seeds 100 --ou
 echo "$out"
 check "fuzz finds the bug (exit 1)" test $rc -eq 1
 check "as records the group never processed" grep -qE "FAILURE      seed [0-9]+: (unseen|lost-commit)" <<<"$out"
+check "whose reproduce line names this binary, not logsim" grep -q "reproduce    $(basename "$buggy") run " <<<"$out"
 saved=$(grep -oE 'scenario     [^ ]+' <<<"$out" | awk '{print $2}')
 check "fuzz saves the shrunk scenario" test -s "$tmp/$saved"
 check "which names the app" grep -q '"app": "ledger"' "$tmp/$saved"
