@@ -43,15 +43,7 @@ class BrokerTest : public ::testing::Test {
   // Delivers a request and returns the one response it caused, sent back to the client.
   template <typename Response>
   Response call(Message request) {
-    const std::size_t before = env.sent.size();
-    broker.on_message(kClient, request);
-    EXPECT_EQ(env.sent.size(), before + 1) << "expected exactly one response";
-    if (env.sent.size() != before + 1) return Response{};
-    const Sent& s = env.sent.back();
-    EXPECT_EQ(s.to, kClient);
-    const auto* resp = std::get_if<Response>(&s.msg);
-    EXPECT_NE(resp, nullptr) << "response of the wrong type: " << message_name(s.msg);
-    return resp != nullptr ? *resp : Response{};
+    return call_broker<Response>(broker, env, std::move(request));
   }
 
   ProduceResponse produce(const std::string& topic, std::int32_t partition, std::vector<Record> records,

@@ -115,6 +115,21 @@ inline Sent only(const std::vector<Sent>& sent) {
 }
 
 
+// Delivers a request to `broker` from kClient and returns the one response it caused, sent
+// back to the client (failing the test if there is not exactly one of type Response).
+template <typename Response>
+inline Response call_broker(Broker& broker, FakeEnv& env, Message request) {
+  const std::size_t before = env.sent.size();
+  broker.on_message(kClient, request);
+  EXPECT_EQ(env.sent.size(), before + 1) << "expected exactly one response";
+  if (env.sent.size() != before + 1) return Response{};
+  const Sent& s = env.sent.back();
+  EXPECT_EQ(s.to, kClient);
+  const auto* resp = std::get_if<Response>(&s.msg);
+  EXPECT_NE(resp, nullptr) << "response of the wrong type: " << message_name(s.msg);
+  return resp != nullptr ? *resp : Response{};
+}
+
 inline Record rec(std::string key, std::string value, std::int64_t ts = 0) {
   return Record{std::move(key), std::move(value), ts};
 }

@@ -29,13 +29,7 @@ class BrokerTxnTest : public ::testing::Test {
 
   template <typename Response>
   Response call(Message request) {
-    const std::size_t before = env.sent.size();
-    broker.on_message(kClient, request);
-    EXPECT_EQ(env.sent.size(), before + 1) << "expected exactly one response";
-    if (env.sent.size() != before + 1) return Response{};
-    const auto* resp = std::get_if<Response>(&env.sent.back().msg);
-    EXPECT_NE(resp, nullptr) << "response of the wrong type: " << message_name(env.sent.back().msg);
-    return resp != nullptr ? *resp : Response{};
+    return call_broker<Response>(broker, env, std::move(request));
   }
 
   // Producer `pid` (epoch `epoch`) writes one record `value` at sequence `seq`, transactionally.
