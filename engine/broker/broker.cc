@@ -153,6 +153,7 @@ void Broker::recover_logs() {
   for (auto& [key, part] : state_.partitions) {
     const PartitionLog& log = *part.log;
     part.high_watermark = std::clamp(part.high_watermark, log.log_start_offset(), log.log_end_offset());
+    part.producers.forget_replicated(part.high_watermark);
   }
 }
 

@@ -20,8 +20,13 @@ void run_log_maintenance(BrokerState& b) {
       const bool to_log_end = b.config.plants.has(Plant::kDeleteSegmentAboveHighWatermark);
       log.apply_retention(now_ms, to_log_end ? log.log_end_offset() : p.high_watermark);
     }
-    // Kafka's first uncleanable offset: nothing of an undecided transaction is cleaned.
-    if (log.config().compacts()) log.compact(now_ms, p.producers.last_stable_offset(p.high_watermark));
+    p.producers.forget_aborted_below(log.log_start_offset());
+    // Kafka's first uncleanable offset: nothing of an undecided transaction is cleaned; the
+    // records of aborted ones go.
+    if (log.config().compacts()) {
+      const Offset lso = p.last_stable_offset();
+      log.compact(now_ms, lso, 0, p.aborted_transactions(log.log_start_offset(), lso));
+    }
     flush_if_due(b, p);
   }
 }

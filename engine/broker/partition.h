@@ -12,6 +12,7 @@
 // there, then fetches from its log end offset. Its high watermark is min(leader's, own LEO).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -52,6 +53,17 @@ struct Partition {
   Offset fetch_floor{0};        // the leader's log start, when retention moved it past our end
 
   bool led_by(NodeId self) const { return state.leader == self; }
+  // min(high watermark, first offset of every undecided transaction), never below the log
+  // start (retention may delete an open transaction's first records, as in Kafka).
+  Offset last_stable_offset() const {
+    return std::max(producers.last_stable_offset(high_watermark), log->log_start_offset());
+  }
+  // The aborted transactions among the records [from, upto), as a fetch is told of them.
+  std::vector<AbortedTransaction> aborted_transactions(Offset from, Offset upto) const {
+    std::vector<AbortedTransaction> out;
+    for (const auto& a : producers.aborted_between(from, upto)) out.push_back(AbortedTransaction{a.producer_id, a.first_offset});
+    return out;
+  }
 };
 
 }  // namespace logsim::engine

@@ -72,9 +72,10 @@ void ProducerStateTable::record_marker(const BatchHeader& batch, const TxnMarker
   Entry& e = producers_[marker.producer_id];
   if (marker.producer_epoch > e.epoch) bump(e, marker.producer_epoch);
   e.coordinator_epoch = marker.coordinator_epoch;
+  if (!e.txn_first) return;  // no transaction open here: nothing completes
+  const Offset first = *e.txn_first;
   const Offset at = batch.base_offset;
-  const Offset first = e.txn_first.value_or(at);
-  if (e.txn_first) open_.erase({first, marker.producer_id});
+  open_.erase({first, marker.producer_id});
   e.txn_first.reset();
   unreplicated_.emplace_back(first, at);
   if (marker.type == ControlType::kAbort) aborted_.push_back(AbortedTxn{marker.producer_id, first, at});
@@ -131,6 +132,12 @@ Offset ProducerStateTable::last_stable_offset(Offset high_watermark) const {
 
 void ProducerStateTable::forget_replicated(Offset high_watermark) {
   while (!unreplicated_.empty() && unreplicated_.front().second < high_watermark) unreplicated_.pop_front();
+}
+
+void ProducerStateTable::forget_aborted_below(Offset log_start) {
+  const auto kept = std::lower_bound(aborted_.begin(), aborted_.end(), log_start,
+                                     [](const AbortedTxn& a, Offset o) { return a.last_offset < o; });
+  aborted_.erase(aborted_.begin(), kept);
 }
 
 std::vector<ProducerStateTable::AbortedTxn> ProducerStateTable::aborted_between(Offset from, Offset upto) const {

@@ -38,8 +38,9 @@
 // watermark passes its marker (Kafka's unreplicated transactions), so the last stable offset
 // is min(high watermark, first offset of every open or unreplicated transaction). An abort
 // goes into the aborted-transaction index (producer, first offset, the marker's offset) that
-// read_committed fetches are answered from. Kafka, when a marker closes no open transaction,
-// counts it as one spanning only the marker; so does this table.
+// read_committed fetches are answered from. A marker that closes no open transaction (a retried
+// or an empty one) changes only the producer's epochs, as Kafka's emits no completed
+// transaction for it.
 #pragma once
 
 #include <cstdint>
@@ -90,6 +91,8 @@ class ProducerStateTable {
   Offset last_stable_offset(Offset high_watermark) const;
   // Forgets the closed transactions whose markers are below the high watermark (replicated).
   void forget_replicated(Offset high_watermark);
+  // Forgets the aborted transactions whose markers are below the log start (retention took them).
+  void forget_aborted_below(Offset log_start);
   // The aborted transactions a fetch of [from, upto) must be told of: those whose marker is
   // at or above `from` and whose first offset is below `upto`, by marker offset.
   std::vector<AbortedTxn> aborted_between(Offset from, Offset upto) const;

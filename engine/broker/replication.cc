@@ -242,6 +242,7 @@ void on_offsets_for_leader_epoch_response(BrokerState& b, const OffsetsForLeader
     p->producers.rebuild(log);  // the truncated records' sequences are gone too
   }
   p->high_watermark = std::min(p->high_watermark, log.log_end_offset());
+  p->producers.forget_replicated(p->high_watermark);
   p->phase = FollowerPhase::kFetching;
   send_next(b, *p);
 }

@@ -3,10 +3,9 @@
 // aborted transaction.
 //
 // read_committed, as Kafka's consumer does it: the fetch names the aborted transactions among
-// the batches (producer, first offset). Walking the batches in offset order, each aborted
-// transaction whose first offset is at or below a batch's last offset makes its producer
-// "aborted"; that producer's transactional batches are dropped until its abort marker, which
-// ends it. Control batches are never handed out, under either isolation level.
+// the batches (producer, first offset), and the batches they make aborted
+// (engine/protocol/aborted_batches.h) are dropped. Control batches are never handed out, under
+// either isolation level.
 #pragma once
 
 #include <span>

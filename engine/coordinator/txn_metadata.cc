@@ -3,6 +3,7 @@
 #include "engine/coordinator/txn_metadata.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "engine/coordinator/record_codec.h"
 
@@ -25,10 +26,11 @@ TxnMetadata moved(const TxnMetadata& current, TxnState state, std::int64_t now_m
   return next;
 }
 
-// The producer's next epoch; at the last one it stays there (every later request is fenced
-// by the new id the next InitProducerId hands out).
-ProducerEpoch next_epoch(ProducerEpoch e) {
-  return e.value() >= kMaxEpoch ? e : ProducerEpoch(static_cast<std::int16_t>(e.value() + 1));
+// The producer's next epoch, up to `limit`. InitProducerId hands out epochs up to kMaxEpoch
+// (then a new producer id); a fence may go one further, to Short.MAX_VALUE, so that even a
+// producer at kMaxEpoch is fenced (Kafka's prepareFenceProducerEpoch).
+ProducerEpoch next_epoch(ProducerEpoch e, std::int16_t limit = kMaxEpoch) {
+  return e.value() >= limit ? e : ProducerEpoch(static_cast<std::int16_t>(e.value() + 1));
 }
 
 bool deciding(TxnState s) { return s == TxnState::kPrepareCommit || s == TxnState::kPrepareAbort; }
@@ -157,7 +159,9 @@ TxnTransition prepare_abort_by_coordinator(const TxnMetadata& current, std::int6
     return refuse(current, ErrorCode::INVALID_TXN_STATE);
   }
   TxnMetadata next = moved(current, TxnState::kPrepareAbort, now_ms);
-  if (current.state == TxnState::kOngoing) next.producer_epoch = next_epoch(current.producer_epoch);
+  if (current.state == TxnState::kOngoing) {
+    next.producer_epoch = next_epoch(current.producer_epoch, std::numeric_limits<std::int16_t>::max());
+  }
   return TxnTransition{ErrorCode::NONE, next, true};
 }
 

@@ -2,6 +2,7 @@
 #include "engine/log/cleaner.h"
 
 #include "engine/base/assert.h"
+#include "engine/protocol/aborted_batches.h"
 #include "engine/protocol/log_config.h"
 #include "engine/protocol/record_batch.h"
 
@@ -30,12 +31,31 @@ bool keep(const StoredRecord& rec, const OffsetMap& map, const CleaningRules& ru
 
 }  // namespace
 
-OffsetMap build_offset_map(std::span<const LogSegment> segments, Offset uncleanable_from) {
+std::set<Offset> find_aborted_batches(std::span<const LogSegment> segments, std::span<const AbortedTransaction> aborted) {
+  std::set<Offset> out;
+  if (aborted.empty()) return out;
+  AbortedBatches filter(aborted);
+  std::string scratch;
+  for (const LogSegment& segment : segments) {
+    for (std::size_t i = 0; i < segment.batch_count(); ++i) {
+      const std::string_view batch = segment.batch_bytes(i, scratch);
+      const BatchHeader h = *parse_batch_header(batch);
+      if (!h.idempotent()) continue;  // neither transactional nor a marker
+      const std::optional<TxnMarker> marker = h.control() ? parse_control_batch(batch) : std::nullopt;
+      if (filter.aborted(h, marker)) out.insert(h.base_offset);
+    }
+  }
+  return out;
+}
+
+OffsetMap build_offset_map(std::span<const LogSegment> segments, Offset uncleanable_from,
+                           const std::set<Offset>& aborted) {
   OffsetMap map;
   std::string scratch;
   for (const LogSegment& segment : segments) {
     for (std::size_t i = 0; i < segment.batch_count(); ++i) {
       if (segment.base_of(i) >= uncleanable_from) return map;
+      if (aborted.count(segment.base_of(i)) != 0) continue;  // an aborted write supersedes nothing
       const std::string_view batch = segment.batch_bytes(i, scratch);
       if (parse_batch_header(batch)->control()) continue;  // a marker's key is no record's key
       for_each_record(batch, [&](const StoredRecord& rec) {
@@ -61,8 +81,12 @@ CleanedSegment clean_segment(const LogSegment& segment, const OffsetMap& map, co
   for (std::size_t i = 0; i < segment.batch_count(); ++i) {
     const std::size_t at = out.bytes.size();
     const std::string_view batch = segment.batch_bytes(i, scratch);
-    if (parse_batch_header(batch)->control()) {
+    const BatchHeader h = *parse_batch_header(batch);
+    if (h.control()) {
       out.bytes.append(batch);  // markers stay: they end transactions
+    } else if (rules.aborted != nullptr && h.base_offset < rules.uncleanable_from && rules.aborted->count(h.base_offset) != 0) {
+      out.records_removed += static_cast<std::uint64_t>(h.record_count);  // an aborted transaction's records go
+      continue;
     } else if (filter_batch(batch, keeps, out.bytes) == 0) {
       continue;
     }

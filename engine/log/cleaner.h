@@ -22,6 +22,12 @@
 // tombstone goes on a later pass at least delete.retention.ms after that. After a restart the
 // clock starts again, which only ever keeps tombstones longer.
 //
+// Transactions: markers (control batches) stay, and the batches of aborted transactions go
+// whole; their keys never enter the offset map, so an aborted write never supersedes a
+// committed one (Kafka's cleaner reads the aborted-transaction index for this). The caller
+// passes the aborted transactions as a fetch is told of them, and keeps the uncleanable offset
+// at or below the last stable offset, so no undecided transaction is cleaned.
+//
 // Batches: a cleaned batch keeps its base offset, its lastOffsetDelta, its leader epoch and
 // producer, and holds only the records kept, their bytes as they were; a batch left without
 // records goes (Kafka keeps the last batch of each producer for its producer state).
@@ -38,6 +44,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,14 +61,21 @@ inline constexpr std::string_view kCleanedSuffix = ".cleaned";
 // Key -> latest offset. Ordered, so nothing depends on hash order.
 using OffsetMap = std::map<std::string, Offset, std::less<>>;
 
-// Each key's latest offset among the segments' records below `uncleanable_from`.
-OffsetMap build_offset_map(std::span<const LogSegment> segments, Offset uncleanable_from);
+// The base offsets of the segments' batches that hold aborted transactions' records, given
+// the aborted transactions among them (engine/protocol/aborted_batches.h).
+std::set<Offset> find_aborted_batches(std::span<const LogSegment> segments, std::span<const AbortedTransaction> aborted);
+
+// Each key's latest offset among the segments' records below `uncleanable_from`, leaving out
+// the batches in `aborted`.
+OffsetMap build_offset_map(std::span<const LogSegment> segments, Offset uncleanable_from,
+                           const std::set<Offset>& aborted = {});
 
 struct CleaningRules {
   std::int64_t now_ms = 0;
   std::int64_t min_compaction_lag_ms = 0;
   std::int64_t delete_retention_ms = 0;
   Offset uncleanable_from;
+  const std::set<Offset>* aborted = nullptr;  // base offsets of aborted batches: removed whole
 };
 
 struct CleanedSegment {

@@ -156,8 +156,10 @@ class PartitionLog {
   RetentionResult apply_retention(std::int64_t now_ms, Offset high_watermark, std::uint64_t fsync_token = 0);
   // One cleaning pass over the inactive segments when cleanup.policy includes compact (rules
   // in cleaner.h). Records at or above `uncleanable_from` are neither removed nor count as a
-  // key's latest (Kafka's first uncleanable offset: pass the high watermark).
-  CompactionResult compact(std::int64_t now_ms, Offset uncleanable_from = kWholeLog, std::uint64_t fsync_token = 0);
+  // key's latest (Kafka's first uncleanable offset: pass the last stable offset). The batches
+  // of the `aborted` transactions (as a fetch of the whole log is told of them) are removed.
+  CompactionResult compact(std::int64_t now_ms, Offset uncleanable_from = kWholeLog, std::uint64_t fsync_token = 0,
+                           std::span<const AbortedTransaction> aborted = {});
 
   // Whether flush.messages records are unflushed, or data has been unflushed since at least
   // flush.ms after the last flush.

@@ -27,11 +27,14 @@ RetentionResult PartitionLog::apply_retention(std::int64_t now_ms, Offset high_w
   return result;
 }
 
-CompactionResult PartitionLog::compact(std::int64_t now_ms, Offset uncleanable_from, std::uint64_t fsync_token) {
+CompactionResult PartitionLog::compact(std::int64_t now_ms, Offset uncleanable_from, std::uint64_t fsync_token,
+                                      std::span<const AbortedTransaction> aborted) {
   CompactionResult result;
   if (!config_.compacts()) return result;
-  const OffsetMap map = build_offset_map(segments_, uncleanable_from);
-  const CleaningRules rules{now_ms, config_.min_compaction_lag_ms, config_.delete_retention_ms, uncleanable_from};
+  const std::set<Offset> aborted_batches = find_aborted_batches(segments_, aborted);
+  const OffsetMap map = build_offset_map(segments_, uncleanable_from, aborted_batches);
+  const CleaningRules rules{now_ms, config_.min_compaction_lag_ms, config_.delete_retention_ms, uncleanable_from,
+                            &aborted_batches};
   // The active segment (the last) is never cleaned.
   for (std::size_t i = 0; i + 1 < segments_.size();) {
     LogSegment& segment = segments_[i];

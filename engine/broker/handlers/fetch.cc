@@ -32,7 +32,7 @@ Offset read_bound(const BrokerState& b, const Partition& p, const FetchRequest& 
   if (req.replica_id.value() >= 0 || b.config.plants.has(Plant::kFetchAboveHighWatermark)) {
     return p.log->log_end_offset();
   }
-  if (req.isolation_level == IsolationLevel::kReadCommitted) return p.producers.last_stable_offset(p.high_watermark);
+  if (req.isolation_level == IsolationLevel::kReadCommitted) return p.last_stable_offset();
   return p.high_watermark;
 }
 
@@ -67,7 +67,7 @@ FetchResponse read_from(BrokerState& b, const Partition* p, const FetchRequest& 
   const PartitionLog& log = *p->log;
   resp.high_watermark = p->high_watermark;
   resp.log_start_offset = log.log_start_offset();
-  resp.last_stable_offset = p->producers.last_stable_offset(p->high_watermark);
+  resp.last_stable_offset = p->last_stable_offset();
   if (req.fetch_offset < log.log_start_offset() || req.fetch_offset > log.log_end_offset()) {
     resp.error = ErrorCode::OFFSET_OUT_OF_RANGE;
     return resp;
@@ -77,10 +77,7 @@ FetchResponse read_from(BrokerState& b, const Partition* p, const FetchRequest& 
   resp.records = log.read_batches(req.fetch_offset, req.max_records, read_bound(b, *p, req), count);
   if (!replica && req.isolation_level == IsolationLevel::kReadCommitted && !resp.records.empty()) {
     const BatchScan read = scan_batch_headers(resp.records);
-    const Offset upto = read.batches.back().last_offset() + 1;
-    for (const auto& a : p->producers.aborted_between(read.batches.front().base_offset, upto)) {
-      resp.aborted_transactions.push_back(AbortedTransaction{a.producer_id, a.first_offset});
-    }
+    resp.aborted_transactions = p->aborted_transactions(read.batches.front().base_offset, read.batches.back().last_offset() + 1);
   }
   // PLANTED BUG (fetch-skips-record): a consumer's answer of two or more records loses its
   // second; the consumer goes on after the last record it got, past the one left out.

@@ -11,18 +11,22 @@ void handle_list_offsets(BrokerState& b, NodeId from, const ListOffsetsRequest& 
   if (p == nullptr) {
     resp.error = b.cluster.count(TopicPartitionView{req.topic, req.partition}) ? ErrorCode::NOT_LEADER_OR_FOLLOWER
                                                                      : ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
-  } else if (req.timestamp_ms == kListOffsetsEarliest) {
+    b.env.send(from, resp);
+    return;
+  }
+  // Consumers see up to the high watermark, read_committed ones up to the last stable offset.
+  const Offset visible =
+      req.isolation_level == IsolationLevel::kReadCommitted ? p->last_stable_offset() : p->high_watermark;
+  if (req.timestamp_ms == kListOffsetsEarliest) {
     resp.offset = p->log->log_start_offset();
   } else if (req.timestamp_ms == kListOffsetsLatest) {
-    // Consumers see up to the high watermark, read_committed ones up to the last stable offset.
-    resp.offset = req.isolation_level == IsolationLevel::kReadCommitted
-                      ? p->producers.last_stable_offset(p->high_watermark)
-                      : p->high_watermark;
+    resp.offset = visible;
   } else {
-    // The first offset whose timestamp is at or after the one asked for, among committed
-    // records; -1 when there is none (Kafka's answer; a reset to a datetime then uses latest).
+    // The first offset whose timestamp is at or after the one asked for, among the records
+    // the consumer may read; -1 when there is none (Kafka's answer; a reset to a datetime then
+    // uses latest).
     const auto found = p->log->offset_for_timestamp(req.timestamp_ms);
-    resp.offset = found && *found < p->high_watermark ? *found : Offset(-1);
+    resp.offset = found && *found < visible ? *found : Offset(-1);
   }
   b.env.send(from, resp);
 }

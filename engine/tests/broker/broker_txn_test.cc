@@ -125,6 +125,19 @@ TEST_F(BrokerTxnTest, AHeldReadCommittedFetchIsAnsweredWhenTheTransactionCommits
   EXPECT_FALSE(answers[0].records.empty());
 }
 
+// ListOffsets by timestamp finds only what the consumer may read: under read_committed, not
+// the records of an open transaction.
+TEST_F(BrokerTxnTest, ListOffsetsByTimestampStopsAtTheLastStableOffsetUnderReadCommitted) {
+  send(1, 0, "open");  // offset 0, timestamp 0, its transaction open
+  const auto by_time = [&](IsolationLevel isolation) {
+    return call<ListOffsetsResponse>(ListOffsetsRequest{3, "orders", PartitionId(0), 0, isolation}).offset;
+  };
+  EXPECT_EQ(by_time(kUncommitted), Offset(0));
+  EXPECT_EQ(by_time(kCommitted), Offset(-1));
+  ASSERT_EQ(end(1, true), ErrorCode::NONE);
+  EXPECT_EQ(by_time(kCommitted), Offset(0));
+}
+
 TEST_F(BrokerTxnTest, OldEpochsAndOldCoordinatorsAreFencedAndClientsCannotWriteMarkers) {
   send(1, 0, "a1");
   ASSERT_EQ(end(1, false, 1, 3), ErrorCode::NONE) << "the coordinator aborts with a bumped epoch";

@@ -235,15 +235,18 @@ TEST(ProducerState, AbortsAreIndexedByTheirMarkerOffsets) {
   end_txn(t, 3, ControlType::kCommit, 4);
   write_txn(t, 2, 2, 1, 5);
   end_txn(t, 2, ControlType::kAbort, 6);
-  end_txn(t, 4, ControlType::kAbort, 7);  // no open transaction: one spanning only the marker
+  end_txn(t, 4, ControlType::kAbort, 7);  // no open transaction: nothing completes (Kafka's too)
+  end_txn(t, 2, ControlType::kAbort, 8);  // a retried marker
   using A = ProducerStateTable::AbortedTxn;
   const A first{ProducerId(2), Offset(0), Offset(2)};
   const A second{ProducerId(2), Offset(5), Offset(6)};
-  const A lone{ProducerId(4), Offset(7), Offset(7)};
-  EXPECT_EQ(t.aborted_between(Offset(0), Offset(8)), (std::vector<A>{first, second, lone}));
-  EXPECT_EQ(t.aborted_between(Offset(3), Offset(8)), (std::vector<A>{second, lone})) << "ended before 3";
+  EXPECT_EQ(t.aborted_between(Offset(0), Offset(9)), (std::vector<A>{first, second}));
+  EXPECT_EQ(t.aborted_between(Offset(3), Offset(9)), (std::vector<A>{second})) << "ended before 3";
   EXPECT_EQ(t.aborted_between(Offset(0), Offset(5)), (std::vector<A>{first})) << "begins at or after 5";
   EXPECT_EQ(t.aborted_between(Offset(2), Offset(3)), (std::vector<A>{first})) << "its marker is at 2";
+  EXPECT_EQ(t.last_stable_offset(Offset(9)), Offset(9)) << "the empty markers left nothing undecided";
+  t.forget_aborted_below(Offset(3));
+  EXPECT_EQ(t.aborted_between(Offset(0), Offset(9)), (std::vector<A>{second})) << "retention took the first";
 }
 
 TEST(ProducerState, MarkersOfOldEpochsAndOldCoordinatorsAreFenced) {

@@ -134,6 +134,17 @@ TEST(TxnMetadata, AnExhaustedEpochGetsANewProducerId) {
   EXPECT_EQ(t.next.producer_epoch, ProducerEpoch(0));
   EXPECT_EQ(prepare_init_producer_id(in_state(TxnState::kEmpty, 5), "tx", 60000, ProducerId(9), 10).next.producer_id,
             ProducerId(7));
+  // A producer at the last epoch is still fenced: the abort goes to Short.MAX_VALUE, and the
+  // next incarnation gets a new id.
+  TxnTransition fence = prepare_init_producer_id(in_state(TxnState::kOngoing, 32766), "tx", 60000, ProducerId(9), 10);
+  EXPECT_EQ(fence.error, ErrorCode::CONCURRENT_TRANSACTIONS);
+  EXPECT_EQ(fence.next.producer_epoch, ProducerEpoch(32767));
+  const TxnMetadata aborted = prepare_complete(fence.next, 20).next;
+  EXPECT_EQ(prepare_add_partitions(aborted, ProducerId(7), ProducerEpoch(32766), std::vector<TopicPartition>{kA}, 25).error,
+            ErrorCode::PRODUCER_FENCED);
+  const TxnTransition again = prepare_init_producer_id(aborted, "tx", 60000, ProducerId(9), 30);
+  EXPECT_EQ(again.next.producer_id, ProducerId(9));
+  EXPECT_EQ(again.next.producer_epoch, ProducerEpoch(0));
 }
 
 TEST(TxnMetadata, AnOngoingTransactionTimesOutAfterItsTimeout) {

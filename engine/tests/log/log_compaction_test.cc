@@ -322,3 +322,59 @@ TEST(LogCompactionCrash, PowerLossKeepsEitherTheOldOrTheCleanedSegment) {
 
 }  // namespace
 }  // namespace logsim::engine
+
+namespace logsim::engine {
+namespace {
+
+// Transactions under compaction (Kafka's cleaner): markers stay, an aborted transaction's
+// records go, and an aborted write never counts as its key's latest, so the committed value
+// it would have superseded survives for read_committed consumers.
+TEST(LogCompaction, AbortedTransactionsGoAndNeverSupersedeCommittedRecords) {
+  const auto build = [](PartitionLog& log) {
+    log.recover();
+    const auto txn = [&](std::int64_t pid, const std::string& value) {
+      log.append_as_leader(encode_batch(std::vector<Record>{kv('k', value)},
+                                        BatchMeta{Offset(0), LeaderEpoch(-1), ProducerId(pid), ProducerEpoch(0), Sequence(0), true}),
+                           LeaderEpoch(0), 0);
+    };
+    const auto marker = [&](std::int64_t pid, ControlType type) {
+      log.append_as_leader(encode_control_batch(TxnMarker{ProducerId(pid), ProducerEpoch(0), type, 0}, 0), LeaderEpoch(0), 0);
+    };
+    txn(1, "ok");                      // 0
+    marker(1, ControlType::kCommit);   // 1
+    txn(2, "no");                      // 2
+    marker(2, ControlType::kAbort);    // 3
+    for (int i = 0; i < 8; ++i) log.append(std::vector<Record>{kv('z', "filler")});  // 4..11
+  };
+  const auto values_of_k = [](const PartitionLog& log) {
+    std::vector<std::string> v;
+    for (const StoredRecord& r : read_all(log)) {
+      if (r.record.key == "k") v.push_back(*r.record.value);
+    }
+    return v;
+  };
+  const auto markers = [](const PartitionLog& log) {
+    int n = 0;
+    for (const BatchHeader& h : log.batch_headers()) n += h.control() ? 1 : 0;
+    return n;
+  };
+  TestDisk disk;
+  PartitionLog log(disk.disk, "t-0", compacted());
+  build(log);
+  ASSERT_GE(log.segments().size(), 3u);
+  const std::vector<AbortedTransaction> aborted{{ProducerId(2), Offset(2)}};
+  const CompactionResult r = log.compact(0, PartitionLog::kWholeLog, 0, aborted);
+  EXPECT_EQ(values_of_k(log), (std::vector<std::string>{"ok"}));
+  EXPECT_EQ(markers(log), 2) << "markers stay";
+  EXPECT_GE(r.records_removed, 1u);
+
+  // Without the aborted list the aborted write counts as k's latest: the committed one goes.
+  TestDisk disk2;
+  PartitionLog blind(disk2.disk, "t-0", compacted());
+  build(blind);
+  blind.compact(0);
+  EXPECT_EQ(values_of_k(blind), (std::vector<std::string>{"no"}));
+}
+
+}  // namespace
+}  // namespace logsim::engine
