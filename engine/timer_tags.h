@@ -35,6 +35,13 @@ enum class CoordinatorTimer : std::uint64_t {
   kOffsetsRetention = (1u << 20) + 3,  // offsets.retention.check.interval.ms: expire offsets
 };
 
+// The transaction coordinator a broker hosts (engine/coordinator/txn_coordinator.h).
+enum class TxnCoordinatorTimer : std::uint64_t {
+  kAbortTimedOut = (2u << 20) + 0,  // look for transactions past their transaction.timeout.ms
+  kRetry = (2u << 20) + 1,          // send a transaction's markers (or its completion) again
+  kMarkerTimeout = (2u << 20) + 2,  // a WriteTxnMarkers request went unanswered
+};
+
 // The controller (engine/controller/).
 enum class ControllerTimer : std::uint64_t {
   kSession = 1,        // expire brokers whose heartbeats stopped

@@ -104,10 +104,13 @@ void BrokerState::defer(std::function<void()> fn) { deferred[timers.set(0, Broke
 Broker::Broker(Env& env, BrokerConfig config)
     : timers_(env),
       own_timers_(timers_, [this](TimerId id, BrokerTimer tag) { on_own_timer(id, tag); }),
-      state_{env, own_timers_, std::move(config), {}, {}, {}, {}, -1, -1, {}, {}, {}, {}, 0, nullptr, {}, -1},
-      offsets_host_(make_offsets_topic_host(state_)),
-      coordinator_(std::make_unique<GroupCoordinator>(env, timers_, state_.config.group, *offsets_host_)) {
+      state_{env, own_timers_, std::move(config), {}, {}, {}, {}, -1, -1, {}, {}, {}, {}, 0, nullptr, nullptr, {}, {}},
+      offsets_host_(make_internal_topic_host(state_, kConsumerOffsetsTopic)),
+      coordinator_(std::make_unique<GroupCoordinator>(env, timers_, state_.config.group, *offsets_host_)),
+      txn_host_(make_internal_topic_host(state_, kTransactionStateTopic)),
+      txn_coordinator_(std::make_unique<TransactionCoordinator>(env, timers_, state_.config.transaction, *txn_host_)) {
   state_.coordinator = coordinator_.get();
+  state_.txn_coordinator = txn_coordinator_.get();
 }
 
 void Broker::on_start() {
@@ -196,8 +199,8 @@ void Broker::on_message(NodeId from, const Message& msg) {
     handle_leader_and_isr(b, *lai);
   } else if (const auto* ofl = std::get_if<OffsetsForLeaderEpochRequest>(&msg)) {
     handle_offsets_for_leader_epoch(b, from, *ofl);
-  } else if (const auto* init = std::get_if<InitProducerIdRequest>(&msg)) {
-    handle_init_producer_id(b, from, *init);
+  } else if (const auto* init = std::get_if<InitProducerIdRequest>(&msg); init != nullptr && !init->transactional_id) {
+    handle_init_producer_id(b, from, *init);  // a transactional one goes to the transaction coordinator
   } else if (const auto* find = std::get_if<FindCoordinatorRequest>(&msg)) {
     handle_find_coordinator(b, from, *find);
   } else if (const auto* markers = std::get_if<WriteTxnMarkersRequest>(&msg)) {
@@ -261,6 +264,7 @@ void Broker::on_own_timer(TimerId id, BrokerTimer tag) {
 
 void Broker::on_disconnect(NodeId peer) {
   on_leader_disconnect(state_, peer);
+  txn_coordinator_->on_disconnect(peer);
   if (state_.config.controller == peer) on_controller_disconnect(state_);
 }
 

@@ -19,6 +19,7 @@
 
 #include "engine/broker/partition.h"
 #include "engine/coordinator/group_coordinator.h"
+#include "engine/coordinator/txn_coordinator.h"
 #include "engine/base/flat_map.h"
 #include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
@@ -49,6 +50,13 @@ struct BrokerConfig {
   std::int32_t offsets_topic_replication_factor = 3; // offsets.topic.replication.factor
   std::int32_t offsets_topic_segment_bytes = 104857600;  // offsets.topic.segment.bytes
   GroupCoordinatorConfig group;                      // group.* and offsets.commit.timeout.ms
+  // The internal topic of the transaction coordinator, created on the first FindCoordinator
+  // for a transactional id.
+  std::int32_t transaction_state_log_num_partitions = 50;       // transaction.state.log.num.partitions
+  std::int32_t transaction_state_log_replication_factor = 3;    // transaction.state.log.replication.factor
+  std::int32_t transaction_state_log_min_isr = 2;               // transaction.state.log.min.isr
+  std::int32_t transaction_state_log_segment_bytes = 104857600; // transaction.state.log.segment.bytes
+  TxnCoordinatorConfig transaction;                             // transaction.* of the coordinator
   Plants plants;                                     // planted bugs of the broker (none by default)
 };
 
@@ -94,8 +102,10 @@ struct BrokerState {
   FlatMap<TimerId, Partition*> follower_timers;
   CorrelationId next_correlation = 0;
   GroupCoordinator* coordinator = nullptr;  // the group coordinator this broker hosts
+  TransactionCoordinator* txn_coordinator = nullptr;  // and the transaction coordinator
   std::map<TimerId, std::function<void()>> deferred;  // callbacks run on the next turn (kDeferred)
-  Nanos offsets_topic_requested = -1;  // when this broker last asked for __consumer_offsets
+  // When this broker last asked for an internal topic (__consumer_offsets, __transaction_state).
+  std::map<std::string, Nanos> internal_topic_requested;
 
   // Runs `fn` on a timer of zero delay: after the current handler returns.
   void defer(std::function<void()> fn);
@@ -122,6 +132,7 @@ class Broker final : public Node {
 
   const BrokerState& state() const { return state_; }
   const GroupCoordinator& coordinator() const { return *coordinator_; }
+  const TransactionCoordinator& txn_coordinator() const { return *txn_coordinator_; }
 
  private:
   void register_with_controller();
@@ -133,8 +144,10 @@ class Broker final : public Node {
   TimerMux timers_;  // this node's: the broker's own and its group coordinator's
   Timers<BrokerTimer> own_timers_;
   BrokerState state_;
-  std::unique_ptr<OffsetsTopicHost> offsets_host_;
+  std::unique_ptr<TxnCoordinatorHost> offsets_host_;
   std::unique_ptr<GroupCoordinator> coordinator_;
+  std::unique_ptr<TxnCoordinatorHost> txn_host_;
+  std::unique_ptr<TransactionCoordinator> txn_coordinator_;
   std::int64_t broker_epoch_ = -1;
   CorrelationId registration_ = 0;
   TimerId heartbeat_timer_ = 0;
@@ -151,13 +164,14 @@ void handle_init_producer_id(BrokerState& b, NodeId from, const InitProducerIdRe
 void handle_find_coordinator(BrokerState& b, NodeId from, const FindCoordinatorRequest& req);
 void handle_write_txn_markers(BrokerState& b, NodeId from, const WriteTxnMarkersRequest& req);
 
-// ---- Group coordinator hosting (group_hosting.cc).
-// The OffsetsTopicHost the broker gives its coordinator: appends to and reads from the
-// __consumer_offsets partitions this broker leads.
-std::unique_ptr<OffsetsTopicHost> make_offsets_topic_host(BrokerState& b);
-// Tells the coordinator which __consumer_offsets partitions this broker now leads.
+// ---- Coordinator hosting (coordinator_hosting.cc).
+// The host the broker gives a coordinator: appends to and reads from the partitions of the
+// internal topic (__consumer_offsets, __transaction_state) that this broker leads.
+std::unique_ptr<TxnCoordinatorHost> make_internal_topic_host(BrokerState& b, std::string_view topic);
+// Tells the coordinators which partitions of their internal topics this broker now leads.
 void update_coordinator_leadership(BrokerState& b);
-// Routes a group API message to the coordinator; false if the message is not one.
+// Routes a group or transaction API message (or a marker's answer) to its coordinator; false
+// if the message is not one.
 bool route_to_coordinator(BrokerState& b, NodeId from, const Message& msg);
 
 // ---- Replication (replication.cc).

@@ -307,7 +307,7 @@ void GroupCoordinator::Impl::store_group_value(const Group& g, const GroupMetada
 
 // ------------------------------------------------------------------ GroupCoordinator
 
-GroupCoordinator::GroupCoordinator(Env& env, TimerMux& timers, GroupCoordinatorConfig config, OffsetsTopicHost& host)
+GroupCoordinator::GroupCoordinator(Env& env, TimerMux& timers, GroupCoordinatorConfig config, InternalTopicHost& host)
     : impl_(std::make_unique<Impl>(env, timers, config, host)) {}
 
 GroupCoordinator::~GroupCoordinator() = default;

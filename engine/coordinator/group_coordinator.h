@@ -8,7 +8,7 @@
 //
 // The coordinator is a sans-I/O state machine like the rest of the engine: it answers requests
 // through Env::send, arms timers on its broker's TimerMux (the tags are CoordinatorTimer's), and
-// reaches the log only through the OffsetsTopicHost the broker gives it.
+// reaches the log only through the InternalTopicHost the broker gives it.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/coordinator/internal_topic_host.h"
 #include "engine/env/env.h"
 #include "engine/protocol/messages.h"
 #include "engine/plants.h"
@@ -45,23 +46,9 @@ struct GroupCoordinatorConfig {
   Plants plants;                                          // planted bugs (none by default)
 };
 
-// What the coordinator needs of the broker hosting it.
-class OffsetsTopicHost {
- public:
-  virtual ~OffsetsTopicHost() = default;
-  // Appends records to a __consumer_offsets partition this broker leads. `done` runs exactly
-  // once, later (never inside append): NONE once the high watermark passes every record, or
-  // the error that stopped it (NOT_LEADER_OR_FOLLOWER: leadership lost; REQUEST_TIMED_OUT
-  // after `timeout_ms`; NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND).
-  virtual void append(PartitionId partition, std::vector<Record> records, std::int32_t timeout_ms,
-                      std::function<void(ErrorCode)> done) = 0;
-  // Every record of a partition this broker leads, from its log start to its log end.
-  virtual std::vector<StoredRecord> read_all(PartitionId partition) = 0;
-};
-
 class GroupCoordinator {
  public:
-  GroupCoordinator(Env& env, TimerMux& timers, GroupCoordinatorConfig config, OffsetsTopicHost& host);
+  GroupCoordinator(Env& env, TimerMux& timers, GroupCoordinatorConfig config, InternalTopicHost& host);
   ~GroupCoordinator();
   GroupCoordinator(const GroupCoordinator&) = delete;
   GroupCoordinator& operator=(const GroupCoordinator&) = delete;

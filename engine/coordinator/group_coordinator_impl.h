@@ -41,7 +41,7 @@ struct GroupCoordinator::Impl {
   Env& env;
   Timers<CoordinatorTimer> timer_handle;
   GroupCoordinatorConfig config;
-  OffsetsTopicHost& host;
+  InternalTopicHost& host;
   // Append callbacks may outlive the coordinator (the host completes them later); they hold a
   // weak reference to this and do nothing once it is gone.
   std::shared_ptr<bool> alive = std::make_shared<bool>(true);
@@ -54,7 +54,7 @@ struct GroupCoordinator::Impl {
   std::map<TimerId, TimerPurpose> timers;
   bool retention_armed = false;  // the offsets.retention.check.interval.ms timer
 
-  Impl(Env& e, TimerMux& mux, GroupCoordinatorConfig c, OffsetsTopicHost& h)
+  Impl(Env& e, TimerMux& mux, GroupCoordinatorConfig c, InternalTopicHost& h)
       : env(e), timer_handle(mux, [this](TimerId id, CoordinatorTimer) { on_timer(id); }), config(c), host(h) {}
 
   // ---------------------------------------------------------------- lookups and plumbing

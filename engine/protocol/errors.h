@@ -68,6 +68,8 @@ enum class ErrorCode : std::int16_t {
   INVALID_CONFIG = 40,
   // The request went to a node that is not the active controller.
   NOT_CONTROLLER = 41,
+  // The request is malformed (e.g. an empty transactional id).
+  INVALID_REQUEST = 42,
   // The producer's sequence number is not the next expected one.
   OUT_OF_ORDER_SEQUENCE_NUMBER = 45,
   // The batch duplicates one written long ago, beyond what the broker remembers: it was written.
@@ -85,6 +87,8 @@ enum class ErrorCode : std::int16_t {
   CONCURRENT_TRANSACTIONS = 51,
   // A transaction coordinator of an older epoch wrote this marker: a newer one took over.
   TRANSACTION_COORDINATOR_FENCED = 52,
+  // Another partition of the same request failed, so this one was not tried (AddPartitionsToTxn).
+  OPERATION_NOT_ATTEMPTED = 55,
   // The group has active members (e.g. offsets cannot be reset).
   NON_EMPTY_GROUP = 68,
   // The group does not exist.

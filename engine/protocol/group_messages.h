@@ -20,13 +20,13 @@
 
 namespace logsim {
 
-// Which coordinator FindCoordinator looks for (transactions come later).
+// Which coordinator FindCoordinator looks for: a group's or a transactional id's.
 enum class CoordinatorKeyType : std::int8_t { kGroup = 0, kTransaction = 1 };
 
 struct FindCoordinatorRequest {
   static constexpr std::string_view kApi = "FindCoordinator";
   CorrelationId correlation_id = 0;
-  std::string key;  // the group id
+  std::string key;  // the group id, or the transactional id
   CoordinatorKeyType key_type = CoordinatorKeyType::kGroup;
   void fold(Digest& d) const { d.add(correlation_id).add(key).add(key_type); }
 };

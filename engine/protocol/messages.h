@@ -21,6 +21,7 @@
 #include "engine/protocol/log_config.h"
 #include "engine/base/topic_partition.h"
 #include "engine/base/types.h"
+#include "engine/protocol/txn_messages.h"
 
 namespace logsim {
 
@@ -181,11 +182,20 @@ struct MetadataResponse {
 
 // Gets an idempotent producer its id and epoch. A producer that already has an id names it
 // with its current epoch to get the next epoch of the same id (KIP-360); -1 for a new producer.
+// A transactional producer names its transactional.id and transaction.timeout.ms and asks its
+// transaction coordinator, which fences the id's earlier incarnations (KIP-98).
 struct InitProducerIdRequest {
   CorrelationId correlation_id = 0;
   ProducerId producer_id{-1};
   ProducerEpoch producer_epoch{-1};
-  void fold(Digest& d) const { d.add(correlation_id).add(producer_id).add(producer_epoch); }
+  std::optional<std::string> transactional_id{};
+  std::int32_t transaction_timeout_ms = 60000;  // transaction.timeout.ms
+  // The transactional fields are folded only when set, so idempotent producers' digests are
+  // those they had before transactions.
+  void fold(Digest& d) const {
+    d.add(correlation_id).add(producer_id).add(producer_epoch);
+    if (transactional_id) d.add(*transactional_id).add(transaction_timeout_ms);
+  }
 };
 
 struct InitProducerIdResponse {
@@ -348,7 +358,9 @@ using Message = std::variant<ProduceRequest, ProduceResponse, FetchRequest, Fetc
                              OffsetFetchResponse, ListGroupsRequest, ListGroupsResponse, DescribeGroupsRequest,
                              DescribeGroupsResponse, DeleteGroupsRequest, DeleteGroupsResponse,
                              OffsetDeleteRequest, OffsetDeleteResponse, WriteTxnMarkersRequest,
-                             WriteTxnMarkersResponse>;
+                             WriteTxnMarkersResponse, AddPartitionsToTxnRequest,
+                             AddPartitionsToTxnResponse, AddOffsetsToTxnRequest, AddOffsetsToTxnResponse,
+                             EndTxnRequest, EndTxnResponse, TxnOffsetCommitRequest, TxnOffsetCommitResponse>;
 
 // Kafka's API name of the message, e.g. "Produce" or "FetchResponse".
 std::string_view message_name(const Message& msg);

@@ -4,6 +4,9 @@
 // of it again after a restart (rebuilt from the log).
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <type_traits>
+
 #include "engine/client/fetched_records.h"
 #include "engine/tests/broker/broker_test_env.h"
 
@@ -173,6 +176,88 @@ TEST_F(BrokerTxnTest, ARestartedBrokerRebuildsItsTransactionsFromTheLog) {
   const auto& r = std::get<FetchResponse>(env2.sent[0].msg);
   EXPECT_EQ(r.last_stable_offset, Offset(1)) << "producer 2's transaction is still open at 1";
   EXPECT_EQ(r.aborted_transactions, (std::vector<AbortedTransaction>{{ProducerId(1), Offset(0)}}));
+}
+
+// The broker's own transaction coordinator, standalone: FindCoordinator creates
+// __transaction_state, and a transaction begun, written and committed through it ends with the
+// marker on the partition (sent by the coordinator to this very broker) and the id complete.
+TEST(BrokerTxnCoordinator, ATransactionThroughTheHostedCoordinatorCommitsAndIsReadCommitted) {
+  TestDisk t;
+  FakeEnv env{t.disk};
+  BrokerConfig config = one_topic();
+  config.transaction_state_log_num_partitions = 1;
+  Broker broker{env, config};
+  broker.on_start();
+  const TopicPartition orders{"orders", PartitionId(0)};
+  // Runs what the broker does next: its timers due now, and what it sends itself (the
+  // coordinator's markers and their answers), until nothing is left.
+  const auto pump = [&] {
+    for (int round = 0; round < 100; ++round) {
+      bool acted = false;
+      for (const FakeEnv::Timer& timer : env.live_timers()) {
+        if (timer.deadline > env.now()) continue;
+        for (FakeEnv::Timer& armed : env.timers) {
+          if (armed.id == timer.id) armed.cancelled = true;
+        }
+        broker.on_timer(timer.id, timer.tag);
+        acted = true;
+      }
+      for (std::size_t i = 0; i < env.sent.size(); ++i) {
+        if (env.sent[i].to != kBroker) continue;
+        const Message msg = std::move(env.sent[i].msg);
+        env.sent.erase(env.sent.begin() + static_cast<std::ptrdiff_t>(i));
+        broker.on_message(kBroker, msg);
+        acted = true;
+        break;
+      }
+      if (!acted) return;
+    }
+    ADD_FAILURE() << "the broker kept itself busy";
+  };
+  // The one answer of type T to the client since the last call.
+  const auto answer = [&]<typename T>(std::type_identity<T>) {
+    pump();
+    std::optional<T> out;
+    for (auto it = env.sent.begin(); it != env.sent.end();) {
+      if (it->to == kClient && std::holds_alternative<T>(it->msg)) {
+        EXPECT_FALSE(out.has_value()) << "two answers";
+        out = std::get<T>(it->msg);
+        it = env.sent.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    EXPECT_TRUE(out.has_value()) << "no answer";
+    return out.value_or(T{});
+  };
+  const std::string id = "tx";
+  broker.on_message(kClient, FindCoordinatorRequest{1, id, CoordinatorKeyType::kTransaction});
+  EXPECT_EQ(answer(std::type_identity<FindCoordinatorResponse>{}).error, ErrorCode::COORDINATOR_NOT_AVAILABLE);
+  broker.on_message(kClient, FindCoordinatorRequest{2, id, CoordinatorKeyType::kTransaction});
+  const auto found = answer(std::type_identity<FindCoordinatorResponse>{});
+  EXPECT_EQ(found.error, ErrorCode::NONE);
+  EXPECT_EQ(found.node_id, kBroker);
+
+  broker.on_message(kClient, InitProducerIdRequest{3, ProducerId(-1), ProducerEpoch(-1), id, 60000});
+  const auto p = answer(std::type_identity<InitProducerIdResponse>{});
+  ASSERT_EQ(p.error, ErrorCode::NONE);
+  broker.on_message(kClient, AddPartitionsToTxnRequest{4, id, p.producer_id, p.producer_epoch, {orders}});
+  ASSERT_EQ(answer(std::type_identity<AddPartitionsToTxnResponse>{}).results.at(0).error, ErrorCode::NONE);
+  const std::string b = encode_batch(std::vector<Record>{rec("k", "v")},
+                                     BatchMeta{Offset(0), LeaderEpoch(-1), p.producer_id, p.producer_epoch, Sequence(0), true});
+  broker.on_message(kClient, ProduceRequest{5, "orders", PartitionId(0), -1, 30000, SharedBytes(std::string(b))});
+  ASSERT_EQ(answer(std::type_identity<ProduceResponse>{}).error, ErrorCode::NONE);
+  EXPECT_EQ(broker.state().partitions.at(orders).last_stable_offset(), Offset(0)) << "the transaction is open";
+
+  broker.on_message(kClient, EndTxnRequest{6, id, p.producer_id, p.producer_epoch, true});
+  EXPECT_EQ(answer(std::type_identity<EndTxnResponse>{}).error, ErrorCode::NONE);
+  const Partition& part = broker.state().partitions.at(orders);
+  EXPECT_EQ(part.log->log_end_offset(), Offset(2)) << "the commit marker follows the record";
+  EXPECT_EQ(part.high_watermark, Offset(2));
+  EXPECT_EQ(part.last_stable_offset(), Offset(2));
+  const std::optional<TxnMetadata> done = broker.txn_coordinator().transaction(id);
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->state, TxnState::kCompleteCommit);
 }
 
 }  // namespace

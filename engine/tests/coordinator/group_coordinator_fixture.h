@@ -26,7 +26,7 @@ using clienttest::FakeEnv;
 
 // The broker's side: appends are held until the test completes them; completed ones enter
 // the partition's log (which read_all returns) before their callback runs.
-class FakeHost final : public OffsetsTopicHost {
+class FakeHost final : public InternalTopicHost {
  public:
   struct Append {
     PartitionId partition;
