@@ -60,6 +60,7 @@ enum class ProducerTimer : std::uint64_t {
   kDrain = 3,           // a batch may be sent, retried or expired now
   kInit = 4,            // an InitProducerId request timed out, or its backoff ended
   kMetadataMaxAge = 5,  // metadata.max.age.ms: refresh
+  kTxn = 6,             // a transactional request timed out, or its backoff ended
 };
 
 // The consumer client's fetching (engine/client/consumer.h). (1 is its metadata refresh's.)

@@ -20,15 +20,21 @@ Producer::Producer(Env& env, TimerMux& timers, ProducerConfig config)
                fresh_correlation_base(env.rng())),
       metadata_(channel_, timers, nullptr),  // every topic
       produce_(channel_, timers_, ProducerTimer::kSend, ProducerTimer::kSend),
-      init_(channel_, timers_, ProducerTimer::kInit, ProducerTimer::kInit) {
+      init_(channel_, timers_, ProducerTimer::kInit, ProducerTimer::kInit),
+      txn_requests_(channel_, timers_, ProducerTimer::kTxn, ProducerTimer::kTxn) {
   LOGSIM_ASSERT(!config_.bootstrap_servers.empty(), "producer needs bootstrap.servers");
   LOGSIM_ASSERT(config_.max_in_flight >= 1, "max.in.flight.requests.per.connection must be at least 1");
+  LOGSIM_ASSERT(!transactional() || config_.enable_idempotence, "transactional.id needs enable.idempotence");
 }
 
 void Producer::start() {
   metadata_.request();
   timers_.set(millis(config_.metadata_max_age_ms), ProducerTimer::kMetadataMaxAge);
-  if (config_.enable_idempotence) request_producer_id();
+  if (transactional()) {
+    txn_next();
+  } else if (config_.enable_idempotence) {
+    request_producer_id();
+  }
 }
 
 bool Producer::ready() const { return !config_.enable_idempotence || producer_id_.value() >= 0; }
@@ -88,11 +94,21 @@ void Producer::release_sequences(const TopicPartition& key, const Batch& b) {
     run.next = b.base_sequence;
     return;
   }
+  if (transactional()) {
+    txn_.bump_epoch = true;  // the transaction aborts (the send failed); then the next epoch
+    return;
+  }
   request_epoch_bump();
 }
 
 void Producer::send(const std::string& topic, Record record, std::optional<PartitionId> partition,
                     SendCallback done) {
+  if (transactional()) {
+    if (const ErrorCode refused = txn_send_error(); refused != ErrorCode::NONE) {
+      done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), refused});
+      return;
+    }
+  }
   ++sends_pending_;
   place(PendingSend{topic, std::move(record), partition, std::move(done),
                     env_.now() + millis(config_.delivery_timeout_ms)});
@@ -184,6 +200,7 @@ void Producer::place(PendingSend&& s) {
     return;
   }
   if (!s.partition) s.partition = choose_partition(s);
+  if (transactional()) txn_note_partition(TopicPartition{s.topic, *s.partition});
   // Sends mostly go to the topic the last one went to: its entry is found by partition number
   // without a lookup by name (entries are never removed, so the pointers stay good).
   if (s.topic != placed_topic_) {
@@ -359,6 +376,9 @@ bool Producer::drain_batches(const TopicPartition& key, std::deque<Batch>& batch
       arm_drain(b.created + millis(config_.linger_ms));
       return false;
     }
+    // A transaction's partition waits until its coordinator has added it (a change that marks
+    // every partition dirty).
+    if (transactional() && !txn_may_send(key)) return false;
     if (!leader) {
       walk_memo_ = false;  // asks for metadata and arms by the clock: not a pass to skip
       metadata_.request();
@@ -407,7 +427,7 @@ void Producer::encode(Batch& b) {
   const ProducerEpoch epoch = idempotent ? b.producer_epoch : ProducerEpoch(-1);
   const Sequence base = idempotent ? b.base_sequence : Sequence(-1);
   if (b.encoded.empty()) {
-    b.encoded = SharedBytes(b.records.finish(BatchMeta{Offset(0), LeaderEpoch(-1), id, epoch, base}));
+    b.encoded = SharedBytes(b.records.finish(BatchMeta{Offset(0), LeaderEpoch(-1), id, epoch, base, transactional()}));
     last_batch_bytes_ = b.encoded.size();
     return;
   }
@@ -448,6 +468,7 @@ void Producer::end_attempt(const TopicPartition& key, Batch& batch) {
 }
 
 bool Producer::on_message(NodeId, const Message& msg) {
+  if (transactional() && txn_on_message(msg)) return true;
   if (const auto* meta = std::get_if<MetadataResponse>(&msg)) {
     if (!metadata_.on_response(*meta)) return false;
     mark_all_dirty();  // leaders may have moved
@@ -509,8 +530,10 @@ void Producer::retry_or_fail(const TopicPartition& key, std::uint64_t batch_id, 
     // With an earlier batch of the partition pending, a gap is expected while it is retried.
     // With none, the broker lacks numbers before this batch's: a hole that only a new epoch
     // closes (KIP-360). The batch was refused, so it is numbered again under the new epoch.
-    retriable = true;
-    if (batches_.at(key).batches.front().id == batch_id) {
+    retriable = !transactional();  // in a transaction: the send fails and the transaction aborts
+    if (transactional()) {
+      txn_.bump_epoch = true;
+    } else if (batches_.at(key).batches.front().id == batch_id) {
       if (is_current(b)) request_epoch_bump();
       b.drop_numbers();
     }
@@ -546,6 +569,7 @@ void Producer::complete(const TopicPartition& key, std::uint64_t batch_id, SendO
   if (done.attempt.in_flight()) end_attempt(key, done);
   if (outcome != SendOutcome::kAcknowledged) release_sequences(key, done);
   sends_pending_ -= done.callbacks.size();
+  if (transactional() && outcome != SendOutcome::kAcknowledged) txn_on_send_failed(error);
   // The batch is out of the deque: its callbacks may send again (and change any deque), and
   // `key` may name the partition's entry, so it is copied first.
   const PartitionId partition_id = key.partition;
@@ -553,6 +577,7 @@ void Producer::complete(const TopicPartition& key, std::uint64_t batch_id, SendO
     const Offset offset = base.value() >= 0 ? base + static_cast<std::int64_t>(i) : Offset(-1);
     done.callbacks[i](SendResult{outcome, partition_id, offset, error});
   }
+  if (transactional()) txn_next();  // the last send of a transaction ending lets EndTxn go
 }
 
 void Producer::on_timer(TimerId timer, ProducerTimer tag) {
@@ -575,6 +600,9 @@ void Producer::on_timer(TimerId timer, ProducerTimer tag) {
       return;
     case ProducerTimer::kSend:
       on_request_timeout(timer);
+      return;
+    case ProducerTimer::kTxn:
+      txn_on_timer(timer);
       return;
   }
 }
@@ -606,6 +634,7 @@ void Producer::on_disconnect(NodeId peer) {
 
 void Producer::close_connection(NodeId peer) {
   metadata_.on_disconnect(peer);
+  if (transactional()) txn_on_disconnect(peer);
   if (init_slot_.in_flight() && init_slot_.target == peer) {
     init_.end(init_slot_);
     init_.wait({}, init_slot_);

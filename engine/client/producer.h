@@ -44,7 +44,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -77,7 +79,21 @@ struct ProducerConfig {
   bool partitioner_adaptive = true;            // partitioner.adaptive.partitioning.enable (KIP-794)
   std::int32_t partitioner_availability_timeout_ms = 0;  // partitioner.availability.timeout.ms (0: off;
                                                          // only with adaptive partitioning, as in Kafka)
+  std::optional<std::string> transactional_id;  // transactional.id (needs enable.idempotence)
+  std::int32_t transaction_timeout_ms = 60000;  // transaction.timeout.ms
 };
+
+// A transactional producer's phase, as Kafka's TransactionManager names its states.
+enum class TxnPhase : std::uint8_t {
+  kUninitialized,   // getting its id from the transaction coordinator
+  kReady,           // no transaction open
+  kInTransaction,
+  kCommitting,      // waiting for its sends, then for EndTxn(COMMIT)
+  kAborting,        // waiting for its sends in flight, then for EndTxn(ABORT)
+  kAbortableError,  // a send failed: the transaction can only be aborted
+  kFatalError,      // fenced (or refused for good): the producer is unusable
+};
+std::string_view txn_phase_name(TxnPhase phase);
 
 enum class SendOutcome : std::uint8_t { kAcknowledged, kFailed, kUnknown };
 
@@ -109,6 +125,17 @@ class Producer {
   // The connection to a broker broke: requests in flight to it fail (maybe written) and retry.
   // A request that times out closes its connection the same way (as Kafka's NetworkClient).
   void on_disconnect(NodeId peer);
+
+  // Transactions (producer_transactions.cc): with transactional.id, start() gets the producer's
+  // id from its transaction coordinator, and every send belongs to the transaction begun
+  // before it (a send outside one fails with INVALID_TXN_STATE). commit_transaction and
+  // abort_transaction report NONE once the coordinator has the decision, or why not; a commit
+  // after a failed send reports that send's error, and the transaction must be aborted.
+  bool transactional() const { return config_.transactional_id.has_value(); }
+  ErrorCode begin_transaction();
+  void commit_transaction(std::function<void(ErrorCode)> done);
+  void abort_transaction(std::function<void(ErrorCode)> done);
+  TxnPhase txn_phase() const { return txn_.phase; }
 
   std::size_t in_flight() const { return sends_pending_; }
   ProducerId producer_id() const { return producer_id_; }
@@ -187,6 +214,30 @@ class Producer {
 
   void request_producer_id();
   void request_epoch_bump();
+  // Transactions (producer_transactions.cc).
+  enum class TxnRequest : std::uint8_t { kFindCoordinator, kInitProducerId, kAddPartitions, kEndTxn };
+  struct Transaction {
+    TxnPhase phase = TxnPhase::kUninitialized;
+    ErrorCode error = ErrorCode::NONE;      // the abortable or fatal error
+    NodeId coordinator{-1};                 // -1: to be found
+    std::set<TopicPartition> added;         // in the transaction, as the coordinator confirmed
+    std::set<TopicPartition> adding;        // in the AddPartitionsToTxn in flight
+    std::set<TopicPartition> pending;       // sent to, to be added next
+    bool bump_epoch = false;                // take the next epoch once the abort is done
+    std::function<void(ErrorCode)> end_done;  // the commit's or abort's report
+  };
+  ErrorCode txn_send_error() const;
+  void txn_note_partition(const TopicPartition& key);
+  bool txn_may_send(const TopicPartition& key) const;
+  void txn_on_send_failed(ErrorCode error);
+  void txn_abortable(ErrorCode error);
+  void txn_fatal(ErrorCode error);
+  void txn_next();
+  void txn_ended();
+  bool txn_retry(ErrorCode error);
+  bool txn_on_message(const Message& msg);
+  void txn_on_timer(TimerId timer);
+  void txn_on_disconnect(NodeId peer);
   bool is_current(const Batch& b) const;
   bool may_number(const std::deque<Batch>& batches) const;
   void renumber_behind_refused(std::deque<Batch>& batches);
@@ -224,6 +275,9 @@ class Producer {
   RequestTable<std::monostate, ProducerTimer> init_;  // InitProducerId
   RequestSlot init_slot_;
   bool epoch_bump_pending_ = false;  // a gap was found; the next epoch is being asked for
+  RequestTable<TxnRequest, ProducerTimer> txn_requests_;  // one transactional request at a time
+  RequestSlot txn_slot_;
+  Transaction txn_;
   std::map<TopicPartition, SequenceRun> sequences_;
   // Sends and batches.
   std::uint64_t next_batch_ = 0;
