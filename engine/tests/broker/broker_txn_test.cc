@@ -260,5 +260,51 @@ TEST(BrokerTxnCoordinator, ATransactionThroughTheHostedCoordinatorCommitsAndIsRe
   EXPECT_EQ(done->state, TxnState::kCompleteCommit);
 }
 
+// Retention may delete the segment an open transaction began in (it is bounded by the high
+// watermark, not the last stable offset, as in Kafka): the last stable offset then stands at
+// the log start, never below it, so a read_committed consumer is not sent below the log.
+TEST(BrokerTxnRetention, TheLastStableOffsetNeverFallsBelowTheLogStart) {
+  TestDisk t;
+  FakeEnv env{t.disk};
+  Broker broker{env, one_topic()};
+  broker.on_start();
+  LogConfig small;
+  small.segment_bytes = 1;  // every batch its own segment
+  small.retention_bytes = 1;
+  LeaderAndIsrRequest state;
+  state.version = 1;
+  state.live_brokers = {kBroker};
+  state.partitions = {PartitionState{"orders", PartitionId(0), 0, kBroker, LeaderEpoch(0), 0, {kBroker}, {kBroker}, 1}};
+  state.topic_configs = {TopicConfig{"orders", small}};
+  broker.on_message(kControllerNode, state);
+  const auto produce = [&](std::int64_t pid, bool transactional) {
+    const std::string b = encode_batch(std::vector<Record>{rec("k", "v")},
+                                       BatchMeta{Offset(0), LeaderEpoch(-1), ProducerId(pid), ProducerEpoch(pid < 0 ? -1 : 0),
+                                                 Sequence(pid < 0 ? -1 : 0), transactional});
+    return call_broker<ProduceResponse>(broker, env, ProduceRequest{1, "orders", PartitionId(0), -1, 30000, SharedBytes(std::string(b))});
+  };
+  ASSERT_EQ(produce(1, true).base_offset, Offset(0));  // producer 1's transaction stays open
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(produce(-1, false).error, ErrorCode::NONE);
+  const Partition& part = broker.state().partitions.at(TopicPartition{"orders", PartitionId(0)});
+  EXPECT_EQ(part.last_stable_offset(), Offset(0));
+  std::optional<FakeEnv::Timer> retention;
+  for (const FakeEnv::Timer& timer : env.live_timers()) {
+    if (timer.tag == static_cast<std::uint64_t>(BrokerTimer::kRetention)) retention = timer;
+  }
+  ASSERT_TRUE(retention.has_value());
+  broker.on_timer(retention->id, retention->tag);
+  const Offset start = part.log->log_start_offset();
+  ASSERT_GT(start, Offset(0)) << "retention deleted the transaction's first segment";
+  EXPECT_EQ(part.last_stable_offset(), start);
+  FetchRequest fetch{2, "orders", PartitionId(0), start, 500, 0};
+  fetch.isolation_level = IsolationLevel::kReadCommitted;
+  const auto fetched = call_broker<FetchResponse>(broker, env, fetch);
+  EXPECT_EQ(fetched.error, ErrorCode::NONE);
+  EXPECT_EQ(fetched.last_stable_offset, start);
+  const auto latest = call_broker<ListOffsetsResponse>(
+      broker, env, ListOffsetsRequest{3, "orders", PartitionId(0), kListOffsetsLatest, IsolationLevel::kReadCommitted});
+  EXPECT_EQ(latest.offset, start);
+}
+
 }  // namespace
 }  // namespace logsim::engine
