@@ -286,7 +286,9 @@ void Producer::drain() {
     SendCallback done = std::move(unplaced_[i].done);
     unplaced_.erase(unplaced_.begin() + static_cast<std::ptrdiff_t>(i));
     --sends_pending_;
+    if (transactional()) txn_on_send_failed(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
     done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION});
+    if (transactional()) txn_next();  // the transaction's last send may have ended
   }
   if (!ready()) return;
   // A partition's pass may complete batches (expiry) and so run callbacks that send again (and

@@ -234,6 +234,7 @@ class Producer {
   void txn_fatal(ErrorCode error);
   void txn_next();
   void txn_ended();
+  void txn_requeue_adding();
   bool txn_retry(ErrorCode error);
   bool txn_on_message(const Message& msg);
   void txn_on_timer(TimerId timer);

@@ -83,6 +83,13 @@ void Producer::abort_transaction(std::function<void(ErrorCode)> done) {
   for (const auto& [key, id] : unsent) {
     if (find_batch(key, id) != nullptr) complete(key, id, SendOutcome::kFailed, Offset(-1), ErrorCode::OPERATION_NOT_ATTEMPTED);
   }
+  // So are sends still waiting for their topic's metadata.
+  std::vector<PendingSend> waiting = std::move(unplaced_);
+  unplaced_.clear();
+  for (PendingSend& w : waiting) {
+    --sends_pending_;
+    w.done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), ErrorCode::OPERATION_NOT_ATTEMPTED});
+  }
   txn_next();
 }
 
@@ -101,7 +108,7 @@ ErrorCode Producer::txn_send_error() const {
 
 // The transaction's first send to `key`: the partition is added before its batches go.
 void Producer::txn_note_partition(const TopicPartition& key) {
-  if (txn_.added.count(key) != 0 || txn_.adding.count(key) != 0) return;
+  if (txn_.phase == TxnPhase::kAborting || txn_.added.count(key) != 0 || txn_.adding.count(key) != 0) return;
   if (txn_.pending.insert(key).second) txn_next();
 }
 
@@ -141,12 +148,13 @@ void Producer::txn_next() {
                        FindCoordinatorRequest{0, id, CoordinatorKeyType::kTransaction});
     return;
   }
-  if (txn_.phase == TxnPhase::kUninitialized || (txn_.bump_epoch && txn_.phase == TxnPhase::kReady)) {
+  if (txn_.phase == TxnPhase::kUninitialized) {
     InitProducerIdRequest req{0, producer_id_, producer_epoch_, id, config_.transaction_timeout_ms};
     txn_requests_.send(TxnRequest::kInitProducerId, txn_slot_, txn_.coordinator, std::move(req));
     return;
   }
-  if (!txn_.pending.empty() && txn_.phase != TxnPhase::kAborting) {
+  if (txn_.phase == TxnPhase::kAborting) txn_.pending.clear();  // they hold nothing of ours
+  if (!txn_.pending.empty()) {
     txn_.adding = std::move(txn_.pending);
     txn_.pending.clear();
     AddPartitionsToTxnRequest req{0, id, producer_id_, producer_epoch_, {txn_.adding.begin(), txn_.adding.end()}};
@@ -156,7 +164,9 @@ void Producer::txn_next() {
   const bool ending = txn_.phase == TxnPhase::kCommitting || txn_.phase == TxnPhase::kAborting;
   if (!ending || sends_pending_ > 0 || !txn_.pending.empty()) return;
   if (txn_.added.empty()) {
-    // Nothing was written: the coordinator never heard of this transaction (as Kafka's client).
+    // No partition was added (as far as the answers say): nothing to end at the coordinator,
+    // as Kafka's client. (An add whose answer was lost may have begun it there; the
+    // coordinator's timeout then aborts it and fences this producer, as in Kafka.)
     return txn_ended();
   }
   txn_requests_.send(TxnRequest::kEndTxn, txn_slot_, txn_.coordinator,
@@ -164,14 +174,25 @@ void Producer::txn_next() {
 }
 
 void Producer::txn_ended() {
-  txn_.phase = TxnPhase::kReady;
   txn_.added.clear();
   txn_.adding.clear();
   txn_.pending.clear();
   mark_all_dirty();
-  auto done = std::exchange(txn_.end_done, nullptr);
-  txn_next();  // the epoch bump after an abortable error
-  if (done) done(ErrorCode::NONE);
+  if (txn_.bump_epoch) {
+    // After an abortable error the abort completes with the next epoch (Kafka's INITIALIZING):
+    // the sequences start again, and nothing begins before.
+    txn_.phase = TxnPhase::kUninitialized;
+    return txn_next();
+  }
+  txn_.phase = TxnPhase::kReady;
+  if (auto done = std::exchange(txn_.end_done, nullptr)) done(ErrorCode::NONE);
+}
+
+// The partitions of a failed or lost AddPartitionsToTxn are asked for again with whatever was
+// sent to meanwhile, unless the transaction is aborting (they hold nothing of it).
+void Producer::txn_requeue_adding() {
+  if (txn_.phase != TxnPhase::kAborting) txn_.pending.insert(txn_.adding.begin(), txn_.adding.end());
+  txn_.adding.clear();
 }
 
 // What to do after a transactional request's error: try again later (after looking the
@@ -207,8 +228,11 @@ bool Producer::txn_on_message(const Message& msg) {
     producer_id_ = init->producer_id;
     producer_epoch_ = init->producer_epoch;
     txn_.bump_epoch = false;
-    if (txn_.phase == TxnPhase::kUninitialized) txn_.phase = TxnPhase::kReady;
     mark_all_dirty();
+    if (txn_.phase == TxnPhase::kUninitialized) {
+      txn_.phase = TxnPhase::kReady;
+      if (auto done = std::exchange(txn_.end_done, nullptr)) done(ErrorCode::NONE);  // an abort's bump
+    }
   } else if (const auto* add = std::get_if<AddPartitionsToTxnResponse>(&msg)) {
     ErrorCode error = ErrorCode::NONE;
     for (const TxnPartitionResult& r : add->results) {
@@ -219,16 +243,14 @@ bool Producer::txn_on_message(const Message& msg) {
       txn_.adding.clear();
       mark_all_dirty();  // their batches may go now
     } else {
-      // Tried again with whatever else was sent to meanwhile.
-      txn_.pending.insert(txn_.adding.begin(), txn_.adding.end());
-      txn_.adding.clear();
+      txn_requeue_adding();
       if (error == ErrorCode::PRODUCER_FENCED || error == ErrorCode::INVALID_PRODUCER_EPOCH) {
         txn_fatal(error);
-      } else if (!txn_retry(error)) {
-        txn_.pending.clear();
-        txn_abortable(error);
+        return true;
       }
-      return true;
+      if (txn_retry(error)) return true;
+      txn_.pending.clear();
+      txn_abortable(error);
     }
   } else if (const auto* end = std::get_if<EndTxnResponse>(&msg)) {
     if (end->error == ErrorCode::NONE) {
@@ -251,10 +273,7 @@ void Producer::txn_on_timer(TimerId timer) {
     // Unanswered: as a broken connection (the request is sent again, to a coordinator found anew).
     txn_requests_.end(txn_slot_);
     txn_.coordinator = NodeId(-1);
-    if (!txn_.adding.empty()) {
-      txn_.pending.insert(txn_.adding.begin(), txn_.adding.end());
-      txn_.adding.clear();
-    }
+    txn_requeue_adding();
   }
   txn_next();
 }
@@ -262,10 +281,7 @@ void Producer::txn_on_timer(TimerId timer) {
 void Producer::txn_on_disconnect(NodeId peer) {
   if (!txn_slot_.in_flight() || txn_slot_.target != peer) return;
   txn_requests_.end(txn_slot_);
-  if (!txn_.adding.empty()) {
-    txn_.pending.insert(txn_.adding.begin(), txn_.adding.end());
-    txn_.adding.clear();
-  }
+  txn_requeue_adding();
   txn_.coordinator = NodeId(-1);
   txn_requests_.wait(TxnRequest::kFindCoordinator, txn_slot_);
 }

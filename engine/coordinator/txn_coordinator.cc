@@ -53,6 +53,10 @@ struct TransactionCoordinator::Impl {
   std::uint64_t next_load = 1;
   std::map<std::string, TxnMetadata, std::less<>> txns;
   std::map<std::string, MarkerJob, std::less<>> jobs;
+  // The last epoch bump a producer asked for by naming its id and epoch, so that its retry is
+  // answered alike (in memory only, as Kafka's lastProducerEpoch is not; a new coordinator
+  // fences such a retry).
+  std::map<std::string, std::pair<ProducerId, ProducerEpoch>, std::less<>> last_bump;
   std::map<CorrelationId, Sent> sent;
   std::map<TimerId, CorrelationId> marker_timers;
   std::map<TimerId, std::string> retry_timers;
@@ -158,6 +162,23 @@ struct TransactionCoordinator::Impl {
     const std::optional<TxnMetadata> known =
         current != nullptr && current->producer_id.value() >= 0 ? std::optional<TxnMetadata>(*current) : std::nullopt;
     if (current != nullptr && current->pending) return answer(ErrorCode::CONCURRENT_TRANSACTIONS, nullptr);
+    // A producer that names its id and epoch asks for its own next epoch (KIP-360, after an
+    // abortable error): only the current incarnation may. A retry of a bump already made (its
+    // answer lost) gets the same answer again; any other is a zombie: PRODUCER_FENCED.
+    const bool names_itself = req.producer_id.value() >= 0 && req.producer_epoch.value() >= 0;
+    auto bumped = last_bump.find(id);
+    if (names_itself && known) {
+      if (bumped != last_bump.end() && bumped->second == std::pair{req.producer_id, req.producer_epoch} &&
+          known->producer_id == req.producer_id && known->producer_epoch == req.producer_epoch + 1 &&
+          known->state == TxnState::kEmpty) {
+        return answer(ErrorCode::NONE, &*known);
+      }
+      if (known->producer_id != req.producer_id || known->producer_epoch != req.producer_epoch) {
+        return answer(ErrorCode::PRODUCER_FENCED, nullptr);
+      }
+    }
+    if (bumped != last_bump.end()) last_bump.erase(bumped);
+    if (names_itself) last_bump[id] = {req.producer_id, req.producer_epoch};
     TxnTransition t = prepare_init_producer_id(known, id, req.transaction_timeout_ms, fresh_id, now_ms());
     if (!t.write) return answer(t.error, nullptr);
     if (t.error == ErrorCode::CONCURRENT_TRANSACTIONS) {
@@ -296,10 +317,12 @@ struct TransactionCoordinator::Impl {
     retry_timers[job.retry] = id;
   }
 
-  // A marker request ended: answered (resp), or lost (none: every partition is retried).
-  void marker_answered(CorrelationId c, const WriteTxnMarkersResponse* resp) {
+  // A marker request ended: answered (resp, from `from`), or lost (none: every partition is
+  // retried). Only the partitions the request named are taken from the answer.
+  void marker_answered(CorrelationId c, const WriteTxnMarkersResponse* resp, NodeId from = NodeId(-1)) {
     auto s = sent.find(c);
     if (s == sent.end()) return;
+    if (resp != nullptr && (from != s->second.to || resp->producer_id != jobs_producer(s->second.transactional_id))) return;
     Sent request = std::move(s->second);
     sent.erase(s);
     timers.cancel(request.timer);
@@ -309,25 +332,34 @@ struct TransactionCoordinator::Impl {
     MarkerJob& job = it->second;
     for (const TopicPartition& tp : request.partitions) job.in_flight.erase(tp);
     bool retry = resp == nullptr;
-    if (resp != nullptr) {
-      for (const auto& r : resp->partitions) {
-        switch (r.error) {
-          case ErrorCode::NONE:
-          case ErrorCode::UNKNOWN_TOPIC_OR_PARTITION:  // the topic was deleted: nothing to mark
-            job.remaining.erase(r.tp);
-            break;
-          case ErrorCode::INVALID_PRODUCER_EPOCH:
-          case ErrorCode::TRANSACTION_COORDINATOR_FENCED:
-            // A newer coordinator (or a newer incarnation) owns this transaction now: stop.
-            return drop_job(request.transactional_id);
-          default:  // NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS, timeouts: try again
-            retry = true;
-            break;
-        }
+    for (const TopicPartition& tp : resp == nullptr ? std::vector<TopicPartition>{} : request.partitions) {
+      auto r = std::find_if(resp->partitions.begin(), resp->partitions.end(),
+                            [&](const WriteTxnMarkersResponse::PartitionResult& x) { return x.tp == tp; });
+      const ErrorCode error = r == resp->partitions.end() ? ErrorCode::UNKNOWN_SERVER_ERROR : r->error;
+      switch (error) {
+        case ErrorCode::NONE:
+          job.remaining.erase(tp);
+          break;
+        case ErrorCode::INVALID_PRODUCER_EPOCH:
+        case ErrorCode::TRANSACTION_COORDINATOR_FENCED:
+          // A newer coordinator (or a newer incarnation) owns this transaction now: stop.
+          return drop_job(request.transactional_id);
+        default:
+          // NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS, timeouts, and UNKNOWN_TOPIC_OR_PARTITION
+          // (a restarted leader that has not yet heard from the controller says so): try again.
+          // A partition whose topic is gone from this broker's metadata is dropped when the
+          // markers are next sent, as Kafka does.
+          retry = true;
+          break;
       }
     }
     if (job.remaining.empty() && job.in_flight.empty()) return complete(request.transactional_id);
     if (retry) retry_later(request.transactional_id);
+  }
+
+  ProducerId jobs_producer(const std::string& id) const {
+    auto it = jobs.find(id);
+    return it == jobs.end() ? ProducerId(-1) : it->second.producer_id;
   }
 
   void drop_job(const std::string& id) {
@@ -477,8 +509,8 @@ void TransactionCoordinator::handle(NodeId from, const AddPartitionsToTxnRequest
 }
 void TransactionCoordinator::handle(NodeId from, const AddOffsetsToTxnRequest& req) { impl_->handle_add_offsets(from, req); }
 void TransactionCoordinator::handle(NodeId from, const EndTxnRequest& req) { impl_->handle_end(from, req); }
-void TransactionCoordinator::handle(NodeId, const WriteTxnMarkersResponse& resp) {
-  impl_->marker_answered(resp.correlation_id, &resp);
+void TransactionCoordinator::handle(NodeId from, const WriteTxnMarkersResponse& resp) {
+  impl_->marker_answered(resp.correlation_id, &resp, from);
 }
 
 void TransactionCoordinator::on_disconnect(NodeId peer) {

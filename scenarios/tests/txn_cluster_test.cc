@@ -161,6 +161,9 @@ struct TxnRun {
   std::set<std::string> acknowledged;
   std::vector<ErrorCode> ended;
   std::uint64_t trace_hash = 0;
+  // Leaders of t's partitions at the end whose last stable offset is not their high watermark
+  // (every transaction ended, so none should be).
+  std::vector<std::string> unstable;
 };
 
 // Three transactions (commit, abort, commit) and, with `crashes`, each broker crashed and
@@ -204,8 +207,18 @@ TxnRun run(std::uint64_t seed, bool crashes) {
     }
   }
   world.run_until(millis(60000));
+  std::vector<std::string> unstable;
+  for (const NodeId b : ids.brokers) {
+    const auto* broker = dynamic_cast<const engine::Broker*>(world.node(b));
+    if (broker == nullptr) continue;
+    for (const auto& [key, p] : broker->state().partitions) {
+      if (key.topic == "t" && p.led_by(b) && p.last_stable_offset() != p.high_watermark) {
+        unstable.push_back(key.topic + "-" + std::to_string(key.partition.value()));
+      }
+    }
+  }
   return TxnRun{app->read, reader->read, app->committed_values, app->acknowledged, app->ended,
-             world.trace().hash()};
+                world.trace().hash(), unstable};
 }
 
 std::vector<std::string> sorted(std::vector<std::string> v) {
@@ -224,6 +237,7 @@ TEST(TxnCluster, ReadCommittedSeesExactlyTheCommittedTransactions) {
   EXPECT_EQ(sorted(r.read_committed), sorted(expected)) << "exactly the committed records, each once";
   EXPECT_EQ(r.read_uncommitted.size(), 60u) << "read_uncommitted sees the aborted transaction too";
   EXPECT_EQ(sorted(r.acknowledged).size(), 60u);
+  EXPECT_TRUE(r.unstable.empty());
 }
 
 TEST(TxnCluster, ThroughBrokerCrashesNothingAbortedIsReadCommittedAndEveryCommitIsWhole) {
@@ -240,6 +254,9 @@ TEST(TxnCluster, ThroughBrokerCrashesNothingAbortedIsReadCommittedAndEveryCommit
       EXPECT_EQ(seen.count(v), 1u) << "read twice: " << v;
     }
     for (const std::string& v : r.committed_values) EXPECT_EQ(seen.count(v), 1u) << "a committed record is missing: " << v;
+    EXPECT_FALSE(r.committed_values.empty()) << "nothing committed: the check above proves nothing";
+    EXPECT_GE(r.read_uncommitted.size(), r.committed_values.size());
+    EXPECT_TRUE(r.unstable.empty()) << "a partition's transaction never closed: " << r.unstable.front();
     EXPECT_EQ(sorted(r.read_committed), sorted(r.committed_values)) << "a transaction that did not commit is visible";
   }
 }

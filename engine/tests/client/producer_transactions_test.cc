@@ -145,12 +145,19 @@ TEST_F(ProducerTxnTest, AFailedSendMakesTheCommitFailAndTheAbortTakesTheNextEpoc
   const auto end = last<EndTxnRequest>();
   EXPECT_FALSE(end.committed);
   answer(EndTxnResponse{end.correlation_id, ErrorCode::NONE});
-  EXPECT_TRUE(ended);
-  EXPECT_EQ(end_result, ErrorCode::NONE);
-  const auto bump = last<InitProducerIdRequest>();
+  EXPECT_FALSE(ended) << "the abort completes with the next epoch";
+  EXPECT_EQ(producer->begin_transaction(), ErrorCode::INVALID_TXN_STATE) << "begun before the next epoch";
+  auto bump = last<InitProducerIdRequest>();
   EXPECT_EQ(bump.producer_id, ProducerId(7));
   EXPECT_EQ(bump.producer_epoch, ProducerEpoch(2));
+  // The coordinator is still writing the abort's markers: asked again after the backoff.
+  answer(InitProducerIdResponse{bump.correlation_id, ErrorCode::CONCURRENT_TRANSACTIONS, ProducerId(-1), ProducerEpoch(-1)});
+  advance_to(env.now() + millis(100));
+  bump = last<InitProducerIdRequest>();
+  EXPECT_EQ(bump.producer_epoch, ProducerEpoch(2));
   answer(InitProducerIdResponse{bump.correlation_id, ErrorCode::NONE, ProducerId(7), ProducerEpoch(3)});
+  EXPECT_TRUE(ended);
+  EXPECT_EQ(end_result, ErrorCode::NONE);
   ASSERT_EQ(producer->begin_transaction(), ErrorCode::NONE);
   env.sent.clear();
   send("b", PartitionId(0));
@@ -220,6 +227,38 @@ TEST_F(ProducerTxnTest, AnEmptyTransactionEndsWithoutTheCoordinator) {
   EXPECT_TRUE(ended);
   EXPECT_EQ(end_result, ErrorCode::NONE);
   EXPECT_TRUE(sent_of<EndTxnRequest>().empty());
+}
+
+TEST_F(ProducerTxnTest, AnAbortEndsEvenWhenAddingAPartitionFailsOrItsTopicIsUnknown) {
+  start_txn();
+  ASSERT_EQ(producer->begin_transaction(), ErrorCode::NONE);
+  send("a", PartitionId(0));  // AddPartitionsToTxn in flight
+  producer->send("unknown-topic", rec("u"), std::nullopt, [this](const SendResult& r) { results.push_back({"u", r, env.now()}); });
+  producer->abort_transaction(on_end());
+  ASSERT_NE(result_of("u"), nullptr) << "a send waiting for metadata is failed by the abort";
+  EXPECT_EQ(result_of("u")->result.outcome, SendOutcome::kFailed);
+  const auto add = last<AddPartitionsToTxnRequest>();
+  answer(AddPartitionsToTxnResponse{add.correlation_id, {{add.partitions.at(0), ErrorCode::CONCURRENT_TRANSACTIONS}}});
+  EXPECT_FALSE(ended);
+  advance_to(env.now() + millis(100));
+  EXPECT_EQ(sent_of<AddPartitionsToTxnRequest>().size(), 1u) << "an aborting transaction adds nothing more";
+  EXPECT_TRUE(sent_of<EndTxnRequest>().empty()) << "no partition was added: nothing to end at the coordinator";
+  EXPECT_TRUE(ended);
+  EXPECT_EQ(end_result, ErrorCode::NONE);
+  EXPECT_EQ(producer->txn_phase(), TxnPhase::kReady);
+  EXPECT_TRUE(produces().empty());
+}
+
+TEST_F(ProducerTxnTest, ASendThatNeverFindsItsTopicFailsTheCommit) {
+  start_txn();
+  ASSERT_EQ(producer->begin_transaction(), ErrorCode::NONE);
+  producer->send("unknown-topic", rec("u"), std::nullopt, [this](const SendResult& r) { results.push_back({"u", r, env.now()}); });
+  producer->commit_transaction(on_end());
+  EXPECT_FALSE(ended) << "committed before the send's outcome";
+  advance_to(env.now() + millis(txn_config().delivery_timeout_ms));
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(end_result, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  EXPECT_EQ(producer->txn_phase(), TxnPhase::kAbortableError);
 }
 
 }  // namespace

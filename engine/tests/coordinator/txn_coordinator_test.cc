@@ -346,5 +346,43 @@ TEST_F(TxnCoordinatorTest, AnotherProducerIdIsNotThisTransactionsProducer) {
             ErrorCode::PRODUCER_FENCED);
 }
 
+TEST_F(TxnCoordinatorTest, AMarkerRefusedAsUnknownIsRetriedNotTakenAsWritten) {
+  // A restarted leader that has not yet heard from the controller answers UNKNOWN_TOPIC_OR_PARTITION.
+  const auto p = init();
+  ASSERT_EQ(add(p, {kOrders0}), ErrorCode::NONE);
+  ASSERT_EQ(end(p, true), ErrorCode::NONE);
+  answer(kB1, expect<WriteTxnMarkersRequest>(kB1), ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+  EXPECT_TRUE(host.pending.empty()) << "completed without the marker";
+  advance_ms(config.retry_backoff_ms);
+  const auto again = expect<WriteTxnMarkersRequest>(kB1);
+  answer(kB2, again);  // from the wrong broker: ignored
+  EXPECT_TRUE(host.pending.empty());
+  answer(kB1, again);
+  EXPECT_EQ(host.complete_next().state, TxnState::kCompleteCommit);
+}
+
+TEST_F(TxnCoordinatorTest, ABumpNamingAnOldEpochIsFencedAndARetriedBumpIsAnsweredAlike) {
+  const auto first = init();
+  coord.handle(kProducer, InitProducerIdRequest{++corr, first.producer_id, first.producer_epoch, kId, 60000});
+  host.complete_next();
+  const auto bumped = expect<InitProducerIdResponse>(kProducer);
+  ASSERT_EQ(bumped.error, ErrorCode::NONE);
+  EXPECT_EQ(bumped.producer_epoch, first.producer_epoch + 1);
+  // Its answer was lost: the retry gets the same id and epoch, and nothing is written.
+  coord.handle(kProducer, InitProducerIdRequest{++corr, first.producer_id, first.producer_epoch, kId, 60000});
+  EXPECT_TRUE(host.pending.empty());
+  const auto retried = expect<InitProducerIdResponse>(kProducer);
+  EXPECT_EQ(retried.error, ErrorCode::NONE);
+  EXPECT_EQ(retried.producer_epoch, bumped.producer_epoch);
+  // A new incarnation takes the next epoch; the old one's bump is now a zombie's.
+  const auto fresh = init();
+  EXPECT_EQ(fresh.producer_epoch, bumped.producer_epoch + 1);
+  coord.handle(kProducer, InitProducerIdRequest{++corr, bumped.producer_id, bumped.producer_epoch, kId, 60000});
+  EXPECT_EQ(expect<InitProducerIdResponse>(kProducer).error, ErrorCode::PRODUCER_FENCED);
+  coord.handle(kProducer, InitProducerIdRequest{++corr, first.producer_id, first.producer_epoch, kId, 60000});
+  EXPECT_EQ(expect<InitProducerIdResponse>(kProducer).error, ErrorCode::PRODUCER_FENCED);
+  EXPECT_TRUE(host.pending.empty());
+}
+
 }  // namespace
 }  // namespace logsim::engine
