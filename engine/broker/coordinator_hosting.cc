@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "engine/broker/broker.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
 namespace {
@@ -28,35 +29,35 @@ class BrokerInternalTopicHost final : public TxnCoordinatorHost {
  public:
   BrokerInternalTopicHost(BrokerState& b, std::string topic) : b_(b), topic_(std::move(topic)) {}
 
-  void append(PartitionId partition, std::vector<Record> records, std::int32_t timeout_ms,
-              std::function<void(ErrorCode)> done) override {
-    const auto fail = [&](ErrorCode e) { b_.defer([done = std::move(done), e] { done(e); }); };
-    Partition* p = b_.find_leader(topic_, partition);
-    if (p == nullptr) return fail(ErrorCode::NOT_LEADER_OR_FOLLOWER);
-    if (static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
-      return fail(ErrorCode::NOT_ENOUGH_REPLICAS);
-    }
-    const std::int64_t now_ms = to_millis(b_.env.now());
-    for (Record& r : records) r.timestamp_ms = now_ms;
-    p->log->append(records, p->state.leader_epoch, now_ms);
-    const Offset required = p->log->log_end_offset();
-    flush_if_due(b_, *p);
-    const TopicPartition key{topic_, partition};
-    PendingProduce pending{NodeId(-1), {}, required, b_.timers.set(millis(timeout_ms), BrokerTimer::kProduceTimeout),
-                           std::move(done)};
-    b_.pending_produces[key].push_back(std::move(pending));
-    // Completes at once when this replica is the whole ISR; always through a later turn,
-    // since maybe_advance_high_watermark runs callbacks only from complete_produces.
-    b_.defer([this, partition] {
-      if (Partition* led = b_.find_leader(topic_, partition)) maybe_advance_high_watermark(b_, *led);
-    });
-    wake_fetches(b_, key);
+  void append(PartitionId partition, std::vector<Record> records, std::int32_t timeout_ms, AppendDone done) override {
+    append_batch(partition, std::move(records), std::nullopt, timeout_ms, std::move(done));
+  }
+
+  void append_transactional(PartitionId partition, std::vector<Record> records, TxnWriter writer,
+                            std::int32_t timeout_ms, AppendDone done) override {
+    append_batch(partition, std::move(records), writer, timeout_ms, std::move(done));
   }
 
   std::vector<StoredRecord> read_all(PartitionId partition) override {
     Partition* p = b_.find_leader(topic_, partition);
     if (p == nullptr) return {};
     return p->log->read(p->log->log_start_offset(), std::numeric_limits<std::int32_t>::max(), p->log->log_end_offset());
+  }
+
+  std::vector<LoggedMarker> read_markers(PartitionId partition) override {
+    Partition* p = b_.find_leader(topic_, partition);
+    if (p == nullptr) return {};
+    std::vector<LoggedMarker> markers;
+    std::string scratch;
+    for (const BatchHeader& h : p->log->batch_headers()) {
+      if (!h.control()) continue;
+      std::size_t count = 0;
+      const SharedBytes bytes = p->log->read_batches(h.base_offset, 1, h.last_offset() + 1, count);
+      if (const std::optional<TxnMarker> m = parse_control_batch(bytes.contiguous(scratch))) {
+        markers.push_back({h.base_offset, m->producer_id, m->type == ControlType::kCommit});
+      }
+    }
+    return markers;
   }
 
   NodeId leader_of(const TopicPartition& tp) override {
@@ -72,6 +73,51 @@ class BrokerInternalTopicHost final : public TxnCoordinatorHost {
   }
 
  private:
+  // Appends the records as one batch (the writer's, transactional, when given) and answers
+  // `done` once the high watermark passes it, as acks=all.
+  void append_batch(PartitionId partition, std::vector<Record> records, std::optional<TxnWriter> writer,
+                    std::int32_t timeout_ms, AppendDone done) {
+    const auto fail = [&](ErrorCode e) { b_.defer([done = std::move(done), e] { done(e, Offset(-1)); }); };
+    Partition* p = b_.find_leader(topic_, partition);
+    if (p == nullptr) return fail(ErrorCode::NOT_LEADER_OR_FOLLOWER);
+    if (static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
+      return fail(ErrorCode::NOT_ENOUGH_REPLICAS);
+    }
+    const std::int64_t now_ms = to_millis(b_.env.now());
+    for (Record& r : records) r.timestamp_ms = now_ms;
+    Offset base{-1};
+    if (writer) {
+      // Sequence -1: the coordinator's own writes are not numbered (Kafka skips their check).
+      const ProducerBatchInfo info{writer->producer_id, writer->producer_epoch, Sequence(-1)};
+      const auto count = static_cast<std::int32_t>(records.size());
+      if (const auto c = p->producers.check(info, count, {}, true); c.error == ErrorCode::INVALID_PRODUCER_EPOCH) {
+        return fail(c.error);
+      }
+      BatchMeta meta;
+      meta.producer_id = writer->producer_id;
+      meta.producer_epoch = writer->producer_epoch;
+      meta.transactional = true;
+      const std::string batch = encode_batch(records, meta);
+      BatchHeader h = *parse_batch_header(batch);
+      h.base_offset = base = p->log->append_as_leader(batch, p->state.leader_epoch, now_ms);
+      p->producers.record(h);
+    } else {
+      base = p->log->append(records, p->state.leader_epoch, now_ms);
+    }
+    const Offset required = p->log->log_end_offset();
+    flush_if_due(b_, *p);
+    const TopicPartition key{topic_, partition};
+    PendingProduce pending{NodeId(-1), {}, required, b_.timers.set(millis(timeout_ms), BrokerTimer::kProduceTimeout),
+                           [done = std::move(done), base](ErrorCode e) { done(e, e == ErrorCode::NONE ? base : Offset(-1)); }};
+    b_.pending_produces[key].push_back(std::move(pending));
+    // Completes at once when this replica is the whole ISR; always through a later turn,
+    // since maybe_advance_high_watermark runs callbacks only from complete_produces.
+    b_.defer([this, partition] {
+      if (Partition* led = b_.find_leader(topic_, partition)) maybe_advance_high_watermark(b_, *led);
+    });
+    wake_fetches(b_, key);
+  }
+
   BrokerState& b_;
   std::string topic_;
 };

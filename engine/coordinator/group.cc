@@ -208,4 +208,25 @@ GroupMetadataValue Group::to_stored() const {
   return value;
 }
 
+bool Group::has_pending_txn_offset(const TopicPartition& tp) const {
+  return std::any_of(pending_txn_offsets_.begin(), pending_txn_offsets_.end(),
+                     [&](const auto& entry) { return entry.second.count(tp) != 0; });
+}
+
+void Group::drop_pending_txn_offsets(const TopicPartition& tp) {
+  for (auto it = pending_txn_offsets_.begin(); it != pending_txn_offsets_.end();) {
+    it->second.erase(tp);
+    it = it->second.empty() ? pending_txn_offsets_.erase(it) : std::next(it);
+  }
+}
+
+void apply_txn_offsets(std::map<TopicPartition, CommittedOffset>& offsets,
+                       const std::map<TopicPartition, CommittedOffset>& committed) {
+  for (const auto& [tp, c] : committed) {
+    if (c.log_offset.value() < 0) continue;  // its append never completed: nothing was written
+    auto it = offsets.find(tp);
+    if (it == offsets.end() || it->second.log_offset < c.log_offset) offsets[tp] = c;
+  }
+}
+
 }  // namespace logsim::engine

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "engine/coordinator/offsets_records.h"
+#include "engine/base/topic_partition.h"
 #include "engine/env/env.h"
 #include "engine/protocol/group_messages.h"
 
@@ -44,16 +45,16 @@ struct HeldRequest {
   CorrelationId correlation_id = 0;
 };
 
-struct TopicPartition {
-  std::string topic;
-  PartitionId partition;
-  auto operator<=>(const TopicPartition&) const = default;
-};
+using logsim::TopicPartition;
 
 struct CommittedOffset {
   Offset offset{-1};
   std::string metadata;
   std::int64_t commit_timestamp_ms = 0;
+  // Where its record is in __consumer_offsets (-1: not yet appended). When a transaction's
+  // offsets commit, each replaces the committed one only if its record is the later (Kafka's
+  // CommitRecordMetadataAndOffset.olderThan).
+  Offset log_offset{-1};
 };
 
 struct Member {
@@ -80,6 +81,11 @@ struct DelayedJoin {
   bool new_member_added = false;  // a member joined during this initial delay: extend it
   std::int32_t remaining_ms = 0;  // how much more the initial delay may be extended
 };
+
+// A committed transaction's offsets join `offsets`: each replaces the one there only if its
+// record is the later in the log; those never appended are skipped.
+void apply_txn_offsets(std::map<TopicPartition, CommittedOffset>& offsets,
+                       const std::map<TopicPartition, CommittedOffset>& committed);
 
 class Group {
  public:
@@ -150,6 +156,14 @@ class Group {
   std::map<TopicPartition, CommittedOffset>& offsets() { return offsets_; }
   const std::map<TopicPartition, CommittedOffset>& offsets() const { return offsets_; }
   std::map<TopicPartition, int>& pending_commits() { return pending_commits_; }
+  // ---- Transactional offsets (TxnOffsetCommit), by producer id: invisible until the marker
+  // that ends the producer's transaction commits them (apply_txn_offsets) or aborts them.
+  using TxnOffsets = std::map<TopicPartition, CommittedOffset>;
+  std::map<ProducerId, TxnOffsets>& pending_txn_offsets() { return pending_txn_offsets_; }
+  const std::map<ProducerId, TxnOffsets>& pending_txn_offsets() const { return pending_txn_offsets_; }
+  bool has_pending_txn_offset(const TopicPartition& tp) const;
+  // Forgets every pending transactional offset of `tp` (a tombstone deleted its key).
+  void drop_pending_txn_offsets(const TopicPartition& tp);
   // When the group last became Empty (ms, the coordinator's clock): the start of its offsets'
   // retention (offsets.retention.minutes). Set by the coordinator, which owns the clock.
   std::int64_t empty_since_ms() const { return empty_since_ms_; }
@@ -168,6 +182,7 @@ class Group {
   DelayedJoin delayed_join_;
   std::map<TopicPartition, CommittedOffset> offsets_;
   std::map<TopicPartition, int> pending_commits_;
+  std::map<ProducerId, TxnOffsets> pending_txn_offsets_;
   std::int64_t empty_since_ms_ = 0;
 };
 

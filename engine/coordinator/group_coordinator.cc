@@ -69,14 +69,23 @@ Group* GroupCoordinator::Impl::group_of(const AppendContext& ctx) {
 
 void GroupCoordinator::Impl::append(const Group& g, std::vector<Record> records,
                                     std::function<void(const AppendContext&, ErrorCode)> done) {
-  AppendContext ctx = context_of(g);
-  std::weak_ptr<bool> weak = alive;
-  const PartitionId partition(ctx.partition);
-  host.append(partition, std::move(records), config.offsets_commit_timeout_ms,
-              [weak, ctx = std::move(ctx), done = std::move(done)](ErrorCode e) {
-                if (weak.expired()) return;
-                done(ctx, e);
-              });
+  host.append(PartitionId(partition_of(g.group_id())), std::move(records), config.offsets_commit_timeout_ms,
+              appended(g, std::move(done)));
+}
+
+void GroupCoordinator::Impl::append_transactional(const Group& g, std::vector<Record> records, TxnWriter writer,
+                                                  std::function<void(const AppendContext&, ErrorCode)> done) {
+  host.append_transactional(PartitionId(partition_of(g.group_id())), std::move(records), writer,
+                            config.offsets_commit_timeout_ms, appended(g, std::move(done)));
+}
+
+InternalTopicHost::AppendDone GroupCoordinator::Impl::appended(const Group& g,
+                                                               std::function<void(const AppendContext&, ErrorCode)> done) {
+  return [weak = std::weak_ptr<bool>(alive), ctx = context_of(g), done = std::move(done)](ErrorCode e, Offset base) mutable {
+    if (weak.expired()) return;
+    ctx.base_offset = base;
+    done(ctx, e);
+  };
 }
 
 TimerId GroupCoordinator::Impl::arm(std::int32_t delay_ms, TimerPurpose purpose) {
@@ -337,6 +346,11 @@ void GroupCoordinator::handle(NodeId from, const ListGroupsRequest& req) { impl_
 void GroupCoordinator::handle(NodeId from, const DescribeGroupsRequest& req) { impl_->handle_describe(from, req); }
 void GroupCoordinator::handle(NodeId from, const DeleteGroupsRequest& req) { impl_->handle_delete(from, req); }
 void GroupCoordinator::handle(NodeId from, const OffsetDeleteRequest& req) { impl_->handle_offset_delete(from, req); }
+void GroupCoordinator::handle(NodeId from, const TxnOffsetCommitRequest& req) { impl_->handle_txn_commit(from, req); }
+
+void GroupCoordinator::on_txn_completed(ProducerId producer_id, PartitionId partition, bool commit) {
+  impl_->on_txn_completed(producer_id, partition.value(), commit);
+}
 
 std::string GroupCoordinator::group_state(std::string_view group_id) const {
   const Group* g = impl_->find_group(group_id);

@@ -75,6 +75,13 @@ class GroupCoordinator {
   void handle(NodeId from, const DescribeGroupsRequest& req);
   void handle(NodeId from, const DeleteGroupsRequest& req);
   void handle(NodeId from, const OffsetDeleteRequest& req);
+  void handle(NodeId from, const TxnOffsetCommitRequest& req);
+
+  // The broker wrote (and replicated) the marker that ends `producer_id`'s transaction in the
+  // __consumer_offsets partition `partition`: the offsets that transaction committed there
+  // take effect, or are dropped if it aborted (Kafka's onTransactionCompleted). The broker
+  // answers WriteTxnMarkers only after this returns (KAFKA-17507).
+  void on_txn_completed(ProducerId producer_id, PartitionId partition, bool commit);
 
   // For tests and the harness: a group's state name ("Empty", "PreparingRebalance",
   // "CompletingRebalance", "Stable", "Dead") and generation; "Dead"/-1 if not loaded here.

@@ -36,6 +36,15 @@ struct GroupCoordinator::Impl {
     std::uint64_t incarnation;
     std::int32_t partition;
     std::uint64_t load_epoch;
+    Offset base_offset{-1};  // once appended: where the append's first record went
+  };
+  // What replaying a __consumer_offsets partition found.
+  struct Replayed {
+    std::map<std::string, GroupMetadataValue> groups;
+    std::map<std::string, std::int64_t> stored_at;  // each group record's timestamp
+    std::map<std::string, std::map<TopicPartition, CommittedOffset>> offsets;
+    // Transactional offsets not yet ended by a marker: producer -> group -> offsets.
+    std::map<ProducerId, std::map<std::string, Group::TxnOffsets>> pending_txn;
   };
 
   Env& env;
@@ -70,6 +79,11 @@ struct GroupCoordinator::Impl {
   // The group an append was made for, if it is still loaded and the same incarnation.
   Group* group_of(const AppendContext& ctx);
   void append(const Group& g, std::vector<Record> records, std::function<void(const AppendContext&, ErrorCode)> done);
+  // The same, as one transactional batch of `writer` (a TxnOffsetCommit's offsets).
+  void append_transactional(const Group& g, std::vector<Record> records, TxnWriter writer,
+                            std::function<void(const AppendContext&, ErrorCode)> done);
+  // An append's callback: `done` runs only while this coordinator lives, with the context.
+  InternalTopicHost::AppendDone appended(const Group& g, std::function<void(const AppendContext&, ErrorCode)> done);
   std::int64_t now_ms() const { return to_millis(env.now()); }
   template <typename Response>
   void send(NodeId to, Response response) {
@@ -173,6 +187,18 @@ struct GroupCoordinator::Impl {
                            const AppendContext& ctx, ErrorCode e);
   void handle_fetch(NodeId from, const OffsetFetchRequest& req);
 
+  // ---------------------------------------------------------------- transactional offsets
+
+  // TxnOffsetCommit (group_txn_offsets.cc): the offsets are appended as the producer's
+  // transactional batch and wait, pending, for the marker that ends its transaction.
+  void handle_txn_commit(NodeId from, const TxnOffsetCommitRequest& req);
+  // Kafka's rules (GroupCoordinator.doTxnCommitOffsets, KIP-447): a member id, generation or
+  // instance id is checked only when the request names one.
+  ErrorCode validate_txn_commit(const TxnOffsetCommitRequest& req);
+  void on_txn_offsets_appended(NodeId from, const TxnOffsetCommitRequest& req, const AppendContext& ctx, ErrorCode e);
+  // A marker of `producer_id` was written to `partition`: its pending offsets commit or go.
+  void on_txn_completed(ProducerId producer_id, std::int32_t partition, bool commit);
+
   // ---------------------------------------------------------------- admin APIs
 
   void handle_list(NodeId from, const ListGroupsRequest& req);
@@ -200,12 +226,12 @@ struct GroupCoordinator::Impl {
   void unload_partition(std::int32_t partition);
   // Answers what the group holds and disarms its timers, before it is forgotten.
   void drop_group(Group& g, ErrorCode error);
-  // Replays the partition's log: the last record of each key wins and tombstones delete.
+  // Replays the partition's log: the last record of each key wins and tombstones delete; a
+  // transaction's offsets wait for its marker, which commits them (the later record wins)
+  // or drops them.
   void load_partition(std::int32_t partition);
-  // stored_at: each group record's timestamp (an Empty group's retention starts there).
-  void replay(std::int32_t partition, const Record& record, std::map<std::string, GroupMetadataValue>& stored_groups,
-              std::map<std::string, std::int64_t>& stored_at,
-              std::map<std::string, std::map<TopicPartition, CommittedOffset>>& stored_offsets) const;
+  void replay(std::int32_t partition, const StoredRecord& stored, Replayed& r) const;
+  static void replay_marker(const LoggedMarker& marker, Replayed& r);
 };
 
 }  // namespace logsim::engine

@@ -94,12 +94,14 @@ void GroupCoordinator::Impl::on_offsets_appended(NodeId from, CorrelationId corr
                                                  std::int64_t timestamp_ms, const AppendContext& ctx, ErrorCode e) {
   Group* g = group_of(ctx);
   if (g != nullptr) {
+    Offset log_offset = ctx.base_offset;  // the records are in the request's order
     for (const OffsetCommitPartition& p : partitions) {
       auto it = g->pending_commits().find({p.topic, p.partition});
       if (it != g->pending_commits().end() && --it->second <= 0) g->pending_commits().erase(it);
       if (e == ErrorCode::NONE && !g->is(GroupState::kDead)) {
-        g->offsets()[{p.topic, p.partition}] = CommittedOffset{p.committed_offset, p.metadata, timestamp_ms};
+        g->offsets()[{p.topic, p.partition}] = CommittedOffset{p.committed_offset, p.metadata, timestamp_ms, log_offset};
       }
+      log_offset = log_offset + 1;
     }
   }
   const ErrorCode error = still_loaded(ctx) ? map_commit_error(e) : ErrorCode::NOT_COORDINATOR;
@@ -176,6 +178,10 @@ void GroupCoordinator::Impl::handle_delete(NodeId from, const DeleteGroupsReques
   std::set<TopicPartition> keys;
   for (const auto& [tp, c] : g->offsets()) keys.insert(tp);
   for (const auto& [tp, n] : g->pending_commits()) keys.insert(tp);
+  for (const auto& [producer, offsets] : g->pending_txn_offsets()) {
+    for (const auto& [tp, c] : offsets) keys.insert(tp);
+  }
+  g->pending_txn_offsets().clear();
   for (const TopicPartition& tp : keys) {
     records.push_back(offset_commit_record({g->group_id(), tp.topic, tp.partition}, std::nullopt, ts));
   }
@@ -216,7 +222,10 @@ void GroupCoordinator::Impl::handle_offset_delete(NodeId from, const OffsetDelet
          [this, from, r = std::move(r), deleted](const AppendContext& ctx, ErrorCode e) mutable {
            Group* group = group_of(ctx);
            if (group != nullptr && e == ErrorCode::NONE) {
-             for (const TopicPartition& tp : deleted) group->offsets().erase(tp);
+             for (const TopicPartition& tp : deleted) {
+               group->offsets().erase(tp);
+               group->drop_pending_txn_offsets(tp);  // as the tombstone does when replayed
+             }
            }
            const ErrorCode error = still_loaded(ctx) ? map_commit_error(e) : ErrorCode::NOT_COORDINATOR;
            for (OffsetCommitPartitionResult& p : r.partitions) p.error = error;
@@ -268,56 +277,86 @@ void GroupCoordinator::Impl::drop_group(Group& g, ErrorCode error) {
   disarm(g.delayed_join().timer);
 }
 
-// Replays the partition's log: the last record of each key wins and tombstones delete.
+// Replays the partition's log: the last record of each key wins and tombstones delete; a
+// transaction's offsets wait for its marker.
 void GroupCoordinator::Impl::load_partition(std::int32_t partition) {
   led[partition] = next_load_epoch++;
   std::vector<StoredRecord> records = host.read_all(PartitionId(partition));
   std::stable_sort(records.begin(), records.end(),
                    [](const StoredRecord& a, const StoredRecord& b) { return a.offset < b.offset; });
-  std::map<std::string, GroupMetadataValue> stored_groups;
-  std::map<std::string, std::int64_t> stored_at;
-  std::map<std::string, std::map<TopicPartition, CommittedOffset>> stored_offsets;
-  for (const StoredRecord& sr : records) replay(partition, sr.record, stored_groups, stored_at, stored_offsets);
-  for (auto& [id, value] : stored_groups) {
+  const std::vector<LoggedMarker> markers = host.read_markers(PartitionId(partition));
+  Replayed r;
+  auto marker = markers.begin();
+  for (const StoredRecord& sr : records) {
+    for (; marker != markers.end() && marker->offset < sr.offset; ++marker) replay_marker(*marker, r);
+    replay(partition, sr, r);
+  }
+  for (; marker != markers.end(); ++marker) replay_marker(*marker, r);
+  for (auto& [id, value] : r.groups) {
     auto [it, inserted] = groups.emplace(id, Group::from_stored(id, next_incarnation++, value));
     LOGSIM_ASSERT(inserted, "group " + id + " loaded while already in memory");
     Group& g = it->second;
-    g.set_empty_since_ms(stored_at[id]);  // an Empty group was stored when it became Empty
+    g.set_empty_since_ms(r.stored_at[id]);  // an Empty group was stored when it became Empty
     for (Member& m : g.members()) restart_session(g, m);
   }
-  for (auto& [id, offsets] : stored_offsets) {
+  for (auto& [id, offsets] : r.offsets) {
     if (offsets.empty()) continue;
     Group* g = find_group(id);
     if (g == nullptr) g = &create_group(id);  // no group record: offsets expire by commit time
     g->offsets() = std::move(offsets);
   }
+  for (auto& [producer, by_group] : r.pending_txn) {
+    for (auto& [id, offsets] : by_group) {
+      if (offsets.empty()) continue;
+      Group* g = find_group(id);
+      if (g == nullptr) g = &create_group(id);
+      g->pending_txn_offsets()[producer] = std::move(offsets);
+    }
+  }
 }
 
-void GroupCoordinator::Impl::replay(
-    std::int32_t partition, const Record& record, std::map<std::string, GroupMetadataValue>& stored_groups,
-    std::map<std::string, std::int64_t>& stored_at,
-    std::map<std::string, std::map<TopicPartition, CommittedOffset>>& stored_offsets) const {
+void GroupCoordinator::Impl::replay(std::int32_t partition, const StoredRecord& stored, Replayed& r) const {
+  const Record& record = stored.record;
   if (!record.key) return;
   const std::optional<OffsetsRecordKey> key = decode_key(*record.key);
   if (!key) return;  // not ours, or malformed: skipped
   if (const auto* k = std::get_if<OffsetCommitKey>(&*key)) {
     if (partition_of(k->group_id) != partition) return;
-    auto& offsets = stored_offsets[k->group_id];
+    const TopicPartition tp{k->topic, k->partition};
+    auto& offsets = r.offsets[k->group_id];
     if (!record.value) {
-      offsets.erase({k->topic, k->partition});
+      offsets.erase(tp);
+      for (auto& [producer, by_group] : r.pending_txn) {
+        if (auto it = by_group.find(k->group_id); it != by_group.end()) it->second.erase(tp);
+      }
     } else if (const auto v = decode_offset_commit_value(*record.value)) {
-      offsets[{k->topic, k->partition}] = CommittedOffset{v->offset, v->metadata, v->commit_timestamp_ms};
+      const CommittedOffset c{v->offset, v->metadata, v->commit_timestamp_ms, stored.offset};
+      // Only a transaction's offsets carry a producer id here (the coordinator's own do not).
+      if (stored.producer_id.value() >= 0) {
+        r.pending_txn[stored.producer_id][k->group_id][tp] = c;
+      } else {
+        offsets[tp] = c;
+      }
     }
     return;
   }
   const auto& k = std::get<GroupMetadataKey>(*key);
   if (partition_of(k.group_id) != partition) return;
   if (!record.value) {
-    stored_groups.erase(k.group_id);
+    r.groups.erase(k.group_id);
   } else if (auto v = decode_group_metadata_value(*record.value)) {
-    stored_groups[k.group_id] = std::move(*v);
-    stored_at[k.group_id] = record.timestamp_ms;
+    r.groups[k.group_id] = std::move(*v);
+    r.stored_at[k.group_id] = record.timestamp_ms;
   }
+}
+
+void GroupCoordinator::Impl::replay_marker(const LoggedMarker& marker, Replayed& r) {
+  auto it = r.pending_txn.find(marker.producer_id);
+  if (it == r.pending_txn.end()) return;
+  if (marker.commit) {
+    for (const auto& [id, offsets] : it->second) apply_txn_offsets(r.offsets[id], offsets);
+  }
+  r.pending_txn.erase(it);
 }
 
 }  // namespace logsim::engine

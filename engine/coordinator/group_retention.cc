@@ -27,7 +27,8 @@ void GroupCoordinator::Impl::expire_offsets(Group& g, std::int64_t now) {
   const bool had_members = !g.protocol_type().empty();
   std::vector<TopicPartition> expired;
   for (const auto& [tp, committed] : g.offsets()) {
-    if (g.pending_commits().count(tp) != 0) continue;  // a commit on its way decides
+    // A commit on its way decides, as does a transaction's pending commit.
+    if (g.pending_commits().count(tp) != 0 || g.has_pending_txn_offset(tp)) continue;
     const std::int64_t since = had_members ? g.empty_since_ms() : committed.commit_timestamp_ms;
     if (now - since >= retention_ms) expired.push_back(tp);
   }
@@ -37,7 +38,8 @@ void GroupCoordinator::Impl::expire_offsets(Group& g, std::int64_t now) {
     records.push_back(offset_commit_record({g.group_id(), tp.topic, tp.partition}, std::nullopt, now));
     g.offsets().erase(tp);
   }
-  const bool dead = g.offsets().empty() && g.pending_commits().empty() && g.pending_members().empty();
+  const bool dead = g.offsets().empty() && g.pending_commits().empty() && g.pending_txn_offsets().empty() &&
+                    g.pending_members().empty();
   if (dead) {
     records.push_back(group_metadata_record(GroupMetadataKey{g.group_id()}, std::nullopt, now));
     g.transition_to(GroupState::kDead);

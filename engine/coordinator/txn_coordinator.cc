@@ -116,7 +116,7 @@ struct TransactionCoordinator::Impl {
     std::vector<Record> records{txn_log_record(next, now_ms())};
     host.append(PartitionId(partition), std::move(records), config.request_timeout_ms,
                 [this, alive = std::weak_ptr<bool>(alive), next, partition, l = load->load,
-                 then = std::move(then)](ErrorCode e) {
+                 then = std::move(then)](ErrorCode e, Offset) {
                   if (alive.expired()) return;
                   written(next, partition, l, e, then);
                 });

@@ -2,7 +2,8 @@
 // touched write the control batch that ends it there. Each marker is checked against the
 // producer state (a producer's older epoch, or an older coordinator's, is refused), appended,
 // and answered once the high watermark passes it, as acks=all (Kafka's markers are appended
-// with acks=-1 and the coordinator retries each partition until it is written).
+// with acks=-1 and the coordinator retries each partition until it is written). A marker in
+// __consumer_offsets also commits or drops the transaction's offsets there.
 #include <memory>
 
 #include "engine/broker/broker.h"
@@ -55,7 +56,13 @@ void handle_write_txn_markers(BrokerState& b, NodeId from, const WriteTxnMarkers
     answer->response.partitions.push_back({tp, error});
     if (error != ErrorCode::NONE) continue;
     ++answer->waiting;
-    const auto done = [answer, i, settle](ErrorCode e) {
+    // A marker in __consumer_offsets also ends the transaction's offsets there: the group
+    // coordinator takes them before the coordinator hears the marker is written (KAFKA-17507).
+    const bool offsets = tp.topic == kConsumerOffsetsTopic;
+    const auto done = [&b, answer, i, settle, offsets, marker, partition = tp.partition](ErrorCode e) {
+      if (e == ErrorCode::NONE && offsets) {
+        b.coordinator->on_txn_completed(marker.producer_id, partition, marker.type == ControlType::kCommit);
+      }
       answer->response.partitions[i].error = e;
       settle();
     };

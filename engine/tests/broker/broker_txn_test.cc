@@ -5,7 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <optional>
-#include <type_traits>
+#include <string>
+#include <vector>
 
 #include "engine/client/fetched_records.h"
 #include "engine/tests/broker/broker_test_env.h"
@@ -178,20 +179,20 @@ TEST_F(BrokerTxnTest, ARestartedBrokerRebuildsItsTransactionsFromTheLog) {
   EXPECT_EQ(r.aborted_transactions, (std::vector<AbortedTransaction>{{ProducerId(1), Offset(0)}}));
 }
 
-// The broker's own transaction coordinator, standalone: FindCoordinator creates
-// __transaction_state, and a transaction begun, written and committed through it ends with the
-// marker on the partition (sent by the coordinator to this very broker) and the id complete.
-TEST(BrokerTxnCoordinator, ATransactionThroughTheHostedCoordinatorCommitsAndIsReadCommitted) {
-  TestDisk t;
-  FakeEnv env{t.disk};
-  BrokerConfig config = one_topic();
-  config.transaction_state_log_num_partitions = 1;
-  Broker broker{env, config};
-  broker.on_start();
-  const TopicPartition orders{"orders", PartitionId(0)};
-  // Runs what the broker does next: its timers due now, and what it sends itself (the
-  // coordinator's markers and their answers), until nothing is left.
-  const auto pump = [&] {
+// A standalone broker hosting both coordinators, driven as a client would: each request is
+// answered after everything it set off (timers due now, what the broker sends itself: the
+// coordinator's markers and their answers) has run.
+class BrokerTxnCoordinator : public ::testing::Test {
+ protected:
+  static BrokerConfig config() {
+    BrokerConfig c = one_topic();
+    c.transaction_state_log_num_partitions = 1;
+    c.offsets_topic_num_partitions = 1;
+    return c;
+  }
+  void SetUp() override { broker.on_start(); }
+
+  void pump() {
     for (int round = 0; round < 100; ++round) {
       bool acted = false;
       for (const FakeEnv::Timer& timer : env.live_timers()) {
@@ -213,9 +214,11 @@ TEST(BrokerTxnCoordinator, ATransactionThroughTheHostedCoordinatorCommitsAndIsRe
       if (!acted) return;
     }
     ADD_FAILURE() << "the broker kept itself busy";
-  };
-  // The one answer of type T to the client since the last call.
-  const auto answer = [&]<typename T>(std::type_identity<T>) {
+  }
+  // Sends `request` and returns the one answer of type T to the client.
+  template <typename T>
+  T call(Message request) {
+    broker.on_message(kClient, std::move(request));
     pump();
     std::optional<T> out;
     for (auto it = env.sent.begin(); it != env.sent.end();) {
@@ -229,28 +232,45 @@ TEST(BrokerTxnCoordinator, ATransactionThroughTheHostedCoordinatorCommitsAndIsRe
     }
     EXPECT_TRUE(out.has_value()) << "no answer";
     return out.value_or(T{});
-  };
-  const std::string id = "tx";
-  broker.on_message(kClient, FindCoordinatorRequest{1, id, CoordinatorKeyType::kTransaction});
-  EXPECT_EQ(answer(std::type_identity<FindCoordinatorResponse>{}).error, ErrorCode::COORDINATOR_NOT_AVAILABLE);
-  broker.on_message(kClient, FindCoordinatorRequest{2, id, CoordinatorKeyType::kTransaction});
-  const auto found = answer(std::type_identity<FindCoordinatorResponse>{});
-  EXPECT_EQ(found.error, ErrorCode::NONE);
-  EXPECT_EQ(found.node_id, kBroker);
+  }
+  // Finds the coordinator of `key` (the first lookup creates its internal topic).
+  void find(const std::string& key, CoordinatorKeyType type) {
+    EXPECT_EQ(call<FindCoordinatorResponse>(FindCoordinatorRequest{1, key, type}).error,
+              ErrorCode::COORDINATOR_NOT_AVAILABLE);
+    const auto found = call<FindCoordinatorResponse>(FindCoordinatorRequest{2, key, type});
+    EXPECT_EQ(found.error, ErrorCode::NONE);
+    EXPECT_EQ(found.node_id, kBroker);
+  }
+  std::int64_t committed_offset(const std::string& group) {
+    const auto r = call<OffsetFetchResponse>(OffsetFetchRequest{9, group, std::nullopt});
+    EXPECT_EQ(r.error, ErrorCode::NONE);
+    return r.partitions.empty() ? -1 : r.partitions.at(0).committed_offset.value();
+  }
 
-  broker.on_message(kClient, InitProducerIdRequest{3, ProducerId(-1), ProducerEpoch(-1), id, 60000});
-  const auto p = answer(std::type_identity<InitProducerIdResponse>{});
+  TestDisk t;
+  FakeEnv env{t.disk};
+  Broker broker{env, config()};
+  const TopicPartition orders{"orders", PartitionId(0)};
+};
+
+// The broker's own transaction coordinator, standalone: FindCoordinator creates
+// __transaction_state, and a transaction begun, written and committed through it ends with the
+// marker on the partition (sent by the coordinator to this very broker) and the id complete.
+TEST_F(BrokerTxnCoordinator, ATransactionThroughTheHostedCoordinatorCommitsAndIsReadCommitted) {
+  const std::string id = "tx";
+  find(id, CoordinatorKeyType::kTransaction);
+  const auto p = call<InitProducerIdResponse>(InitProducerIdRequest{3, ProducerId(-1), ProducerEpoch(-1), id, 60000});
   ASSERT_EQ(p.error, ErrorCode::NONE);
-  broker.on_message(kClient, AddPartitionsToTxnRequest{4, id, p.producer_id, p.producer_epoch, {orders}});
-  ASSERT_EQ(answer(std::type_identity<AddPartitionsToTxnResponse>{}).results.at(0).error, ErrorCode::NONE);
+  const auto added = call<AddPartitionsToTxnResponse>(AddPartitionsToTxnRequest{4, id, p.producer_id, p.producer_epoch, {orders}});
+  ASSERT_EQ(added.results.at(0).error, ErrorCode::NONE);
   const std::string b = encode_batch(std::vector<Record>{rec("k", "v")},
                                      BatchMeta{Offset(0), LeaderEpoch(-1), p.producer_id, p.producer_epoch, Sequence(0), true});
-  broker.on_message(kClient, ProduceRequest{5, "orders", PartitionId(0), -1, 30000, SharedBytes(std::string(b))});
-  ASSERT_EQ(answer(std::type_identity<ProduceResponse>{}).error, ErrorCode::NONE);
+  const auto produced =
+      call<ProduceResponse>(ProduceRequest{5, "orders", PartitionId(0), -1, 30000, SharedBytes(std::string(b))});
+  ASSERT_EQ(produced.error, ErrorCode::NONE);
   EXPECT_EQ(broker.state().partitions.at(orders).last_stable_offset(), Offset(0)) << "the transaction is open";
 
-  broker.on_message(kClient, EndTxnRequest{6, id, p.producer_id, p.producer_epoch, true});
-  EXPECT_EQ(answer(std::type_identity<EndTxnResponse>{}).error, ErrorCode::NONE);
+  EXPECT_EQ(call<EndTxnResponse>(EndTxnRequest{6, id, p.producer_id, p.producer_epoch, true}).error, ErrorCode::NONE);
   const Partition& part = broker.state().partitions.at(orders);
   EXPECT_EQ(part.log->log_end_offset(), Offset(2)) << "the commit marker follows the record";
   EXPECT_EQ(part.high_watermark, Offset(2));
@@ -258,6 +278,63 @@ TEST(BrokerTxnCoordinator, ATransactionThroughTheHostedCoordinatorCommitsAndIsRe
   const std::optional<TxnMetadata> done = broker.txn_coordinator().transaction(id);
   ASSERT_TRUE(done.has_value());
   EXPECT_EQ(done->state, TxnState::kCompleteCommit);
+}
+
+// sendOffsetsToTransaction through the broker: AddOffsetsToTxn adds the group's
+// __consumer_offsets partition to the transaction, TxnOffsetCommit writes the offsets there as
+// the producer's transactional batch, and the markers EndTxn sets off make them the group's
+// committed offsets (or drop them); the answer to WriteTxnMarkers waits for that.
+TEST_F(BrokerTxnCoordinator, OffsetsSentToATransactionTakeEffectOnlyWhenItCommits) {
+  const std::string id = "tx";
+  const std::string group = "g";
+  find(id, CoordinatorKeyType::kTransaction);
+  find(group, CoordinatorKeyType::kGroup);
+  const auto p = call<InitProducerIdResponse>(InitProducerIdRequest{3, ProducerId(-1), ProducerEpoch(-1), id, 60000});
+  ASSERT_EQ(p.error, ErrorCode::NONE);
+  const auto send_offsets = [&](std::int64_t offset) {
+    EXPECT_EQ(call<AddOffsetsToTxnResponse>(AddOffsetsToTxnRequest{4, id, p.producer_id, p.producer_epoch, group}).error,
+              ErrorCode::NONE);
+    TxnOffsetCommitRequest commit;
+    commit.correlation_id = 5;
+    commit.transactional_id = id;
+    commit.group_id = group;
+    commit.producer_id = p.producer_id;
+    commit.producer_epoch = p.producer_epoch;
+    commit.partitions.push_back({orders, Offset(offset), ""});
+    const auto r = call<TxnOffsetCommitResponse>(commit);
+    ASSERT_EQ(r.results.size(), 1u);
+    EXPECT_EQ(r.results[0].error, ErrorCode::NONE);
+  };
+  const TopicPartition offsets_partition{"__consumer_offsets", PartitionId(0)};
+
+  send_offsets(5);
+  EXPECT_EQ(committed_offset(group), -1) << "invisible while the transaction is open";
+  const Partition& offsets_log = broker.state().partitions.at(offsets_partition);
+  EXPECT_LT(offsets_log.last_stable_offset(), offsets_log.high_watermark);
+  EXPECT_EQ(call<EndTxnResponse>(EndTxnRequest{6, id, p.producer_id, p.producer_epoch, true}).error, ErrorCode::NONE);
+  EXPECT_EQ(committed_offset(group), 5);
+  EXPECT_EQ(offsets_log.last_stable_offset(), offsets_log.high_watermark);
+
+  send_offsets(9);
+  EXPECT_EQ(call<EndTxnResponse>(EndTxnRequest{7, id, p.producer_id, p.producer_epoch, false}).error, ErrorCode::NONE);
+  EXPECT_EQ(committed_offset(group), 5) << "an aborted transaction's offsets are dropped";
+
+  // What a coordinator taking over would replay: the offsets as the producer's records, and
+  // the two markers after them. (The host is the broker's own; the test reads through it.)
+  const auto host = make_internal_topic_host(const_cast<BrokerState&>(broker.state()), "__consumer_offsets");
+  const std::vector<LoggedMarker> markers = host->read_markers(PartitionId(0));
+  ASSERT_EQ(markers.size(), 2u);
+  EXPECT_TRUE(markers[0].commit);
+  EXPECT_FALSE(markers[1].commit);
+  EXPECT_EQ(markers[0].producer_id, p.producer_id);
+  std::vector<Offset> transactional;
+  for (const StoredRecord& r : host->read_all(PartitionId(0))) {
+    if (r.producer_id == p.producer_id) transactional.push_back(r.offset);
+  }
+  ASSERT_EQ(transactional.size(), 2u);
+  EXPECT_LT(transactional[0], markers[0].offset);
+  EXPECT_LT(markers[0].offset, transactional[1]);
+  EXPECT_LT(transactional[1], markers[1].offset);
 }
 
 // Retention may delete the segment an open transaction began in (it is bounded by the high

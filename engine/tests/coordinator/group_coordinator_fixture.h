@@ -32,36 +32,56 @@ class FakeHost final : public InternalTopicHost {
     PartitionId partition;
     std::vector<Record> records;
     std::int32_t timeout_ms;
-    std::function<void(ErrorCode)> done;
+    AppendDone done;
+    std::optional<TxnWriter> writer;  // a transactional append's producer
   };
 
-  void append(PartitionId partition, std::vector<Record> records, std::int32_t timeout_ms,
-              std::function<void(ErrorCode)> done) override {
-    pending.push_back({partition, std::move(records), timeout_ms, std::move(done)});
+  void append(PartitionId partition, std::vector<Record> records, std::int32_t timeout_ms, AppendDone done) override {
+    pending.push_back({partition, std::move(records), timeout_ms, std::move(done), std::nullopt});
+  }
+  void append_transactional(PartitionId partition, std::vector<Record> records, TxnWriter writer,
+                            std::int32_t timeout_ms, AppendDone done) override {
+    pending.push_back({partition, std::move(records), timeout_ms, std::move(done), writer});
   }
   std::vector<StoredRecord> read_all(PartitionId partition) override { return logs[partition.value()]; }
+  std::vector<LoggedMarker> read_markers(PartitionId partition) override { return markers[partition.value()]; }
 
   // Completes the oldest pending append.
   void complete_next(ErrorCode error = ErrorCode::NONE) {
     ASSERT_FALSE(pending.empty());
     Append a = std::move(pending.front());
     pending.pop_front();
+    Offset base{-1};
     if (error == ErrorCode::NONE) {
+      base = log_end(a.partition.value());
       auto& log = logs[a.partition.value()];
       for (Record& r : a.records) {
         StoredRecord s;
-        s.offset = Offset(static_cast<std::int64_t>(log.size()));
+        s.offset = log_end(a.partition.value());
         s.record = std::move(r);
+        if (a.writer) {
+          s.producer_id = a.writer->producer_id;
+          s.producer_epoch = a.writer->producer_epoch;
+        }
         log.push_back(std::move(s));
       }
     }
-    a.done(error);
+    a.done(error, base);
   }
   void complete_all(ErrorCode error = ErrorCode::NONE) {
     while (!pending.empty()) complete_next(error);
   }
+  // Writes a transaction's marker at the partition's log end (as the broker's WriteTxnMarkers).
+  void write_marker(std::int32_t partition, ProducerId producer_id, bool commit) {
+    markers[partition].push_back({log_end(partition), producer_id, commit});
+  }
+  // Records and markers share the offsets of one log.
+  Offset log_end(std::int32_t partition) {
+    return Offset(static_cast<std::int64_t>(logs[partition].size() + markers[partition].size()));
+  }
 
   std::map<std::int32_t, std::vector<StoredRecord>> logs;
+  std::map<std::int32_t, std::vector<LoggedMarker>> markers;
   std::deque<Append> pending;
 };
 

@@ -37,13 +37,16 @@ class FakeTxnHost final : public TxnCoordinatorHost {
   struct Append {
     PartitionId partition;
     std::vector<Record> records;
-    std::function<void(ErrorCode)> done;
+    AppendDone done;
   };
-  void append(PartitionId partition, std::vector<Record> records, std::int32_t,
-              std::function<void(ErrorCode)> done) override {
+  void append(PartitionId partition, std::vector<Record> records, std::int32_t, AppendDone done) override {
     pending.push_back({partition, std::move(records), std::move(done)});
   }
+  void append_transactional(PartitionId, std::vector<Record>, TxnWriter, std::int32_t, AppendDone) override {
+    ADD_FAILURE() << "the transaction coordinator writes no transactional batch";
+  }
   std::vector<StoredRecord> read_all(PartitionId partition) override { return logs[partition.value()]; }
+  std::vector<LoggedMarker> read_markers(PartitionId) override { return {}; }
   NodeId leader_of(const TopicPartition& tp) override {
     auto it = leaders.find(tp);
     return it == leaders.end() ? NodeId(-1) : it->second;
@@ -60,14 +63,15 @@ class FakeTxnHost final : public TxnCoordinatorHost {
     Append a = std::move(pending.front());
     pending.pop_front();
     const Record r = a.records.at(0);
+    Offset base{-1};
     if (error == ErrorCode::NONE) {
       auto& log = logs[a.partition.value()];
       StoredRecord s;
-      s.offset = Offset(static_cast<std::int64_t>(log.size()));
+      s.offset = base = Offset(static_cast<std::int64_t>(log.size()));
       s.record = r;
       log.push_back(s);
     }
-    a.done(error);
+    a.done(error, base);
     return decode_txn_value(decode_txn_key(*r.key).value_or(""), *r.value).value_or(TxnMetadata{});
   }
 
