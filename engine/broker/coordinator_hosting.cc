@@ -87,7 +87,8 @@ class BrokerInternalTopicHost final : public TxnCoordinatorHost {
     for (Record& r : records) r.timestamp_ms = now_ms;
     Offset base{-1};
     if (writer) {
-      // Sequence -1: the coordinator's own writes are not numbered (Kafka skips their check).
+      // Sequence -1: the coordinator's own writes are not numbered (Kafka skips their check),
+      // so of the producer state's answers only an older epoch refuses them.
       const ProducerBatchInfo info{writer->producer_id, writer->producer_epoch, Sequence(-1)};
       const auto count = static_cast<std::int32_t>(records.size());
       if (const auto c = p->producers.check(info, count, {}, true); c.error == ErrorCode::INVALID_PRODUCER_EPOCH) {

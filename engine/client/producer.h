@@ -83,6 +83,16 @@ struct ProducerConfig {
   std::int32_t transaction_timeout_ms = 60000;  // transaction.timeout.ms
 };
 
+// What a consumer's groupMetadata() gives a transactional producer (KIP-447): its group and,
+// to fence a consumer that lost its partitions, its generation, member id and instance id
+// (generation -1 and no member id: not checked).
+struct ConsumerGroupMetadata {
+  std::string group_id;
+  std::int32_t generation_id = -1;
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+};
+
 // A transactional producer's phase, as Kafka's TransactionManager names its states.
 enum class TxnPhase : std::uint8_t {
   kUninitialized,   // getting its id from the transaction coordinator
@@ -135,6 +145,14 @@ class Producer {
   ErrorCode begin_transaction();
   void commit_transaction(std::function<void(ErrorCode)> done);
   void abort_transaction(std::function<void(ErrorCode)> done);
+  // sendOffsetsToTransaction: a consumer's positions (the next offset to consume of each
+  // partition) become the group's committed offsets if, and only if, the transaction commits
+  // (AddOffsetsToTxn to the transaction coordinator, then TxnOffsetCommit to the group's).
+  // `done` reports NONE once the group coordinator holds them, or the error: UNKNOWN_MEMBER_ID,
+  // ILLEGAL_GENERATION or FENCED_INSTANCE_ID (the consumer lost its partitions) make the
+  // transaction abortable; fencing is fatal. A commit waits for it.
+  void send_offsets_to_transaction(std::vector<TxnOffsetCommitPartition> offsets, ConsumerGroupMetadata group,
+                                   std::function<void(ErrorCode)> done);
   TxnPhase txn_phase() const { return txn_.phase; }
 
   std::size_t in_flight() const { return sends_pending_; }
@@ -215,7 +233,23 @@ class Producer {
   void request_producer_id();
   void request_epoch_bump();
   // Transactions (producer_transactions.cc).
-  enum class TxnRequest : std::uint8_t { kFindCoordinator, kInitProducerId, kAddPartitions, kEndTxn };
+  enum class TxnRequest : std::uint8_t {
+    kFindCoordinator,
+    kInitProducerId,
+    kAddPartitions,
+    kAddOffsets,
+    kFindGroupCoordinator,
+    kTxnOffsetCommit,
+    kEndTxn
+  };
+  // One send_offsets_to_transaction call, until the group coordinator holds its offsets.
+  struct TxnOffsets {
+    std::vector<TxnOffsetCommitPartition> offsets;
+    ConsumerGroupMetadata group;
+    std::function<void(ErrorCode)> done;
+    bool added = false;              // AddOffsetsToTxn answered
+    NodeId group_coordinator{-1};    // -1: to be found
+  };
   struct Transaction {
     TxnPhase phase = TxnPhase::kUninitialized;
     ErrorCode error = ErrorCode::NONE;      // the abortable or fatal error
@@ -224,6 +258,8 @@ class Producer {
     std::set<TopicPartition> adding;        // in the AddPartitionsToTxn in flight
     std::set<TopicPartition> pending;       // sent to, to be added next
     bool bump_epoch = false;                // take the next epoch once the abort is done
+    std::deque<TxnOffsets> offsets;         // send_offsets_to_transaction calls, oldest first
+    bool offsets_added = false;             // a group's offsets are in the transaction
     std::function<void(ErrorCode)> end_done;  // the commit's or abort's report
   };
   ErrorCode txn_send_error() const;
@@ -237,6 +273,11 @@ class Producer {
   void txn_requeue_adding();
   bool txn_retry(ErrorCode error);
   bool txn_on_message(const Message& msg);
+  // The next request of the oldest send_offsets_to_transaction call; false if none is due.
+  bool txn_next_offsets();
+  void txn_on_offsets_answer(TxnRequest kind, const Message& msg);
+  // Ends every send_offsets_to_transaction call still waiting, with `error`.
+  void txn_fail_offsets(ErrorCode error);
   void txn_on_timer(TimerId timer);
   void txn_on_disconnect(NodeId peer);
   bool is_current(const Batch& b) const;

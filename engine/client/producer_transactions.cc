@@ -15,8 +15,12 @@
 //   the coordinator (KIP-360), so the partitions' sequences start again at 0.
 // - PRODUCER_FENCED, INVALID_PRODUCER_EPOCH and the coordinator's other refusals are fatal: the
 //   producer is unusable, as Kafka's is (a newer incarnation owns the transactional id).
+// - send_offsets_to_transaction() (sendOffsetsToTransaction) adds the group's offsets partition
+//   to the transaction (AddOffsetsToTxn), finds the group's coordinator and writes the offsets
+//   there (TxnOffsetCommit); the commit waits for it. The group coordinator's UNKNOWN_MEMBER_ID,
+//   ILLEGAL_GENERATION and FENCED_INSTANCE_ID make the transaction abortable (KIP-447).
 // One transactional request is in flight at a time, the most urgent first: FindCoordinator,
-// InitProducerId, AddPartitionsToTxn, EndTxn. The retriable ones are retried after
+// InitProducerId, AddPartitionsToTxn, the offsets' requests, EndTxn. The retriable ones are retried after
 // retry.backoff.ms; NOT_COORDINATOR and COORDINATOR_NOT_AVAILABLE look the coordinator up again.
 #include <algorithm>
 
@@ -73,6 +77,7 @@ void Producer::abort_transaction(std::function<void(ErrorCode)> done) {
   txn_.phase = TxnPhase::kAborting;
   txn_.end_done = std::move(done);
   txn_.pending.clear();  // partitions not yet added hold no record of this transaction
+  txn_fail_offsets(ErrorCode::OPERATION_NOT_ATTEMPTED);
   // Batches never sent are failed (Kafka's TransactionAbortedException); those sent finish first.
   std::vector<std::pair<TopicPartition, std::uint64_t>> unsent;
   for (const auto& [key, partition] : batches_) {
@@ -91,6 +96,100 @@ void Producer::abort_transaction(std::function<void(ErrorCode)> done) {
     w.done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), ErrorCode::OPERATION_NOT_ATTEMPTED});
   }
   txn_next();
+}
+
+void Producer::send_offsets_to_transaction(std::vector<TxnOffsetCommitPartition> offsets, ConsumerGroupMetadata group,
+                                           std::function<void(ErrorCode)> done) {
+  if (!transactional() || txn_.phase != TxnPhase::kInTransaction) {
+    return done(txn_.phase == TxnPhase::kAbortableError || txn_.phase == TxnPhase::kFatalError
+                    ? txn_.error
+                    : ErrorCode::INVALID_TXN_STATE);
+  }
+  if (group.group_id.empty()) return done(ErrorCode::INVALID_GROUP_ID);
+  if (offsets.empty()) return done(ErrorCode::NONE);  // nothing to add, as Kafka's client
+  txn_.offsets.push_back(TxnOffsets{std::move(offsets), std::move(group), std::move(done), false, NodeId(-1)});
+  txn_next();
+}
+
+void Producer::txn_fail_offsets(ErrorCode error) {
+  std::deque<TxnOffsets> failed = std::move(txn_.offsets);
+  txn_.offsets.clear();
+  for (TxnOffsets& o : failed) o.done(error);
+}
+
+// The next request of the oldest send_offsets_to_transaction call; false if none is due.
+bool Producer::txn_next_offsets() {
+  if (txn_.offsets.empty() || txn_.phase == TxnPhase::kAborting) return false;
+  const std::string& id = *config_.transactional_id;
+  TxnOffsets& o = txn_.offsets.front();
+  if (!o.added) {
+    txn_requests_.send(TxnRequest::kAddOffsets, txn_slot_, txn_.coordinator,
+                       AddOffsetsToTxnRequest{0, id, producer_id_, producer_epoch_, o.group.group_id});
+  } else if (o.group_coordinator.value() < 0) {
+    txn_requests_.send(TxnRequest::kFindGroupCoordinator, txn_slot_, channel_.any_bootstrap(),
+                       FindCoordinatorRequest{0, o.group.group_id, CoordinatorKeyType::kGroup});
+  } else {
+    TxnOffsetCommitRequest req;
+    req.transactional_id = id;
+    req.group_id = o.group.group_id;
+    req.producer_id = producer_id_;
+    req.producer_epoch = producer_epoch_;
+    req.generation_id = o.group.generation_id;
+    req.member_id = o.group.member_id;
+    req.group_instance_id = o.group.group_instance_id;
+    req.partitions = o.offsets;
+    txn_requests_.send(TxnRequest::kTxnOffsetCommit, txn_slot_, o.group_coordinator, std::move(req));
+  }
+  return true;
+}
+
+// The answers to the offsets' requests (Kafka's AddOffsetsToTxnHandler, FindCoordinator of the
+// group, TxnOffsetCommitHandler).
+void Producer::txn_on_offsets_answer(TxnRequest kind, const Message& msg) {
+  const auto* add = std::get_if<AddOffsetsToTxnResponse>(&msg);
+  // Added even if the call was aborted meanwhile: the abort must then end it at the coordinator.
+  if (add != nullptr && add->error == ErrorCode::NONE) txn_.offsets_added = true;
+  if (txn_.offsets.empty()) return;  // aborted meanwhile
+  TxnOffsets& o = txn_.offsets.front();
+  ErrorCode error = ErrorCode::NONE;
+  if (add != nullptr) {
+    error = add->error;
+    if (error == ErrorCode::NONE) {
+      o.added = true;
+      return;
+    }
+    if (error != ErrorCode::PRODUCER_FENCED && error != ErrorCode::INVALID_PRODUCER_EPOCH && txn_retry(error)) return;
+    return txn_fatal(error);  // as Kafka's client: what cannot be retried is fatal
+  } else if (const auto* find = std::get_if<FindCoordinatorResponse>(&msg)) {
+    if (find->error == ErrorCode::NONE) {
+      o.group_coordinator = find->node_id;
+    } else {
+      txn_requests_.wait(kind, txn_slot_);
+    }
+    return;
+  } else if (const auto* commit = std::get_if<TxnOffsetCommitResponse>(&msg)) {
+    for (const TxnPartitionResult& r : commit->results) {
+      if (r.error != ErrorCode::NONE) error = r.error;
+    }
+    if (error == ErrorCode::NONE) {
+      std::function<void(ErrorCode)> done = std::move(o.done);
+      txn_.offsets.pop_front();
+      return done(ErrorCode::NONE);
+    }
+    if (error == ErrorCode::NOT_COORDINATOR || error == ErrorCode::COORDINATOR_NOT_AVAILABLE) {
+      o.group_coordinator = NodeId(-1);
+      return txn_requests_.wait(kind, txn_slot_);
+    }
+    if (error == ErrorCode::COORDINATOR_LOAD_IN_PROGRESS || error == ErrorCode::UNKNOWN_TOPIC_OR_PARTITION ||
+        error == ErrorCode::REQUEST_TIMED_OUT) {
+      return txn_requests_.wait(kind, txn_slot_);
+    }
+    const bool abortable = error == ErrorCode::UNKNOWN_MEMBER_ID || error == ErrorCode::ILLEGAL_GENERATION ||
+                           error == ErrorCode::FENCED_INSTANCE_ID;
+    if (!abortable) return txn_fatal(error);  // Kafka's client: any other error is fatal
+  }
+  txn_fail_offsets(error);
+  txn_abortable(error);
 }
 
 // A send may join the transaction only while one is open; it is refused otherwise.
@@ -136,6 +235,7 @@ void Producer::txn_fatal(ErrorCode error) {
   txn_.phase = TxnPhase::kFatalError;
   txn_.error = error;
   txn_requests_.end(txn_slot_);
+  txn_fail_offsets(error);
   if (auto done = std::exchange(txn_.end_done, nullptr)) done(error);
 }
 
@@ -161,9 +261,10 @@ void Producer::txn_next() {
     txn_requests_.send(TxnRequest::kAddPartitions, txn_slot_, txn_.coordinator, std::move(req));
     return;
   }
+  if (txn_next_offsets()) return;
   const bool ending = txn_.phase == TxnPhase::kCommitting || txn_.phase == TxnPhase::kAborting;
   if (!ending || sends_pending_ > 0 || !txn_.pending.empty()) return;
-  if (txn_.added.empty()) {
+  if (txn_.added.empty() && !txn_.offsets_added) {
     // No partition was added (as far as the answers say): nothing to end at the coordinator,
     // as Kafka's client. (An add whose answer was lost may have begun it there; the
     // coordinator's timeout then aborts it and fences this producer, as in Kafka.)
@@ -174,6 +275,7 @@ void Producer::txn_next() {
 }
 
 void Producer::txn_ended() {
+  txn_.offsets_added = false;
   txn_.added.clear();
   txn_.adding.clear();
   txn_.pending.clear();
@@ -213,7 +315,10 @@ bool Producer::txn_on_message(const Message& msg) {
   const std::optional<TxnRequest> kind = txn_requests_.find(*correlation);
   if (!kind) return false;
   txn_requests_.end(txn_slot_);
-  if (const auto* find = std::get_if<FindCoordinatorResponse>(&msg)) {
+  if (*kind == TxnRequest::kAddOffsets || *kind == TxnRequest::kFindGroupCoordinator ||
+      *kind == TxnRequest::kTxnOffsetCommit) {
+    txn_on_offsets_answer(*kind, msg);
+  } else if (const auto* find = std::get_if<FindCoordinatorResponse>(&msg)) {
     if (find->error == ErrorCode::NONE) {
       txn_.coordinator = find->node_id;
     } else {
@@ -273,6 +378,7 @@ void Producer::txn_on_timer(TimerId timer) {
     // Unanswered: as a broken connection (the request is sent again, to a coordinator found anew).
     txn_requests_.end(txn_slot_);
     txn_.coordinator = NodeId(-1);
+    if (!txn_.offsets.empty()) txn_.offsets.front().group_coordinator = NodeId(-1);
     txn_requeue_adding();
   }
   txn_next();
@@ -283,6 +389,7 @@ void Producer::txn_on_disconnect(NodeId peer) {
   txn_requests_.end(txn_slot_);
   txn_requeue_adding();
   txn_.coordinator = NodeId(-1);
+  if (!txn_.offsets.empty()) txn_.offsets.front().group_coordinator = NodeId(-1);
   txn_requests_.wait(TxnRequest::kFindCoordinator, txn_slot_);
 }
 

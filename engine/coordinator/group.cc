@@ -215,7 +215,9 @@ bool Group::has_pending_txn_offset(const TopicPartition& tp) const {
 
 void Group::drop_pending_txn_offsets(const TopicPartition& tp) {
   for (auto it = pending_txn_offsets_.begin(); it != pending_txn_offsets_.end();) {
-    it->second.erase(tp);
+    if (auto entry = it->second.find(tp); entry != it->second.end() && entry->second.log_offset.value() >= 0) {
+      it->second.erase(entry);
+    }
     it = it->second.empty() ? pending_txn_offsets_.erase(it) : std::next(it);
   }
 }

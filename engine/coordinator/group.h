@@ -162,7 +162,9 @@ class Group {
   std::map<ProducerId, TxnOffsets>& pending_txn_offsets() { return pending_txn_offsets_; }
   const std::map<ProducerId, TxnOffsets>& pending_txn_offsets() const { return pending_txn_offsets_; }
   bool has_pending_txn_offset(const TopicPartition& tp) const;
-  // Forgets every pending transactional offset of `tp` (a tombstone deleted its key).
+  // A tombstone of `tp` was appended: forgets the pending transactional offsets of `tp` whose
+  // records it follows, i.e. those already appended (appends complete in log order); one whose
+  // append is still on its way comes after it and stays.
   void drop_pending_txn_offsets(const TopicPartition& tp);
   // When the group last became Empty (ms, the coordinator's clock): the start of its offsets'
   // retention (offsets.retention.minutes). Set by the coordinator, which owns the clock.

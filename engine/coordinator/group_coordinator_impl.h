@@ -195,7 +195,9 @@ struct GroupCoordinator::Impl {
   // Kafka's rules (GroupCoordinator.doTxnCommitOffsets, KIP-447): a member id, generation or
   // instance id is checked only when the request names one.
   ErrorCode validate_txn_commit(const TxnOffsetCommitRequest& req);
-  void on_txn_offsets_appended(NodeId from, const TxnOffsetCommitRequest& req, const AppendContext& ctx, ErrorCode e);
+  // A failed append gives back the pending offsets it `replaced`.
+  void on_txn_offsets_appended(NodeId from, const TxnOffsetCommitRequest& req, const Group::TxnOffsets& replaced,
+                               const AppendContext& ctx, ErrorCode e);
   // A marker of `producer_id` was written to `partition`: its pending offsets commit or go.
   void on_txn_completed(ProducerId producer_id, std::int32_t partition, bool commit);
 

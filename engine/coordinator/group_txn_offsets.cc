@@ -6,8 +6,17 @@
 //   does not see them;
 // - the COMMIT marker makes each the group's committed offset unless the committed one's
 //   record is later in the log (a plain commit appended after it wins); ABORT drops them;
-// - a tombstone (DeleteGroups, OffsetDelete) forgets the pending offsets of its key too;
+// - a tombstone (DeleteGroups, OffsetDelete) forgets the pending offsets of its key written
+//   before it;
 // - loading replays the same rules in log order (group_offsets.cc).
+// Departures and gaps, each kept consistent between the live coordinator and a replay:
+// - retention does not expire an offset with a transaction pending on it (Kafka's does, and
+//   its loader then ignores the tombstone for that key): a transaction left open pins it;
+// - a TxnOffsetCommit arriving after its transaction's marker at the same epoch opens a
+//   transaction nothing ends (Kafka's hazard before KIP-890's verification);
+// - a replayed record counts as transactional by its producer id (produce to
+//   __consumer_offsets is not refused, as Kafka's is);
+// - OffsetFetch has no require_stable (KIP-447's UNSTABLE_OFFSET_COMMIT) yet.
 #include <utility>
 
 #include "engine/coordinator/group_coordinator_impl.h"
@@ -45,16 +54,18 @@ void GroupCoordinator::Impl::handle_txn_commit(NodeId from, const TxnOffsetCommi
   const std::int64_t timestamp_ms = now_ms();
   std::vector<Record> records;
   Group::TxnOffsets& pending = g->pending_txn_offsets()[req.producer_id];
+  Group::TxnOffsets replaced;  // what a failed append gives back (a zombie's must not erase them)
   for (const TxnOffsetCommitPartition& p : req.partitions) {
     const CommittedOffset c{p.committed_offset, p.metadata, timestamp_ms, Offset(-1)};
     records.push_back(offset_commit_record({g->group_id(), p.tp.topic, p.tp.partition},
                                            OffsetCommitValue{c.offset, c.metadata, c.commit_timestamp_ms},
                                            timestamp_ms));
+    if (auto it = pending.find(p.tp); it != pending.end()) replaced.emplace(p.tp, it->second);
     pending[p.tp] = c;  // not appended yet (log offset -1)
   }
   append_transactional(*g, std::move(records), TxnWriter{req.producer_id, req.producer_epoch},
-                       [this, from, req](const AppendContext& ctx, ErrorCode e) {
-                         on_txn_offsets_appended(from, req, ctx, e);
+                       [this, from, req, replaced = std::move(replaced)](const AppendContext& ctx, ErrorCode e) {
+                         on_txn_offsets_appended(from, req, replaced, ctx, e);
                        });
 }
 
@@ -71,7 +82,8 @@ ErrorCode GroupCoordinator::Impl::validate_txn_commit(const TxnOffsetCommitReque
 }
 
 void GroupCoordinator::Impl::on_txn_offsets_appended(NodeId from, const TxnOffsetCommitRequest& req,
-                                                     const AppendContext& ctx, ErrorCode e) {
+                                                     const Group::TxnOffsets& replaced, const AppendContext& ctx,
+                                                     ErrorCode e) {
   if (Group* g = group_of(ctx)) {
     auto it = g->pending_txn_offsets().find(req.producer_id);
     Offset log_offset = ctx.base_offset;  // the records are in the request's order
@@ -84,6 +96,8 @@ void GroupCoordinator::Impl::on_txn_offsets_appended(NodeId from, const TxnOffse
             entry->second.offset == p.committed_offset && entry->second.metadata == p.metadata) {
           if (e == ErrorCode::NONE) {
             entry->second.log_offset = log_offset;
+          } else if (auto before = replaced.find(p.tp); before != replaced.end()) {
+            entry->second = before->second;  // the offset this request would have replaced
           } else {
             it->second.erase(entry);
           }

@@ -337,6 +337,36 @@ TEST_F(BrokerTxnCoordinator, OffsetsSentToATransactionTakeEffectOnlyWhenItCommit
   EXPECT_LT(transactional[1], markers[1].offset);
 }
 
+// A zombie's TxnOffsetCommit (an epoch the partition has seen superseded) is refused by the
+// __consumer_offsets partition's producer state, as Kafka's coordinator-origin append is.
+TEST_F(BrokerTxnCoordinator, AnOlderEpochsTransactionalOffsetsAreRefused) {
+  const std::string id = "tx";
+  const std::string group = "g";
+  find(id, CoordinatorKeyType::kTransaction);
+  find(group, CoordinatorKeyType::kGroup);
+  const auto txn_commit = [&](const InitProducerIdResponse& p, std::int64_t offset) {
+    TxnOffsetCommitRequest commit;
+    commit.correlation_id = 5;
+    commit.transactional_id = id;
+    commit.group_id = group;
+    commit.producer_id = p.producer_id;
+    commit.producer_epoch = p.producer_epoch;
+    commit.partitions.push_back({orders, Offset(offset), ""});
+    const auto r = call<TxnOffsetCommitResponse>(commit);
+    return r.results.empty() ? ErrorCode::UNKNOWN_SERVER_ERROR : r.results[0].error;
+  };
+  const auto old = call<InitProducerIdResponse>(InitProducerIdRequest{3, ProducerId(-1), ProducerEpoch(-1), id, 60000});
+  const auto now = call<InitProducerIdResponse>(InitProducerIdRequest{3, ProducerId(-1), ProducerEpoch(-1), id, 60000});
+  ASSERT_EQ(now.producer_id, old.producer_id);
+  ASSERT_GT(now.producer_epoch, old.producer_epoch);
+  EXPECT_EQ(call<AddOffsetsToTxnResponse>(AddOffsetsToTxnRequest{4, id, now.producer_id, now.producer_epoch, group}).error,
+            ErrorCode::NONE);
+  EXPECT_EQ(txn_commit(now, 6), ErrorCode::NONE);
+  EXPECT_EQ(txn_commit(old, 9), ErrorCode::INVALID_PRODUCER_EPOCH);
+  EXPECT_EQ(call<EndTxnResponse>(EndTxnRequest{6, id, now.producer_id, now.producer_epoch, true}).error, ErrorCode::NONE);
+  EXPECT_EQ(committed_offset(group), 6);
+}
+
 // Retention may delete the segment an open transaction began in (it is bounded by the high
 // watermark, not the last stable offset, as in Kafka): the last stable offset then stands at
 // the log start, never below it, so a read_committed consumer is not sent below the log.

@@ -263,3 +263,133 @@ TEST_F(ProducerTxnTest, ASendThatNeverFindsItsTopicFailsTheCommit) {
 
 }  // namespace
 }  // namespace logsim::engine::producer_testing
+
+// ------------------------------------------------------------------ sendOffsetsToTransaction
+
+namespace logsim::engine::producer_testing {
+namespace {
+
+const NodeId kGroupCoordinator = kB3;
+
+class ProducerTxnOffsetsTest : public ProducerTxnTest {
+ protected:
+  ErrorCode offsets_result = ErrorCode::UNKNOWN_SERVER_ERROR;
+  bool offsets_done = false;
+
+  void send_offsets(std::int32_t generation = 4) {
+    ConsumerGroupMetadata group{"g", generation, "member-1", std::nullopt};
+    offsets_done = false;
+    producer->send_offsets_to_transaction({{TopicPartition{"in", PartitionId(0)}, Offset(42), "m"}}, group,
+                                          [this](ErrorCode e) {
+                                            offsets_done = true;
+                                            offsets_result = e;
+                                          });
+  }
+  // Answers AddOffsetsToTxn and the group's FindCoordinator; returns the TxnOffsetCommit sent.
+  TxnOffsetCommitRequest add_and_find() {
+    const auto add = last<AddOffsetsToTxnRequest>();
+    EXPECT_EQ(target_of(add.correlation_id), kCoordinator);
+    EXPECT_EQ(add.group_id, "g");
+    EXPECT_EQ(add.producer_id, ProducerId(7));
+    answer(AddOffsetsToTxnResponse{add.correlation_id, ErrorCode::NONE});
+    const auto find = last<FindCoordinatorRequest>();
+    EXPECT_EQ(find.key_type, CoordinatorKeyType::kGroup);
+    EXPECT_EQ(find.key, "g");
+    answer(FindCoordinatorResponse{find.correlation_id, ErrorCode::NONE, kGroupCoordinator});
+    return last<TxnOffsetCommitRequest>();
+  }
+  void answer_commit(const TxnOffsetCommitRequest& req, ErrorCode error) {
+    TxnOffsetCommitResponse resp{req.correlation_id, {}};
+    for (const TxnOffsetCommitPartition& p : req.partitions) resp.results.push_back({p.tp, error});
+    EXPECT_TRUE(producer->on_message(kGroupCoordinator, resp));
+  }
+};
+
+TEST_F(ProducerTxnOffsetsTest, OffsetsGoToTheGroupsCoordinatorAndTheCommitWaitsForThem) {
+  start_txn();
+  ASSERT_EQ(producer->begin_transaction(), ErrorCode::NONE);
+  send_offsets();
+  const TxnOffsetCommitRequest commit = add_and_find();
+  EXPECT_EQ(target_of(commit.correlation_id), kGroupCoordinator);
+  EXPECT_EQ(commit.transactional_id, kTxnId);
+  EXPECT_EQ(commit.producer_id, ProducerId(7));
+  EXPECT_EQ(commit.producer_epoch, ProducerEpoch(2));
+  EXPECT_EQ(commit.generation_id, 4);
+  EXPECT_EQ(commit.member_id, "member-1");
+  ASSERT_EQ(commit.partitions.size(), 1u);
+  EXPECT_EQ(commit.partitions[0].committed_offset, Offset(42));
+  producer->commit_transaction(on_end());
+  EXPECT_TRUE(sent_of<EndTxnRequest>().empty()) << "EndTxn before the offsets were written";
+  EXPECT_FALSE(offsets_done);
+  answer_commit(commit, ErrorCode::NONE);
+  ASSERT_TRUE(offsets_done);
+  EXPECT_EQ(offsets_result, ErrorCode::NONE);
+  // No partition was written, but the offsets' partition is in the transaction: it must end.
+  const auto end = last<EndTxnRequest>();
+  EXPECT_TRUE(end.committed);
+  answer(EndTxnResponse{end.correlation_id, ErrorCode::NONE});
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(end_result, ErrorCode::NONE);
+}
+
+TEST_F(ProducerTxnOffsetsTest, AConsumerThatLostItsGenerationMakesTheTransactionAbortable) {
+  start_txn();
+  ASSERT_EQ(producer->begin_transaction(), ErrorCode::NONE);
+  send_offsets();
+  answer_commit(add_and_find(), ErrorCode::ILLEGAL_GENERATION);
+  ASSERT_TRUE(offsets_done);
+  EXPECT_EQ(offsets_result, ErrorCode::ILLEGAL_GENERATION);
+  EXPECT_EQ(producer->txn_phase(), TxnPhase::kAbortableError);
+  producer->commit_transaction(on_end());
+  EXPECT_EQ(end_result, ErrorCode::ILLEGAL_GENERATION);
+  producer->abort_transaction(on_end());
+  const auto end = last<EndTxnRequest>();
+  EXPECT_FALSE(end.committed);
+  answer(EndTxnResponse{end.correlation_id, ErrorCode::NONE});
+  EXPECT_FALSE(ended) << "the abort completes with the next epoch";
+  const auto bump = last<InitProducerIdRequest>();
+  answer(InitProducerIdResponse{bump.correlation_id, ErrorCode::NONE, ProducerId(7), ProducerEpoch(3)});
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(end_result, ErrorCode::NONE);
+}
+
+TEST_F(ProducerTxnOffsetsTest, AMovedGroupCoordinatorIsFoundAgainAndFencingIsFatal) {
+  start_txn();
+  ASSERT_EQ(producer->begin_transaction(), ErrorCode::NONE);
+  send_offsets();
+  answer_commit(add_and_find(), ErrorCode::NOT_COORDINATOR);
+  EXPECT_FALSE(offsets_done);
+  env.sent.clear();
+  advance_to(env.now() + millis(100));
+  const auto find = last<FindCoordinatorRequest>();
+  EXPECT_EQ(find.key_type, CoordinatorKeyType::kGroup) << "the group's coordinator is looked up again";
+  answer(FindCoordinatorResponse{find.correlation_id, ErrorCode::NONE, kGroupCoordinator});
+  const auto again = last<TxnOffsetCommitRequest>();
+  EXPECT_TRUE(sent_of<AddOffsetsToTxnRequest>().empty()) << "the group is added once";
+  answer_commit(again, ErrorCode::PRODUCER_FENCED);
+  ASSERT_TRUE(offsets_done);
+  EXPECT_EQ(offsets_result, ErrorCode::PRODUCER_FENCED);
+  EXPECT_EQ(producer->txn_phase(), TxnPhase::kFatalError);
+}
+
+TEST_F(ProducerTxnOffsetsTest, RefusedOutsideATransactionAndFailedByAnAbort) {
+  start_txn();
+  send_offsets();
+  ASSERT_TRUE(offsets_done);
+  EXPECT_EQ(offsets_result, ErrorCode::INVALID_TXN_STATE);
+  ASSERT_EQ(producer->begin_transaction(), ErrorCode::NONE);
+  send_offsets();
+  send_offsets();  // a second call waits behind the first
+  producer->abort_transaction(on_end());
+  ASSERT_TRUE(offsets_done);
+  EXPECT_EQ(offsets_result, ErrorCode::OPERATION_NOT_ATTEMPTED);
+  // The AddOffsetsToTxn in flight is answered; the abort then ends the transaction there.
+  const auto add = last<AddOffsetsToTxnRequest>();
+  answer(AddOffsetsToTxnResponse{add.correlation_id, ErrorCode::NONE});
+  EXPECT_TRUE(sent_of<TxnOffsetCommitRequest>().empty());
+  const auto end = last<EndTxnRequest>();
+  EXPECT_FALSE(end.committed);
+}
+
+}  // namespace
+}  // namespace logsim::engine::producer_testing

@@ -226,6 +226,24 @@ TEST(TxnOffsetCommit, DeletingTheOffsetForgetsThePendingOneToo) {
   EXPECT_EQ(fetch_after_reload(c), -1);  // the tombstone drops it when replayed as well
 }
 
+TEST(TxnOffsetCommit, ATransactionsOffsetWrittenAfterTheTombstoneSurvivesIt) {
+  Coordinator c;
+  c.commit(kB, "", -1, 4);
+  c.host.complete_all();
+  ASSERT_EQ(c.commit_error(kB), ErrorCode::NONE);
+  OffsetDeleteRequest del;
+  del.group_id = kGroup;
+  del.partitions = {{"t", PartitionId(0)}};
+  c.coord.handle(kA, del);
+  c.coord.handle(kProducer, txn_commit(5));  // appended after the tombstone
+  c.host.complete_all();
+  ASSERT_EQ(c.expect<OffsetDeleteResponse>(kA).error, ErrorCode::NONE);
+  ASSERT_EQ(txn_commit_error(c), ErrorCode::NONE);
+  end_txn(c, kPid, true);
+  EXPECT_EQ(c.fetch(), 5);
+  EXPECT_EQ(fetch_after_reload(c), 5);
+}
+
 TEST(TxnOffsetCommit, RetentionKeepsAnOffsetWithATransactionPending) {
   GroupCoordinatorConfig config;
   config.offsets_retention_minutes = 1;
