@@ -101,6 +101,16 @@ void BrokerState::remove(const TopicPartition& key) {
 
 void BrokerState::defer(std::function<void()> fn) { deferred[timers.set(0, BrokerTimer::kDeferred)] = std::move(fn); }
 
+namespace {
+
+TxnCoordinatorConfig txn_coordinator_config(const BrokerConfig& config) {
+  TxnCoordinatorConfig c = config.transaction;
+  c.offsets_topic_num_partitions = config.offsets_topic_num_partitions;
+  return c;
+}
+
+}  // namespace
+
 Broker::Broker(Env& env, BrokerConfig config)
     : timers_(env),
       own_timers_(timers_, [this](TimerId id, BrokerTimer tag) { on_own_timer(id, tag); }),
@@ -108,7 +118,8 @@ Broker::Broker(Env& env, BrokerConfig config)
       offsets_host_(make_internal_topic_host(state_, kConsumerOffsetsTopic)),
       coordinator_(std::make_unique<GroupCoordinator>(env, timers_, state_.config.group, *offsets_host_)),
       txn_host_(make_internal_topic_host(state_, kTransactionStateTopic)),
-      txn_coordinator_(std::make_unique<TransactionCoordinator>(env, timers_, state_.config.transaction, *txn_host_)) {
+      txn_coordinator_(std::make_unique<TransactionCoordinator>(env, timers_, txn_coordinator_config(state_.config),
+                                                                *txn_host_)) {
   state_.coordinator = coordinator_.get();
   state_.txn_coordinator = txn_coordinator_.get();
 }

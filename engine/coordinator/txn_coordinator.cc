@@ -240,9 +240,9 @@ struct TransactionCoordinator::Impl {
 
   void handle_add_offsets(NodeId from, const AddOffsetsToTxnRequest& req) {
     const auto answer = [this, from, c = req.correlation_id](ErrorCode e) { env.send(from, AddOffsetsToTxnResponse{c, e}); };
-    const std::int32_t n = host.partition_count(kConsumerOffsetsTopic);
     if (req.group_id.empty()) return answer(ErrorCode::INVALID_GROUP_ID);
-    if (n <= 0) return answer(ErrorCode::COORDINATOR_NOT_AVAILABLE);
+    std::int32_t n = host.partition_count(kConsumerOffsetsTopic);
+    if (n <= 0) n = config.offsets_topic_num_partitions;  // not created yet: as it will be
     const std::vector<TopicPartition> tp{
         TopicPartition{std::string(kConsumerOffsetsTopic), GroupCoordinator::partition_for(req.group_id, n)}};
     add_partitions(req.transactional_id, req.producer_id, req.producer_epoch, tp, answer);

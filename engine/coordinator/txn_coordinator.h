@@ -41,6 +41,9 @@ struct TxnCoordinatorConfig {
   std::int32_t transaction_abort_timed_out_transaction_cleanup_interval_ms = 10000;
   std::int32_t request_timeout_ms = 30000;  // __transaction_state appends and marker requests
   std::int32_t retry_backoff_ms = 100;      // before a marker or a completion is tried again
+  // offsets.topic.num.partitions: where AddOffsetsToTxn finds a group before __consumer_offsets
+  // exists (Kafka's coordinator computes it from the setting, not the topic).
+  std::int32_t offsets_topic_num_partitions = 50;
   Plants plants;                            // planted bugs (none by default)
 };
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/broker/broker.h"
@@ -26,6 +27,7 @@ namespace {
 
 constexpr std::uint64_t kPollTag = 0xfeed;
 constexpr std::uint64_t kStepTag = 0xfeee;
+constexpr std::uint64_t kFeedTag = 0xfeef;
 
 std::vector<std::string> values(const std::string& prefix, int n) {
   std::vector<std::string> out;
@@ -264,6 +266,223 @@ TEST(TxnCluster, ThroughBrokerCrashesNothingAbortedIsReadCommittedAndEveryCommit
 TEST(TxnCluster, TheSameSeedGivesTheSameRun) {
   EXPECT_EQ(run(3, true).trace_hash, run(3, true).trace_hash);
 }
+
+
+// ------------------------------------------------------------------ consume-transform-produce
+
+// Exactly-once processing (KIP-98's read-process-write loop): a feeder writes 60 records to
+// "in", one every 250 ms; a processor reads them read_committed and copies each polled batch to "out" in one
+// transaction together with its positions (sendOffsetsToTransaction, group "eos"); after an
+// abort it goes back to the positions it last committed. At the end a consumer joining "eos"
+// starts at the committed offsets: what it reads of "in" and what read_committed shows of
+// "out" must be every input exactly once, whatever the brokers did meanwhile.
+class EosApp final : public Node {
+  Env& env_;
+  engine::TimerMux mux_;
+
+ public:
+  enum class Role { kFeeder, kProcessor, kOutReader, kGroupReader };
+  EosApp(Env& env, std::vector<NodeId> brokers, Role role) : env_(env), mux_(env), brokers_(std::move(brokers)), role_(role) {}
+
+  void on_start() override {
+    engine::ProducerConfig pc;
+    pc.bootstrap_servers = brokers_;
+    pc.enable_idempotence = true;
+    pc.request_timeout_ms = 3000;
+    pc.delivery_timeout_ms = 20000;
+    if (role_ == Role::kFeeder) {
+      producer.emplace(env_, mux_, pc);
+      producer->start();
+      env_.set_timer(millis(250), kFeedTag);
+      return;
+    }
+    engine::ConsumerConfig cc;
+    cc.bootstrap_servers = brokers_;
+    cc.auto_offset_reset = engine::OffsetReset::kEarliest;
+    cc.isolation_level = IsolationLevel::kReadCommitted;
+    cc.request_timeout_ms = 3000;
+    cc.enable_auto_commit = false;
+    if (role_ == Role::kGroupReader) cc.group_id = "eos";
+    consumer.emplace(env_, mux_, cc);
+    if (role_ == Role::kGroupReader) {
+      consumer->subscribe({"in"}, nullptr);
+    } else {
+      const std::string topic = role_ == Role::kOutReader ? "out" : "in";
+      consumer->assign({TopicPartition{topic, PartitionId(0)}, TopicPartition{topic, PartitionId(1)}});
+    }
+    if (role_ == Role::kProcessor) {
+      pc.transactional_id = "eos-tx";
+      pc.transaction_timeout_ms = 10000;
+      producer.emplace(env_, mux_, pc);
+      producer->start();
+      env_.set_timer(millis(300), kStepTag);
+    }
+    env_.set_timer(millis(10), kPollTag);
+  }
+  void on_message(NodeId from, const Message& msg) override {
+    if (producer && producer->on_message(from, msg)) return;
+    if (consumer) consumer->on_message(from, msg);
+  }
+  void on_timer(TimerId id, std::uint64_t tag) override {
+    if (tag == kPollTag) {
+      for (const auto& r : consumer->poll()) {
+        read.push_back(*r.record.record.value);
+        if (role_ == Role::kProcessor) buffered.push_back(*r.record.record.value);
+      }
+      env_.set_timer(millis(10), kPollTag);
+      return;
+    }
+    if (tag == kFeedTag) {  // one record every 250 ms: "in0" at 250 ms .. "in59" at 15 s
+      const std::string v = "in" + std::to_string(fed_++);
+      producer->send("in", Record{v, v, 0}, std::nullopt, [](const engine::SendResult&) {});
+      if (fed_ < 60) env_.set_timer(millis(250), kFeedTag);
+      return;
+    }
+    if (tag == kStepTag) {
+      step();
+      env_.set_timer(millis(300), kStepTag);
+      return;
+    }
+    mux_.on_timer(id, tag);
+  }
+  void on_disconnect(NodeId peer) override {
+    if (producer) producer->on_disconnect(peer);
+    if (consumer) consumer->on_disconnect(peer);
+  }
+
+  std::optional<engine::Producer> producer;
+  std::optional<engine::Consumer> consumer;
+  std::vector<std::string> read;
+  std::vector<std::string> buffered;        // polled, not yet in a transaction
+  std::set<std::string> committed_values;   // copied to "out" by a committed transaction
+  int commits = 0;
+  int aborts = 0;
+  bool stopped = false;  // begins no more transactions (fenced, or told to stop)
+
+ private:
+  // Begins a transaction with everything polled since the last, if the producer is free.
+  void step() {
+    if (busy_ || stopped || buffered.empty() || producer->txn_phase() != engine::TxnPhase::kReady) return;
+    if (producer->begin_transaction() != ErrorCode::NONE) return;
+    busy_ = true;
+    std::vector<std::string> batch = std::exchange(buffered, {});
+    for (const std::string& v : batch) producer->send("out", Record{v, v, 0}, std::nullopt, [](const engine::SendResult&) {});
+    std::vector<TxnOffsetCommitPartition> offsets;
+    const std::map<TopicPartition, Offset> positions = consumer->consumed();
+    for (const auto& [tp, at] : positions) offsets.push_back({tp, at, ""});
+    producer->send_offsets_to_transaction(std::move(offsets), engine::ConsumerGroupMetadata{"eos", -1, "", std::nullopt},
+                                          [](ErrorCode) {});
+    producer->commit_transaction([this, batch, positions](ErrorCode e) {
+      if (e == ErrorCode::NONE) {
+        ++commits;
+        committed_values.insert(batch.begin(), batch.end());
+        committed_positions_ = positions;
+        busy_ = false;
+        return;
+      }
+      if (producer->txn_phase() != engine::TxnPhase::kAbortableError) {
+        stopped = true;
+        return;
+      }
+      producer->abort_transaction([this](ErrorCode abort) {
+        ++aborts;
+        if (abort != ErrorCode::NONE) stopped = true;
+        rewind();
+        busy_ = false;
+      });
+    });
+  }
+  // After an abort: back to the positions last committed (the start for partitions never committed).
+  void rewind() {
+    buffered.clear();
+    for (const TopicPartition& tp : {TopicPartition{"in", PartitionId(0)}, TopicPartition{"in", PartitionId(1)}}) {
+      auto it = committed_positions_.find(tp);
+      consumer->seek(tp, it == committed_positions_.end() ? Offset(0) : it->second);
+    }
+  }
+
+  std::vector<NodeId> brokers_;
+  Role role_;
+  bool busy_ = false;
+  int fed_ = 0;
+  std::map<TopicPartition, Offset> committed_positions_;
+};
+
+struct EosRun {
+  std::vector<std::string> out;        // read_committed from "out"
+  std::vector<std::string> remaining;  // read from "in" by the group, from its committed offsets
+  std::set<std::string> committed_values;
+  int commits = 0;
+  int aborts = 0;
+  std::uint64_t trace_hash = 0;
+};
+
+EosRun run_eos(std::uint64_t seed, bool crashes) {
+  const Scenario scenario = parse_scenario(R"({
+    "name": "eos", "duration": "60s",
+    "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "min.insync.replicas": 2,
+                                         "broker.session.timeout.ms": 3000, "broker.heartbeat.interval.ms": 500}},
+    "topics": [{"name": "in", "partitions": 2}, {"name": "out", "partitions": 2}]})", "eos.json");
+  sim::World world(seed);
+  const ClusterIds ids = cluster_ids(scenario);
+  engine::BrokerConfig bc = broker_config(scenario, ids);
+  bc.transaction_state_log_num_partitions = 3;
+  bc.offsets_topic_num_partitions = 3;
+  for (std::size_t b = 0; b < ids.brokers.size(); ++b) {
+    world.add_node("broker-" + std::to_string(b + 1), [bc](Env& env) { return std::make_unique<engine::Broker>(env, bc); });
+  }
+  const engine::ControllerConfig cc = controller_config(scenario, ids);
+  world.add_node("controller", [cc](Env& env) { return std::make_unique<engine::Controller>(env, cc); });
+  const auto app = [&](const std::string& name, EosApp::Role role) {
+    return world.add_node(name, [&ids, role](Env& env) { return std::make_unique<EosApp>(env, ids.brokers, role); });
+  };
+  const NodeId feeder = app("feeder", EosApp::Role::kFeeder);
+  const NodeId processor = app("processor", EosApp::Role::kProcessor);
+  const NodeId out_reader = app("out-reader", EosApp::Role::kOutReader);
+  const NodeId group_reader = app("group-reader", EosApp::Role::kGroupReader);
+  for (const NodeId n : std::vector<NodeId>{ids.brokers[0], ids.brokers[1], ids.brokers[2], ids.controller, feeder,
+                                            processor, out_reader}) {
+    world.start(n);
+  }
+  if (crashes) {
+    // Each broker in turn crashes for 2.5 s, from 6 s on, every 5 s: the processor is mid-way.
+    for (std::size_t b = 0; b < ids.brokers.size(); ++b) {
+      const Nanos at = millis(6000 + 5000 * static_cast<std::int64_t>(b) + static_cast<std::int64_t>(seed % 7) * 150);
+      world.schedule(at, "crash", [&world, broker = ids.brokers[b]] { world.crash(broker); });
+      world.schedule(at + millis(2500), "restart", [&world, broker = ids.brokers[b]] { world.restart(broker); });
+    }
+  }
+  // The processor stops taking work at 40 s; the group reader starts at 45 s.
+  world.schedule(millis(40000), "stop", [&world, processor] {
+    dynamic_cast<EosApp*>(world.node(processor))->stopped = true;
+  });
+  world.schedule(millis(45000), "start", [&world, group_reader] { world.start(group_reader); });
+  world.run_until(millis(60000));
+  const auto* p = dynamic_cast<EosApp*>(world.node(processor));
+  return EosRun{dynamic_cast<EosApp*>(world.node(out_reader))->read, dynamic_cast<EosApp*>(world.node(group_reader))->read,
+                p->committed_values, p->commits, p->aborts, world.trace().hash()};
+}
+
+TEST(TxnEos, EveryInputIsEitherCopiedOnceOrLeftAfterTheCommittedOffsets) {
+  for (const bool crashes : {false, true}) {
+    for (std::uint64_t seed = 1; seed <= (crashes ? 4u : 1u); ++seed) {
+      const EosRun r = run_eos(seed, crashes);
+      SCOPED_TRACE("seed " + std::to_string(seed) + (crashes ? " with crashes" : "") + ": " + std::to_string(r.commits) +
+                   " commits, " + std::to_string(r.aborts) + " aborts, " + std::to_string(r.out.size()) + " out, " +
+                   std::to_string(r.remaining.size()) + " remaining");
+      EXPECT_GT(r.commits, 0) << "nothing committed: the checks below prove nothing";
+      std::vector<std::string> all = r.out;
+      all.insert(all.end(), r.remaining.begin(), r.remaining.end());
+      EXPECT_EQ(sorted(all), sorted(values("in", 60))) << "an input was copied twice, lost, or copied and left";
+      EXPECT_EQ(sorted(r.out), sorted(r.committed_values)) << "\"out\" is not what the committed transactions wrote";
+      if (!crashes) {
+        EXPECT_TRUE(r.remaining.empty()) << "the processor had 40 s for 60 records";
+      }
+    }
+  }
+}
+
+TEST(TxnEos, TheSameSeedGivesTheSameRun) { EXPECT_EQ(run_eos(2, true).trace_hash, run_eos(2, true).trace_hash); }
 
 }  // namespace
 }  // namespace logsim::scenarios

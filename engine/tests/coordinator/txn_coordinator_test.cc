@@ -341,6 +341,18 @@ TEST_F(TxnCoordinatorTest, AddOffsetsToTxnAddsTheGroupsConsumerOffsetsPartition)
   EXPECT_EQ(state(), TxnState::kOngoing);
 }
 
+// Before __consumer_offsets exists (the producer looks the group's coordinator up after this),
+// the group's partition is computed from offsets.topic.num.partitions, as Kafka's coordinator does.
+TEST_F(TxnCoordinatorTest, AddOffsetsToTxnBeforeTheOffsetsTopicExistsUsesTheConfiguredPartitionCount) {
+  host.counts.erase("__consumer_offsets");
+  const auto p = init();
+  coord.handle(kProducer, AddOffsetsToTxnRequest{++corr, kId, p.producer_id, p.producer_epoch, "g"});
+  const TxnMetadata written = host.complete_next();
+  EXPECT_EQ(expect<AddOffsetsToTxnResponse>(kProducer).error, ErrorCode::NONE);
+  const TopicPartition offsets{"__consumer_offsets", GroupCoordinator::partition_for("g", 50)};
+  EXPECT_EQ(written.partitions, std::set<TopicPartition>{offsets});
+}
+
 TEST_F(TxnCoordinatorTest, AnotherProducerIdIsNotThisTransactionsProducer) {
   const auto p = init();
   EXPECT_EQ(add(InitProducerIdResponse{0, ErrorCode::NONE, ProducerId(p.producer_id.value() + 1), p.producer_epoch},
