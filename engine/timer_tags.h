@@ -75,6 +75,7 @@ enum class ConsumerGroupTimer : std::uint64_t {
   kPollTimeout = 21,  // max.poll.interval.ms without a poll
   kGroupRetry = 22,   // a backoff, or a group request that timed out
   kCommit = 23,       // a commit's deadline or request timeout
+  kOffsetFetch = 24,  // retry.backoff.ms after UNSTABLE_OFFSET_COMMIT
 };
 
 // The topic admin client (engine/client/admin.h).

@@ -120,6 +120,18 @@ void ConsumerCoordinator::on_offset_fetch(const OffsetFetchResponse& resp) {
     if (coordinator_error(resp.error)) coordinator_lost();
     return;
   }
+  // KIP-447: a transaction's offsets are still pending on some partition. As Kafka's client
+  // (UnstableOffsetCommitException, retriable), none is taken: the fetch is asked again after
+  // retry.backoff.ms, and those partitions are not fetched until then.
+  const bool unstable = std::any_of(resp.partitions.begin(), resp.partitions.end(), [](const OffsetFetchPartition& p) {
+    return p.error == ErrorCode::UNSTABLE_OFFSET_COMMIT;
+  });
+  if (unstable) {
+    if (group_.offset_fetch_timer == 0) {
+      group_.offset_fetch_timer = timers_.set(millis(config_.retry_backoff_ms), ConsumerGroupTimer::kOffsetFetch);
+    }
+    return;
+  }
   for (const auto& p : resp.partitions) {
     // No commit (or an error): auto.offset.reset decides.
     const bool found = p.error == ErrorCode::NONE && p.committed_offset.value() >= 0;
@@ -158,7 +170,7 @@ void ConsumerCoordinator::on_commit_timer(TimerId id) {
 // ---- The committed offsets of newly assigned partitions.
 
 void ConsumerCoordinator::fetch_committed() {
-  if (!group_.subscribed || group_.offset_fetch_in_flight != 0) return;
+  if (!group_.subscribed || group_.offset_fetch_in_flight != 0 || group_.offset_fetch_timer != 0) return;
   if (group_.coordinator.value() < 0) {
     find_coordinator();  // fetched again once the coordinator is known
     return;
@@ -166,8 +178,9 @@ void ConsumerCoordinator::fetch_committed() {
   std::vector<OffsetFetchPartitionRef> wanted;
   for (const auto& tp : host_.awaiting_committed()) wanted.push_back({tp.topic, tp.partition});
   if (wanted.empty()) return;
-  group_.offset_fetch_in_flight =
-      host_.channel().send(group_.coordinator, OffsetFetchRequest{0, config_.group_id, std::move(wanted)});
+  OffsetFetchRequest req{0, config_.group_id, std::move(wanted)};
+  req.require_stable = config_.isolation_level == IsolationLevel::kReadCommitted;
+  group_.offset_fetch_in_flight = host_.channel().send(group_.coordinator, std::move(req));
 }
 
 }  // namespace logsim::engine

@@ -551,6 +551,11 @@ void ConsumerCoordinator::on_timer(TimerId id, ConsumerGroupTimer tag) {
     case ConsumerGroupTimer::kCommit:
       on_commit_timer(id);
       return;
+    case ConsumerGroupTimer::kOffsetFetch:
+      if (id != group_.offset_fetch_timer) return;
+      group_.offset_fetch_timer = 0;
+      fetch_committed();
+      return;
   }
 }
 

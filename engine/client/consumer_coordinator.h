@@ -184,6 +184,7 @@ class ConsumerCoordinator {
     bool prepare_revoked = false;       // kPreparing: the revoke/lost callback has run
     bool in_poll = false;               // inside poll(): the application's callbacks may run
     CorrelationId offset_fetch_in_flight = 0;
+    TimerId offset_fetch_timer = 0;     // the backoff after UNSTABLE_OFFSET_COMMIT
   };
 
   // A group request failed because of the coordinator (or the way to it): find it again.

@@ -162,6 +162,11 @@ class Group {
   std::map<ProducerId, TxnOffsets>& pending_txn_offsets() { return pending_txn_offsets_; }
   const std::map<ProducerId, TxnOffsets>& pending_txn_offsets() const { return pending_txn_offsets_; }
   bool has_pending_txn_offset(const TopicPartition& tp) const;
+  // A commit still being appended or a transaction's offsets pending (Kafka's
+  // hasPendingOffsetCommitsForTopicPartition): OffsetFetch's require_stable refuses `tp`.
+  bool has_pending_offset(const TopicPartition& tp) const {
+    return pending_commits_.count(tp) != 0 || has_pending_txn_offset(tp);
+  }
   // A tombstone of `tp` was appended: forgets the pending transactional offsets of `tp` whose
   // records it follows, i.e. those already appended (appends complete in log order); one whose
   // append is still on its way comes after it and stays.

@@ -113,15 +113,25 @@ void GroupCoordinator::Impl::handle_fetch(NodeId from, const OffsetFetchRequest&
   r.correlation_id = req.correlation_id;
   r.error = check_group_request(req.group_id);
   const Group* g = r.error == ErrorCode::NONE ? find_group(req.group_id) : nullptr;
+  // KIP-447: with require_stable, a partition whose offset may still change is answered
+  // UNSTABLE_OFFSET_COMMIT (and no offset); the client asks again after a backoff.
+  auto unstable = [&](const TopicPartition& tp) { return req.require_stable && g->has_pending_offset(tp); };
   if (g != nullptr && !req.partitions) {
-    for (const auto& [tp, c] : g->offsets())
-      r.partitions.push_back({tp.topic, tp.partition, c.offset, c.metadata, ErrorCode::NONE});
+    for (const auto& [tp, c] : g->offsets()) {
+      if (unstable(tp)) {
+        r.partitions.push_back({tp.topic, tp.partition, Offset(-1), "", ErrorCode::UNSTABLE_OFFSET_COMMIT});
+      } else {
+        r.partitions.push_back({tp.topic, tp.partition, c.offset, c.metadata, ErrorCode::NONE});
+      }
+    }
   } else if (r.error == ErrorCode::NONE && req.partitions) {
     for (const OffsetFetchPartitionRef& ref : *req.partitions) {
       OffsetFetchPartition p{ref.topic, ref.partition, Offset(-1), "", ErrorCode::NONE};
-      if (g != nullptr) {
-        auto it = g->offsets().find({ref.topic, ref.partition});
-        if (it != g->offsets().end()) {
+      const TopicPartition tp{ref.topic, ref.partition};
+      if (g != nullptr && unstable(tp)) {
+        p.error = ErrorCode::UNSTABLE_OFFSET_COMMIT;
+      } else if (g != nullptr) {
+        if (auto it = g->offsets().find(tp); it != g->offsets().end()) {
           p.committed_offset = it->second.offset;
           p.metadata = it->second.metadata;
         }

@@ -16,7 +16,6 @@
 //   transaction nothing ends (Kafka's hazard before KIP-890's verification);
 // - a replayed record counts as transactional by its producer id (produce to
 //   __consumer_offsets is not refused, as Kafka's is);
-// - OffsetFetch has no require_stable (KIP-447's UNSTABLE_OFFSET_COMMIT) yet.
 #include <utility>
 
 #include "engine/coordinator/group_coordinator_impl.h"

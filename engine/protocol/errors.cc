@@ -57,6 +57,7 @@ std::string_view error_name(ErrorCode code) {
     LOGSIM_ERROR_NAME(MEMBER_ID_REQUIRED)
     LOGSIM_ERROR_NAME(GROUP_SUBSCRIBED_TO_TOPIC)
     LOGSIM_ERROR_NAME(INVALID_RECORD)
+    LOGSIM_ERROR_NAME(UNSTABLE_OFFSET_COMMIT)
     LOGSIM_ERROR_NAME(FENCED_INSTANCE_ID)
     LOGSIM_ERROR_NAME(STALE_BROKER_EPOCH)
     LOGSIM_ERROR_NAME(INVALID_UPDATE_VERSION)
@@ -88,6 +89,7 @@ bool is_retriable(ErrorCode code) {
     case ErrorCode::UNKNOWN_LEADER_EPOCH:
     case ErrorCode::NOT_CONTROLLER:
     case ErrorCode::CONCURRENT_TRANSACTIONS:
+    case ErrorCode::UNSTABLE_OFFSET_COMMIT:
       return true;
     default:
       return false;

@@ -107,6 +107,8 @@ enum class ErrorCode : std::int16_t {
   FENCED_INSTANCE_ID = 82,
   // The group's offsets for a topic it is subscribed to cannot be deleted while it is active.
   GROUP_SUBSCRIBED_TO_TOPIC = 86,
+  // OffsetFetch with require_stable: a transaction has offsets pending on the partition (KIP-447).
+  UNSTABLE_OFFSET_COMMIT = 88,
   // A newer producer with the same transactional.id has taken over: this one is a zombie.
   PRODUCER_FENCED = 90,
   // The broker's validation of a produced batch failed (malformed records, offsets not 0..n-1).

@@ -55,6 +55,7 @@ void OffsetFetchRequest::fold(Digest& d) const {
     fold_size(d, partitions->size());
     for (const auto& p : *partitions) d.add(p.topic).add(p.partition);
   }
+  if (require_stable) d.add(true);  // folded only when set: the traces of runs without it stay as they were
 }
 
 void OffsetFetchResponse::fold(Digest& d) const {

@@ -185,6 +185,9 @@ struct OffsetFetchRequest {
   CorrelationId correlation_id = 0;
   std::string group_id;
   std::optional<std::vector<OffsetFetchPartitionRef>> partitions;  // none: every committed one
+  // KIP-447: a partition with a commit or a transaction's offsets still pending is answered
+  // UNSTABLE_OFFSET_COMMIT instead of its offset (a read_committed consumer asks so).
+  bool require_stable = false;
   void fold(Digest& d) const;
 };
 

@@ -217,6 +217,46 @@ TEST_F(ConsumerGroupTest, NewPartitionsStartFromTheCommittedOffsetElseTheResetPo
   EXPECT_EQ(lists[0].timestamp_ms, kListOffsetsEarliest);
 }
 
+// KIP-447: a read_committed consumer asks for stable offsets; a partition a transaction still
+// has offsets pending on is answered UNSTABLE_OFFSET_COMMIT, and the consumer takes none of the
+// answer (no reset to auto.offset.reset) but asks again after retry.backoff.ms.
+TEST_F(ConsumerGroupTest, AReadCommittedConsumerWaitsForStableOffsets) {
+  ConsumerConfig c = config();
+  c.isolation_level = IsolationLevel::kReadCommitted;
+  c.retry_backoff_ms = 100;
+  make(c);
+  join_alone(2);
+  const OffsetFetchRequest first = last<OffsetFetchRequest>();
+  EXPECT_TRUE(first.require_stable);
+  OffsetFetchResponse unstable{first.correlation_id, ErrorCode::NONE, {}};
+  unstable.partitions.push_back({kTopic, PartitionId(0), Offset(-1), {}, ErrorCode::UNSTABLE_OFFSET_COMMIT});
+  unstable.partitions.push_back({kTopic, PartitionId(1), Offset(3), {}, ErrorCode::NONE});
+  consumer->on_message(kCoord, unstable);
+  consumer->poll();
+  EXPECT_TRUE(sent_of<FetchRequest>().empty()) << "no partition is fetched from an unstable answer";
+  EXPECT_TRUE(sent_of<ListOffsetsRequest>().empty()) << "an unstable offset is not a missing one";
+  EXPECT_EQ(sent_of<OffsetFetchRequest>().size(), 1u);
+  advance_to(env.now() + millis(99));
+  EXPECT_EQ(sent_of<OffsetFetchRequest>().size(), 1u) << "not before retry.backoff.ms";
+  advance_to(env.now() + millis(1));
+  ASSERT_EQ(sent_of<OffsetFetchRequest>().size(), 2u);
+  const OffsetFetchRequest again = last<OffsetFetchRequest>();
+  EXPECT_TRUE(again.require_stable);
+  ASSERT_TRUE(again.partitions.has_value());
+  EXPECT_EQ(again.partitions->size(), 2u);
+  answer_offset_fetch({{0, 5}, {1, 3}});
+  const auto fetches = sent_of<FetchRequest>();
+  ASSERT_EQ(fetches.size(), 2u);
+  EXPECT_EQ(fetches[0].fetch_offset, Offset(5));
+  EXPECT_EQ(fetches[1].fetch_offset, Offset(3));
+}
+
+TEST_F(ConsumerGroupTest, AReadUncommittedConsumerDoesNotAskForStableOffsets) {
+  make();
+  join_alone(1);
+  EXPECT_FALSE(last<OffsetFetchRequest>().require_stable);
+}
+
 TEST_F(ConsumerGroupTest, HeartbeatsCarryTheGenerationAndARebalanceRevokesEverythingUnderEager) {
   make();
   join_alone(2, 4);

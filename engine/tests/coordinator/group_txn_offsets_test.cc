@@ -92,6 +92,56 @@ TEST(TxnOffsetCommit, InvisibleUntilTheCommitMarkerAndDroppedByAnAbort) {
   EXPECT_EQ(c.fetch(), 5);
 }
 
+// KIP-447: OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT for a partition whose
+// offset a transaction (or a plain commit being appended) may still change, by name and in a
+// fetch of every partition; other partitions, and fetches without it, are answered as before.
+OffsetFetchResponse fetch_stable(Coordinator& c, std::optional<std::vector<OffsetFetchPartitionRef>> partitions) {
+  OffsetFetchRequest r;
+  r.correlation_id = 99;
+  r.group_id = kGroup;
+  r.partitions = std::move(partitions);
+  r.require_stable = true;
+  c.coord.handle(kA, r);
+  return c.expect<OffsetFetchResponse>(kA);
+}
+
+TEST(TxnOffsetCommit, RequireStableRefusesAPartitionWithOffsetsPending) {
+  Coordinator c;
+  c.commit(kB, "", -1, 4, "t", 0);
+  c.commit(kB, "", -1, 6, "t", 1);
+  c.host.complete_all();
+  ASSERT_EQ(c.commit_error(kB), ErrorCode::NONE);
+  ASSERT_EQ(c.commit_error(kB), ErrorCode::NONE);
+  ASSERT_EQ(commit_in_txn(c, 5), ErrorCode::NONE);  // t-0 pending in the transaction
+
+  const std::vector<OffsetFetchPartitionRef> both{{"t", PartitionId(0)}, {"t", PartitionId(1)}};
+  OffsetFetchResponse r = fetch_stable(c, both);
+  ASSERT_EQ(r.partitions.size(), 2u);
+  EXPECT_EQ(r.partitions[0].error, ErrorCode::UNSTABLE_OFFSET_COMMIT);
+  EXPECT_EQ(r.partitions[0].committed_offset.value(), -1);
+  EXPECT_EQ(r.partitions[1].error, ErrorCode::NONE);
+  EXPECT_EQ(r.partitions[1].committed_offset.value(), 6);
+  r = fetch_stable(c, std::nullopt);  // every committed partition
+  ASSERT_EQ(r.partitions.size(), 2u);
+  EXPECT_EQ(r.partitions[0].error, ErrorCode::UNSTABLE_OFFSET_COMMIT);
+  EXPECT_EQ(r.partitions[1].committed_offset.value(), 6);
+  EXPECT_EQ(c.fetch(), 4);  // without require_stable: the committed offset
+
+  // A plain commit still being appended is unstable too.
+  c.commit(kB, "", -1, 8, "t", 1);
+  r = fetch_stable(c, both);
+  EXPECT_EQ(r.partitions[1].error, ErrorCode::UNSTABLE_OFFSET_COMMIT);
+  c.host.complete_all();
+  ASSERT_EQ(c.commit_error(kB), ErrorCode::NONE);
+
+  end_txn(c, kPid, true);
+  r = fetch_stable(c, both);
+  ASSERT_EQ(r.partitions.size(), 2u);
+  EXPECT_EQ(r.partitions[0].error, ErrorCode::NONE);
+  EXPECT_EQ(r.partitions[0].committed_offset.value(), 5);
+  EXPECT_EQ(r.partitions[1].committed_offset.value(), 8);
+}
+
 TEST(TxnOffsetCommit, AMarkerEndsOnlyItsOwnProducersOffsets) {
   Coordinator c;
   ASSERT_EQ(commit_in_txn(c, 5, kPid), ErrorCode::NONE);
