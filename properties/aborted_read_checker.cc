@@ -6,6 +6,12 @@
 namespace logsim::properties {
 
 void AbortedReadChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
+  if (e.kind == OpKind::kTxnAbort) {
+    for (const std::uint64_t v : txns_.open_values(ids.process)) {
+      if (const std::uint64_t* read = first_rc_read_.find(value_key(v))) report_txn_read(e, v, *read, e.index, true);
+    }
+  }
+  txns_.observe(e, ids);
   if (e.value_id == 0) return;
   const std::int64_t value = value_key(e.value_id);
   switch (e.kind) {
@@ -23,6 +29,10 @@ void AbortedReadChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     }
     case OpKind::kProcess: {
       first_read_.emplace(value, e.index);
+      if (e.read_committed) {
+        first_rc_read_.emplace(value, e.index);
+        if (txns_.aborted(e.value_id)) report_txn_read(e, e.value_id, e.index, txns_.abort_event(e.value_id), false);
+      }
       if (Failure* f = failed_.find(value); f != nullptr && !f->reported) report_read(e, *f, e.index, false);
       return;
     }
@@ -46,6 +56,21 @@ void AbortedReadChecker::report_read(const HistoryEvent& e, Failure& failed, std
             std::to_string(History::packed(e.partition)) + " offset " + std::to_string(History::packed(e.offset)) +
             ", whose send by " + sender + " definitely failed (event #" + std::to_string(failed.event) +
             "): a record whose send failed was in the log";
+  report(std::move(v));
+}
+
+void AbortedReadChecker::report_txn_read(const HistoryEvent& e, std::uint64_t value, std::uint64_t read_event,
+                                         std::uint64_t abort_event, bool read_first) {
+  if (!txn_reported_.insert(value_key(value))) return;
+  Violation v = violation_at("aborted-read", e);
+  v.explanation = read_first
+      ? e.process + "'s transaction aborted (txn-abort, event #" + std::to_string(abort_event) +
+            "), but a read_committed consumer had processed value " + std::to_string(value) + " of it (event #" +
+            std::to_string(read_event) + "): a record of an aborted transaction was served under read_committed"
+      : e.process + " processed value " + std::to_string(value) + " at " + e.topic + "/" +
+            std::to_string(History::packed(e.partition)) + " offset " + std::to_string(History::packed(e.offset)) +
+            " under read_committed, but it was sent in a transaction that aborted (txn-abort, event #" +
+            std::to_string(abort_event) + "): the last stable offset or the aborted-transaction list should have hidden it";
   report(std::move(v));
 }
 

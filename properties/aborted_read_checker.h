@@ -8,14 +8,22 @@
 // same record) takes the failure back. Found online, at whichever of the failure and the
 // processing comes second; one report per value.
 //
+// Also an `aborted-read`: a consumer reading with isolation.level=read_committed (its `process`
+// events say `read_committed`) processed a value sent in a transaction that aborted
+// (`txn-abort`), before or after the abort (Kafka's LSO and aborted-transaction list must hide
+// it; a read_uncommitted consumer may read it). See txn_witness.h for which sends belong to a
+// transaction.
+//
 // State: per value id (a paged table: a run's ids are dense), the history index of its first
-// processing, and per value whose send failed, that failure. O(1) per event.
+// processing and of its first processing under read_committed, and per value whose send failed,
+// that failure; the transactions' values (txn_witness.h). O(1) per event, O(size) per abort.
 #pragma once
 
 #include <cstdint>
 
 #include "properties/checker.h"
 #include "properties/offset_table.h"
+#include "properties/txn_witness.h"
 
 namespace logsim::properties {
 
@@ -24,7 +32,8 @@ class AbortedReadChecker final : public Checker {
   std::string_view name() const override { return "aborted-reads"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
   KindSet kinds() const override {
-    return kinds_of({OpKind::kSendInvoke, OpKind::kSendOk, OpKind::kSendFail, OpKind::kSendInfo, OpKind::kProcess});
+    return kinds_of({OpKind::kSendInvoke, OpKind::kSendOk, OpKind::kSendFail, OpKind::kSendInfo, OpKind::kProcess}) |
+           TxnWitness::kKinds;
   }
 
  private:
@@ -34,9 +43,16 @@ class AbortedReadChecker final : public Checker {
     bool reported = false;
   };
   void report_read(const HistoryEvent& e, Failure& failed, std::uint64_t read_event, bool read_first);
+  // A read_committed processing of a value of an aborted transaction; `e` is the later of the
+  // processing and the txn-abort.
+  void report_txn_read(const HistoryEvent& e, std::uint64_t value, std::uint64_t read_event, std::uint64_t abort_event,
+                       bool read_first);
 
   OffsetTable<Failure> failed_;          // value id -> its send's failure, while it stands
   OffsetTable<std::uint64_t> first_read_;  // value id -> the index of its first processing
+  OffsetTable<std::uint64_t> first_rc_read_;  // value id -> its first processing under read_committed
+  OffsetSet txn_reported_;                 // values reported as read from an aborted transaction
+  TxnWitness txns_;
 };
 
 }  // namespace logsim::properties

@@ -109,6 +109,7 @@ const GroupProgress::Move* GroupProgress::Partition::first_past(std::int64_t off
 
 void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids, const Symbols& symbols) {
   compaction_.observe(e, ids, symbols);
+  txns_.observe(e, ids);
   switch (e.kind) {
     case OpKind::kAdmin:
       if (ids.group != kNoId && (e.error.empty() || e.error == "NONE") && e.note.starts_with("delete-group ")) {
@@ -124,6 +125,7 @@ void GroupProgress::observe(const HistoryEvent& e, const EventIds& ids, const Sy
                              ? tp.keys.emplace(offset, ids.key).second
                              : tp.acks.emplace(offset, Ack{e.index, e.at, ids.process, ids.key, e.value_id}).second;
       if (!fresh) return;
+      if (txns_.excused(e.value_id)) tp.txn_values.emplace(offset, e.value_id);  // in a transaction still open
       if (!tp.waiting.empty()) {
         // The first record acknowledged after a partition's first assignment to a group.
         std::erase_if(tp.waiting, [&](Id slot) {
@@ -231,6 +233,7 @@ void LostCommitChecker::finish() {
       if (p.processed.contains(offset)) return true;
       // Compaction may have removed it before the commit that passed it.
       if (progress_.compacted(tp, k, offset, p.first_past(offset)->event, symbols())) return true;
+      if (progress_.txn_excused(tp, offset)) return true;  // its transaction did not (surely) commit
       if (owed++ == 0) {
         hole = offset;
         key = k;
@@ -281,6 +284,7 @@ void UnseenChecker::check(Id slot) {
     if (ack.at >= required_before_ || (owed->acked_after && ack.event <= *owed->acked_after)) return true;
     if (p.processed.contains(o)) return true;
     if (progress_.compacted(tp, ack.key, o, UINT64_MAX, symbols())) return true;  // compaction removed it
+    if (progress_.txn_excused(tp, o)) return true;  // its transaction did not (surely) commit
     ++unseen;
     if (first == nullptr) {
       first = &ack;

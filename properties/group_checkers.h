@@ -17,7 +17,8 @@
 // Only events with a non-empty `group` count: consumers under manual assignment are judged by
 // the log checkers. "Processed" means processed by any member of the group, at any time, at
 // that partition and offset (a record replaced at its offset by an unclean election is the log
-// checker's `lost-write`, not a group anomaly).
+// checker's `lost-write`, not a group anomaly). No group owes a record of a transaction that
+// aborted or whose outcome is unknown (txn_witness.h): lost-commit and unseen pass over it.
 //
 // State: integer-keyed, names looked up only to report. A (group, topic-partition) pair gets a
 // dense slot in first-seen order (per-group vectors indexed by the topic-partition id); per
@@ -37,6 +38,7 @@
 #include "properties/checker.h"
 #include "engine/base/flat_map.h"
 #include "properties/compaction.h"
+#include "properties/txn_witness.h"
 #include "properties/offset_table.h"
 
 namespace logsim::properties {
@@ -196,11 +198,19 @@ class GroupProgress {
   const OffsetTable<Ack>* acks(Id tp) const {
     return tp < tps_.size() && !tps_[tp].acks.empty() ? &tps_[tp].acks : nullptr;
   }
+  // Whether the record acknowledged at `offset` of `tp` belongs to a transaction that aborted or
+  // whose outcome is unknown (txn_witness.h): a group owes no such record.
+  bool txn_excused(Id tp, std::int64_t offset) const {
+    if (!txns_.any() || tp >= tps_.size()) return false;
+    const std::uint64_t* value = tps_[tp].txn_values.find(offset);
+    return value != nullptr && txns_.excused(*value);
+  }
 
  private:
   struct TopicPartition {
     OffsetTable<Id> keys;     // Keep::kKeys
     OffsetTable<Ack> acks;    // Keep::kAcks
+    OffsetTable<std::uint64_t> txn_values;  // the value acknowledged at each offset, for sends in a transaction
     std::vector<Id> waiting;  // slots whose first_acked_after_assigned is still to come
   };
   TopicPartition& tp_state(Id tp) {
@@ -216,6 +226,7 @@ class GroupProgress {
 
   Keep keep_;
   CompactionWitness compaction_;
+  TxnWitness txns_;
   std::vector<bool> deleted_;  // by group id
   GroupPartitionSlots slots_;
   std::vector<Partition> partitions_;  // by slot

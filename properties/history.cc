@@ -5,7 +5,7 @@
 
 namespace logsim::properties {
 namespace {
-constexpr std::array<std::pair<OpKind, std::string_view>, 14> kNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, kOpKinds> kNames{{
     {OpKind::kSendInvoke, "send-invoke"},
     {OpKind::kSendOk, "send-ok"},
     {OpKind::kSendFail, "send-fail"},
@@ -20,6 +20,10 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 14> kNames{{
     {OpKind::kCommitFail, "commit-fail"},
     {OpKind::kPoll, "poll"},
     {OpKind::kAssert, "assert"},
+    {OpKind::kTxnBegin, "txn-begin"},
+    {OpKind::kTxnCommit, "txn-commit"},
+    {OpKind::kTxnAbort, "txn-abort"},
+    {OpKind::kTxnInfo, "txn-info"},
 }};
 }  // namespace
 
@@ -55,6 +59,7 @@ std::uint64_t History::append(HistoryEvent event) {
   e.kind = event.kind;
   e.idempotent = event.idempotent;
   e.tombstone = event.tombstone;
+  e.read_committed = event.read_committed;
   if (event.commit_id != 0 || event.log_start_offset || event.high_watermark || !event.assignment.empty()) {
     e.extra = static_cast<std::uint32_t>(extras_.size());
     extras_.push_back(Extra{event.commit_id, event.log_start_offset, event.high_watermark, event.assignment});
@@ -83,6 +88,7 @@ HistoryEvent History::at(std::size_t i) const {
   }
   out.idempotent = e.idempotent;
   out.tombstone = e.tombstone;
+  out.read_committed = e.read_committed;
   out.error = text_.name(e.error);
   out.note = text_.name(e.note);
   if (e.extra != kNoId) {

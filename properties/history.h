@@ -41,9 +41,15 @@ enum class OpKind : std::uint8_t {
                   // events of that process up to its next `poll`, `assign` or `seek` are its records
   kAssert,        // an application's assertion (api/app.h, always/sometimes): note, its message;
                   // error, what happened: always-failed, sometimes-reached or sometimes-held
+  // A transactional producer's transactions: the sends a process invokes after its txn-begin
+  // and before its next txn-commit, txn-abort, txn-info or txn-begin belong to that transaction.
+  kTxnBegin,      // the process began a transaction
+  kTxnCommit,     // its commit succeeded: every record of it is committed
+  kTxnAbort,      // it definitely aborted (error: why, when it was a commit that failed)
+  kTxnInfo,       // its outcome is unknown (error: why); a transaction never ended is unknown too
 };
 // How many kinds there are (the last one's number, plus one).
-inline constexpr std::size_t kOpKinds = static_cast<std::size_t>(OpKind::kAssert) + 1;
+inline constexpr std::size_t kOpKinds = static_cast<std::size_t>(OpKind::kTxnInfo) + 1;
 
 // The history's form of an engine value that uses Kafka's -1 for none (an offset an acks=0
 // producer cannot know, a member without a generation).
@@ -77,6 +83,7 @@ struct HistoryEvent {
   std::optional<Offset> high_watermark;
   bool idempotent = false;     // kSendInvoke: the producer had enable.idempotence on
   bool tombstone = false;      // kSendInvoke: the record has a null value (a delete on a compacted topic)
+  bool read_committed = false; // kProcess: the consumer reads with isolation.level=read_committed
   std::vector<TopicPartition> assignment;  // kAssign: the new assignment
   std::uint32_t records = 0;   // kPoll: how many records the poll returned
   std::string error;           // Kafka error name for failed or unknown sends
@@ -103,6 +110,7 @@ class History {
     OpKind kind = OpKind::kFault;
     bool idempotent = false;
     bool tombstone = false;
+    bool read_committed = false;
   };
   using Observer = std::function<void(const HistoryEvent&)>;
   // An observer that is also shown the event's packed entry (its strings as ids of text()).

@@ -100,6 +100,7 @@ void LogChecker::show_again(Partition& p, const HistoryEvent& e, const EventIds&
 
 void LogChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   compaction_.observe(e, ids, symbols());
+  txns_.observe(e, ids);
   switch (e.kind) {
     case OpKind::kAssign:
       if (ids.process < reads_.size()) reads_[ids.process].clear();
@@ -182,6 +183,7 @@ void LogChecker::finish() {
 }
 
 const LogChecker::Showing* LogChecker::judged(const Ack& a) {
+  if (txns_.excused(a.value)) return nullptr;  // an aborted (or maybe aborted) transaction's
   const Partition& p = partitions_[a.tp];
   const Seen* seen = p.at.find(a.offset);
   const bool nothing_there = seen == nullptr || !seen->processed;

@@ -10,7 +10,9 @@
 //   skipped it itself (the group's `lost-commit` says so), which says nothing about the log;
 //   another group's commits excuse nobody (a commit is not a read). On a topic that may be
 //   compacted, a record compaction could have removed before the read passed it is no loss
-//   (compaction.h). Found at the end; the first event is the first processing that shows it.
+//   (compaction.h). Nor is a record of a transaction that aborted or whose outcome is unknown
+//   (txn_witness.h): a read_committed reader skips it. Found at the end; the first event is
+//   the first processing that shows it.
 //   Also a `lost-write`: an acknowledged value at an offset that a leader deleted while it was
 //   still above the high watermark. A consumer whose fetch was out of range records the log
 //   start offset and high watermark of that answer on its auto.offset.reset `seek`; Kafka
@@ -43,6 +45,7 @@
 #include "engine/base/flat_map.h"
 #include "properties/compaction.h"
 #include "properties/offset_table.h"
+#include "properties/txn_witness.h"
 
 namespace logsim::properties {
 
@@ -55,7 +58,7 @@ class LogChecker final : public Checker {
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
   KindSet kinds() const override {
     return kinds_of({OpKind::kAssign, OpKind::kSeek, OpKind::kCommitOk, OpKind::kSendOk, OpKind::kProcess}) |
-           CompactionWitness::kKinds;
+           CompactionWitness::kKinds | TxnWitness::kKinds;
   }
   void finish() override;
 
@@ -144,6 +147,7 @@ class LogChecker final : public Checker {
   // The highest offset each group's commits were accepted at, per partition: pack(group, tp).
   FlatMap<std::uint64_t, std::int64_t> committed_;
   CompactionWitness compaction_;
+  TxnWitness txns_;
 };
 
 }  // namespace logsim::properties

@@ -9,6 +9,7 @@ namespace logsim::properties {
 
 void PollSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   compaction_.observe(e, ids, symbols());
+  txns_.observe(e, ids);
   switch (e.kind) {
     case OpKind::kPoll:
       if (ids.process >= polls_.size()) polls_.resize(ids.process + 1);
@@ -85,6 +86,7 @@ void PollSkipChecker::finish() {
     const bool compact = compaction_.may_compact(symbols().topic_of(h.tp), symbols());
     // Compaction could have removed the record before the fetch that passed it (see the header).
     const auto excused = [&](const Ack& ack) {
+      if (txns_.excused(ack.value_id)) return true;  // a transaction that did not (surely) commit
       if (compact && ack.value_id == 0) return true;  // no value id: perhaps a tombstone, which compaction removes in time
       return compaction_.may_have_removed(h.tp, ack.key, ack.offset, h.event, symbols());
     };

@@ -21,7 +21,10 @@
 // (b) compaction removed it (cleanup.policy compact: a record is removed only when a later
 // record with the same key is in the log, or it is a tombstone past delete.retention.ms).
 // Records lost to truncation leave no hole (their offsets are reused: that is `lost-write` /
-// `inconsistent-offsets`, not reported again here). There are no control markers in logsim.
+// `inconsistent-offsets`, not reported again here). Transactions leave holes a consumer may
+// skip: their markers (control records, never acknowledged sends, so never judged) and, under
+// read_committed, the records of aborted transactions (excused, with those of transactions
+// whose outcome is unknown; txn_witness.h).
 // One reset is judged too: a reset whose out-of-range answer's high watermark is below the
 // offset the reader had read to (its position was truncated away) and which lands above that
 // high watermark (auto.offset.reset=latest) skips the records the new leader was acknowledged
@@ -64,6 +67,7 @@
 
 #include "properties/checker.h"
 #include "properties/compaction.h"
+#include "properties/txn_witness.h"
 
 namespace logsim::properties {
 
@@ -80,7 +84,7 @@ class PollSkipChecker final : public Checker {
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
   KindSet kinds() const override {
     return kinds_of({OpKind::kAssign, OpKind::kSeek, OpKind::kSendOk, OpKind::kProcess, OpKind::kPoll}) |
-           CompactionWitness::kKinds;
+           CompactionWitness::kKinds | TxnWitness::kKinds;
   }
   void finish() override;
 
@@ -116,6 +120,7 @@ class PollSkipChecker final : public Checker {
   void note_reset_past_truncation(const HistoryEvent& e, const EventIds& ids, const Run& run);
 
   CompactionWitness compaction_;
+  TxnWitness txns_;
   std::vector<std::vector<Run>> runs_;             // process id -> its runs, sorted by tp
   std::vector<std::uint32_t> polls_;               // process id -> how many polls it has recorded
   std::vector<Hole> holes_;

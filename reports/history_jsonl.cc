@@ -35,6 +35,7 @@ nlohmann::ordered_json event_json(const HistoryEvent& e) {
   if (e.value_id != 0) j["value_id"] = e.value_id;
   if (e.idempotent) j["idempotent"] = true;
   if (e.tombstone) j["tombstone"] = true;
+  if (e.read_committed) j["read_committed"] = true;
   if (e.kind == OpKind::kPoll) j["records"] = e.records;
   if (e.kind == OpKind::kAssign) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();

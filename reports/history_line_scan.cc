@@ -26,7 +26,7 @@ using properties::OpKind;
 // The keys of docs/history.md, one bit each, to refuse a key seen twice.
 enum Key : std::uint8_t {
   kIndex, kAtNs, kOp, kProcess, kGroup, kGeneration, kTopic, kPartition, kOffset, kKeyField,
-  kValueId, kIdempotent, kAssignment, kError, kNote, kCommitId, kLogStartOffset, kHighWatermark, kRecords, kTombstone, kUnknown
+  kValueId, kIdempotent, kAssignment, kError, kNote, kCommitId, kLogStartOffset, kHighWatermark, kRecords, kTombstone, kReadCommitted, kUnknown
 };
 
 Key key_of(std::string_view k) {
@@ -58,7 +58,10 @@ Key key_of(std::string_view k) {
       if (k == "idempotent") return kIdempotent;
       if (k == "assignment") return kAssignment;
       return kUnknown;
-    case 14: return k == "high_watermark" ? kHighWatermark : kUnknown;
+    case 14:
+      if (k == "high_watermark") return kHighWatermark;
+      if (k == "read_committed") return kReadCommitted;
+      return kUnknown;
     case 16: return k == "log_start_offset" ? kLogStartOffset : kUnknown;
     default: return kUnknown;
   }
@@ -252,6 +255,9 @@ bool value(Scanner& s, Key k, std::uint64_t index, HistoryEvent& e) {
     case kTombstone:
       e.tombstone = s.word("true");
       return e.tombstone || s.word("false");
+    case kReadCommitted:
+      e.read_committed = s.word("true");
+      return e.read_committed || s.word("false");
     case kAssignment: return assignment(s, e);
     case kUnknown: return false;
   }
@@ -275,6 +281,7 @@ void reset(HistoryEvent& e, std::uint64_t index) {
   e.high_watermark.reset();
   e.idempotent = false;
   e.tombstone = false;
+  e.read_committed = false;
   e.records = 0;
   e.assignment.clear();
   e.error.clear();

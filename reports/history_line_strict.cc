@@ -20,7 +20,8 @@ using properties::OpKind;
 
 const std::vector<std::string> kKeys = {"index", "at_ns", "op", "process", "group", "generation", "topic", "partition",
                                         "offset", "key", "value_id", "idempotent", "assignment", "error", "note",
-                                        "commit_id", "log_start_offset", "high_watermark", "records", "tombstone"};
+                                        "commit_id", "log_start_offset", "high_watermark", "records", "tombstone",
+                                        "read_committed"};
 
 std::vector<std::string> op_names() {
   std::vector<std::string> out;
@@ -127,6 +128,10 @@ HistoryEvent read_event(const nlohmann::json& j, const std::string& file, std::s
   if (const auto* v = r.get("tombstone")) {
     if (!v->is_boolean()) r.fail("\"tombstone\" is " + LineReader::type_of(*v), "true or false");
     e.tombstone = v->get<bool>();
+  }
+  if (const auto* v = r.get("read_committed")) {
+    if (!v->is_boolean()) r.fail("\"read_committed\" is " + LineReader::type_of(*v), "true or false");
+    e.read_committed = v->get<bool>();
   }
   if (const auto* a = r.get("assignment")) {
     if (!a->is_array()) r.fail("\"assignment\" is " + LineReader::type_of(*a), "a list of {\"topic\", \"partition\"}");

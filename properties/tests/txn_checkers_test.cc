@@ -1,0 +1,242 @@
+// The checkers on histories with transactions (txn-begin ... txn-commit / txn-abort / txn-info):
+// a read_committed consumer that passes an aborted transaction's records skips nothing and loses
+// nothing (lost-write, poll-skip, lost-commit, unseen excuse them), but reading one is an
+// `aborted-read`, whichever of the read and the abort comes first; a committed transaction's
+// records are owed like any acknowledged send; a transaction whose outcome is unknown (never
+// ended, or its producer began another) is excused.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "properties/aborted_read_checker.h"
+#include "properties/checker.h"
+#include "properties/group_checkers.h"
+#include "properties/history.h"
+#include "properties/log_checker.h"
+#include "properties/poll_skip_checker.h"
+#include "properties/txn_witness.h"
+
+namespace logsim::properties {
+namespace {
+
+const std::set<std::string> kNotCompacted;
+
+class Txns {
+ public:
+  explicit Txns(Checker& checker) : checker_(checker) {
+    history_.observe([this](const HistoryEvent& e) { checker_.observe(e); });
+  }
+  void txn(OpKind kind) { history_.append(base(kind, "shop")); }
+  // A send by "shop", acknowledged at `offset`.
+  void sent(std::uint64_t value, std::int64_t offset) {
+    HistoryEvent e = base(OpKind::kSendInvoke, "shop");
+    e.topic = "orders";
+    e.value_id = value;
+    history_.append(e);
+    e = base(OpKind::kSendOk, "shop");
+    e.topic = "orders";
+    e.value_id = value;
+    e.partition = PartitionId(0);
+    e.offset = Offset(offset);
+    history_.append(e);
+  }
+  void assign(const std::string& group = "") {
+    HistoryEvent e = base(OpKind::kAssign, "reader");
+    e.group = group;
+    if (!group.empty()) e.generation = GenerationId(1);
+    e.assignment = {TopicPartition{"orders", PartitionId(0)}};
+    history_.append(e);
+  }
+  void process(std::uint64_t value, std::int64_t offset, bool read_committed = true, const std::string& group = "") {
+    HistoryEvent e = base(OpKind::kProcess, "reader");
+    e.group = group;
+    if (!group.empty()) e.generation = GenerationId(1);
+    e.topic = "orders";
+    e.partition = PartitionId(0);
+    e.offset = Offset(offset);
+    e.value_id = value;
+    e.read_committed = read_committed;
+    history_.append(e);
+  }
+  void committed(std::int64_t offset) {
+    HistoryEvent e = base(OpKind::kCommitInvoke, "reader");
+    e.group = "g";
+    e.generation = GenerationId(1);
+    e.topic = "orders";
+    e.partition = PartitionId(0);
+    e.offset = Offset(offset);
+    e.commit_id = 1;
+    history_.append(e);
+    e.kind = OpKind::kCommitOk;
+    history_.append(e);
+  }
+  std::vector<std::string> finish() {
+    checker_.finish();
+    std::vector<std::string> out;
+    for (const Violation& v : checker_.violations()) out.push_back(v.anomaly + "@" + std::to_string(v.first_event));
+    return out;
+  }
+
+ private:
+  HistoryEvent base(OpKind kind, const std::string& process) const {
+    HistoryEvent e;
+    e.kind = kind;
+    e.process = process;
+    e.at = millis(static_cast<std::int64_t>(history_.size()));
+    return e;
+  }
+  Checker& checker_;
+  History history_;
+};
+
+// A plain record at 0, a transaction of values 2 and 3 at offsets 1 and 2 (its marker at 3)
+// that ends with `first_end`, and a committed transaction of value 4 at offset 4. The reader
+// processes offsets 0 and 4 only, as a read_committed consumer does when the first aborted.
+void two_transactions(Txns& t, OpKind first_end, const std::string& group = "") {
+  t.sent(1, 0);
+  t.txn(OpKind::kTxnBegin);
+  t.sent(2, 1);
+  t.sent(3, 2);
+  t.txn(first_end);
+  t.txn(OpKind::kTxnBegin);
+  t.sent(4, 4);
+  t.txn(OpKind::kTxnCommit);
+  t.assign(group);
+  t.process(1, 0, true, group);
+  t.process(4, 4, true, group);
+}
+
+TEST(TxnCheckers, AReadCommittedConsumerPassingAnAbortedTransactionLosesAndSkipsNothing) {
+  for (const OpKind end : {OpKind::kTxnAbort, OpKind::kTxnInfo}) {
+    LogChecker log(kNotCompacted);
+    Txns a(log);
+    two_transactions(a, end);
+    EXPECT_TRUE(a.finish().empty());
+    PollSkipChecker skips(PollSkipChecker::Options{kNotCompacted});
+    Txns b(skips);
+    two_transactions(b, end);
+    EXPECT_TRUE(b.finish().empty());
+  }
+}
+
+TEST(TxnCheckers, ACommittedTransactionsRecordsAreOwed) {
+  LogChecker log(kNotCompacted);
+  Txns a(log);
+  two_transactions(a, OpKind::kTxnCommit);
+  EXPECT_EQ(a.finish(), (std::vector<std::string>{"lost-write@14", "lost-write@14"}));
+  PollSkipChecker skips(PollSkipChecker::Options{kNotCompacted});
+  Txns b(skips);
+  two_transactions(b, OpKind::kTxnCommit);
+  EXPECT_EQ(b.finish(), std::vector<std::string>{"poll-skip@14"});
+}
+
+TEST(TxnCheckers, ATransactionLeftOpenByARestartIsExcused) {
+  LogChecker log(kNotCompacted);
+  Txns t(log);
+  t.sent(1, 0);
+  t.txn(OpKind::kTxnBegin);
+  t.sent(2, 1);                // the producer crashed here; its next incarnation begins anew
+  t.txn(OpKind::kTxnBegin);
+  t.sent(4, 3);
+  t.txn(OpKind::kTxnCommit);
+  t.assign();
+  t.process(1, 0);
+  t.process(4, 3);
+  EXPECT_TRUE(t.finish().empty());
+}
+
+TEST(TxnCheckers, GroupsOweNoAbortedRecord) {
+  for (const OpKind end : {OpKind::kTxnAbort, OpKind::kTxnCommit}) {
+    LostCommitChecker lost(kNotCompacted);
+    Txns a(lost);
+    two_transactions(a, end, "g");
+    a.committed(5);
+    UnseenChecker unseen(millis(1000), kNotCompacted);
+    Txns b(unseen);
+    two_transactions(b, end, "g");
+    if (end == OpKind::kTxnAbort) {
+      EXPECT_TRUE(a.finish().empty());
+      EXPECT_TRUE(b.finish().empty());
+    } else {
+      EXPECT_EQ(a.finish(), std::vector<std::string>{"lost-commit@16"});
+      EXPECT_EQ(b.finish(), std::vector<std::string>{"unseen@4"});
+    }
+  }
+}
+
+TEST(TxnCheckers, AReadCommittedReadOfAnAbortedTransactionIsAnAbortedReadEitherWayRound) {
+  {  // read after the abort
+    AbortedReadChecker c;
+    Txns t(c);
+    t.txn(OpKind::kTxnBegin);
+    t.sent(2, 0);
+    t.txn(OpKind::kTxnAbort);
+    t.assign();
+    t.process(2, 0);
+    EXPECT_EQ(t.finish(), std::vector<std::string>{"aborted-read@5"});
+  }
+  {  // read before the abort's answer reached the producer
+    AbortedReadChecker c;
+    Txns t(c);
+    t.txn(OpKind::kTxnBegin);
+    t.sent(2, 0);
+    t.assign();
+    t.process(2, 0);
+    t.process(2, 0);  // reported once
+    t.txn(OpKind::kTxnAbort);
+    EXPECT_EQ(t.finish(), std::vector<std::string>{"aborted-read@6"});
+  }
+}
+
+TEST(TxnCheckers, ReadUncommittedOrCommittedOrUnknownReadsAreNoAbortedReads) {
+  for (const OpKind end : {OpKind::kTxnAbort, OpKind::kTxnCommit, OpKind::kTxnInfo}) {
+    AbortedReadChecker c;
+    Txns t(c);
+    t.txn(OpKind::kTxnBegin);
+    t.sent(2, 0);
+    t.txn(end);
+    t.assign();
+    t.process(2, 0, /*read_committed=*/end != OpKind::kTxnAbort);
+    EXPECT_TRUE(t.finish().empty()) << op_kind_name(end);
+  }
+}
+
+TEST(TxnWitness, KnowsEachValuesTransactionOutcome) {
+  Symbols symbols;
+  History h;
+  TxnWitness w;
+  h.observe([&](const HistoryEvent& e) { w.observe(e, symbols.ids_of(e)); });
+  auto event = [&](OpKind kind, const std::string& process, std::uint64_t value = 0) {
+    HistoryEvent e;
+    e.kind = kind;
+    e.process = process;
+    e.value_id = value;
+    h.append(e);
+  };
+  event(OpKind::kSendInvoke, "a", 1);  // before any transaction
+  EXPECT_FALSE(w.any());
+  event(OpKind::kTxnBegin, "a");
+  event(OpKind::kSendInvoke, "a", 2);
+  event(OpKind::kTxnBegin, "b");
+  event(OpKind::kSendInvoke, "b", 3);
+  EXPECT_TRUE(w.excused(2));  // open
+  event(OpKind::kTxnCommit, "a");
+  event(OpKind::kSendInvoke, "a", 4);  // outside a transaction
+  event(OpKind::kTxnAbort, "b");
+  EXPECT_FALSE(w.excused(1));
+  EXPECT_FALSE(w.excused(2));
+  EXPECT_TRUE(w.aborted(3));
+  EXPECT_EQ(w.abort_event(3), 7u);
+  EXPECT_FALSE(w.excused(4));
+  event(OpKind::kTxnBegin, "a");
+  event(OpKind::kSendInvoke, "a", 5);
+  event(OpKind::kTxnInfo, "a");
+  EXPECT_TRUE(w.excused(5));
+  EXPECT_FALSE(w.aborted(5));
+}
+
+}  // namespace
+}  // namespace logsim::properties
