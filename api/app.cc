@@ -145,7 +145,7 @@ void Consumer::subscribe(std::vector<std::string> topics, RebalanceCallbacks cal
 std::vector<ConsumedRecord> Consumer::poll() { return node_.poll(); }
 
 void Consumer::processed(const ConsumedRecord& r, const std::string& note) {
-  scenarios::record_processed(r.topic_partition(), r.offset, r.key, r.value_id, note,
+  scenarios::record_processed(r.topic_partition(), r.offset, r.key, r.value_id, node_.consumer().read_committed(), note,
                               [this](properties::OpKind kind) { return node_.event(kind); }, node_.run().history);
 }
 

@@ -236,7 +236,7 @@ void AppNode::loop_done(std::uint64_t unit) {
   if (!loop_ || !loop_->awaiting || unit != loop_->handed) return;  // a second call, or a stale one
   loop_->awaiting = false;
   for (const ConsumedRecord& r : loop_->units[loop_->next]) {
-    scenarios::record_processed(r.topic_partition(), r.offset, r.key, r.value_id, "",
+    scenarios::record_processed(r.topic_partition(), r.offset, r.key, r.value_id, consumer().read_committed(), "",
                                 [this](properties::OpKind kind) { return event(kind); }, run().history);
   }
   ++loop_->next;

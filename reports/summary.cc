@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -89,6 +90,13 @@ std::string terminal_summary(const scenarios::RunResult& r, double wall_ms) {
                      r.trace_events, static_cast<double>(r.simulated_ns) / 1e9, wall_ms);
   out += fmt::format("  records    sent {} · acknowledged {} · failed {} · unknown {}\n", stat("records.sent"),
                      stat("records.acknowledged"), stat("records.failed"), stat("records.unknown"));
+  if (const auto begun = r.stats.find("transactions.begun"); begun != r.stats.end()) {
+    // Begun but never ended (a crash, or still open at the end): their outcome is unknown too.
+    const std::int64_t ended = stat("transactions.committed") + stat("transactions.aborted") + stat("transactions.unknown");
+    out += fmt::format("  txns       begun {} · committed {} · aborted {} · unknown {}\n", begun->second,
+                       stat("transactions.committed"), stat("transactions.aborted"),
+                       stat("transactions.unknown") + std::max<std::int64_t>(0, begun->second - ended));
+  }
   std::string processed;
   for (const auto& [k, v] : r.stats) {
     if (k.rfind("records.processed.", 0) == 0) processed += fmt::format("{}{} {}", processed.empty() ? "" : " · ", k.substr(18), v);

@@ -26,6 +26,12 @@ engine::BrokerConfig broker_config(const Scenario& scenario, const ClusterIds& i
   broker_config.group.offsets_commit_timeout_ms = c.offsets_commit_timeout_ms;
   broker_config.group.offsets_retention_minutes = c.offsets_retention_minutes;
   broker_config.group.offsets_retention_check_interval_ms = c.offsets_retention_check_interval_ms;
+  broker_config.transaction_state_log_num_partitions = c.transaction_state_log_num_partitions;
+  broker_config.transaction_state_log_replication_factor = c.transaction_state_log_replication_factor;
+  broker_config.transaction_state_log_min_isr = c.transaction_state_log_min_isr;
+  broker_config.transaction.transaction_max_timeout_ms = c.transaction_max_timeout_ms;
+  broker_config.transaction.transaction_abort_timed_out_transaction_cleanup_interval_ms =
+      c.transaction_abort_timed_out_transaction_cleanup_interval_ms;
   broker_config.group.plants = scenario.plants;
   broker_config.plants = scenario.plants;
   return broker_config;

@@ -45,6 +45,23 @@ sim::LinkOptions read_network(const JsonReader& r, const sim::LinkOptions& base)
 
 namespace {
 
+// As for __consumer_offsets and groups: a transactional producer needs __transaction_state,
+// which a cluster with fewer brokers than its replication factor cannot create.
+void check_transaction_log(const JsonReader& root, const Scenario& s) {
+  const BrokerSettings& c = s.cluster.config;
+  const bool transactional = std::any_of(s.producers.begin(), s.producers.end(),
+                                         [](const ProducerSpec& p) { return p.config.transactional_id.has_value(); });
+  if (!transactional || c.transaction_state_log_replication_factor <= s.cluster.brokers) return;
+  const bool set = root.has("cluster") && root.at("cluster").has("config") &&
+                   root.at("cluster").at("config").has("transaction.state.log.replication.factor");
+  (set ? root.at("cluster").at("config").at("transaction.state.log.replication.factor") : root)
+      .fail("transaction.state.log.replication.factor is " + std::to_string(c.transaction_state_log_replication_factor) +
+                " but the cluster has " + std::to_string(s.cluster.brokers) +
+                " broker(s), so __transaction_state cannot be created and no transactional producer would ever get a coordinator",
+            "/cluster/config/transaction.state.log.replication.factor at most /cluster/brokers (Kafka's default is 3; "
+            "lower transaction.state.log.min.isr with it)");
+}
+
 void read_broker_config(const JsonReader& r, BrokerSettings& c) {
   r.expect_object({"default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
                    "replica.lag.time.max.ms", "replica.fetch.wait.max.ms", "broker.session.timeout.ms",
@@ -52,7 +69,10 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
                    "leader.imbalance.check.interval.seconds", "log.retention.check.interval.ms", "num.partitions",
                    "offsets.topic.num.partitions", "offsets.topic.replication.factor", "group.initial.rebalance.delay.ms",
                    "group.min.session.timeout.ms", "group.max.session.timeout.ms", "offsets.commit.timeout.ms",
-                   "offsets.retention.minutes", "offsets.retention.check.interval.ms"});
+                   "offsets.retention.minutes", "offsets.retention.check.interval.ms",
+                   "transaction.state.log.num.partitions", "transaction.state.log.replication.factor",
+                   "transaction.state.log.min.isr", "transaction.max.timeout.ms",
+                   "transaction.abort.timed.out.transaction.cleanup.interval.ms"});
   if (auto v = r.get("default.replication.factor")) c.default_replication_factor = config_int(*v, 1);
   if (auto v = r.get("min.insync.replicas")) c.min_insync_replicas = config_int(*v, 1);
   if (auto v = r.get("unclean.leader.election.enable")) c.unclean_leader_election_enable = config_bool(*v);
@@ -72,6 +92,13 @@ void read_broker_config(const JsonReader& r, BrokerSettings& c) {
   if (auto v = r.get("offsets.commit.timeout.ms")) c.offsets_commit_timeout_ms = config_int(*v, 1);
   if (auto v = r.get("offsets.retention.minutes")) c.offsets_retention_minutes = config_int(*v, 1);
   if (auto v = r.get("offsets.retention.check.interval.ms")) c.offsets_retention_check_interval_ms = config_int(*v, 1);
+  if (auto v = r.get("transaction.state.log.num.partitions")) c.transaction_state_log_num_partitions = config_int(*v, 1);
+  if (auto v = r.get("transaction.state.log.replication.factor")) c.transaction_state_log_replication_factor = config_int(*v, 1);
+  if (auto v = r.get("transaction.state.log.min.isr")) c.transaction_state_log_min_isr = config_int(*v, 1);
+  if (auto v = r.get("transaction.max.timeout.ms")) c.transaction_max_timeout_ms = config_int(*v, 1);
+  if (auto v = r.get("transaction.abort.timed.out.transaction.cleanup.interval.ms")) {
+    c.transaction_abort_timed_out_transaction_cleanup_interval_ms = config_int(*v, 1);
+  }
 }
 
 // A size: bytes as an integer (Kafka's unit) or a string with a unit ("16KiB", "1GiB").
@@ -469,6 +496,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file, const st
   read_topics(root.at("topics"), s);
   scan_created_topics(root, s);
   if (auto v = root.get("producers")) read_producers(*v, s, apps);
+  check_transaction_log(root, s);
   if (auto v = root.get("consumers")) read_consumers(*v, s);
   if (root.has("groups")) read_groups(root, s, apps);
   check_unique_names(root, s);

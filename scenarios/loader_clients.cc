@@ -29,11 +29,23 @@ using engine::OffsetReset;
 // Kafka's producer rules for enable.idempotence (KIP-679): it defaults to true, but is quietly
 // turned off when another setting conflicts (acks other than all, retries 0, more than five
 // requests in flight); set explicitly to true with such a setting it is a configuration error.
+// A transactional.id needs idempotence: it cannot be turned off, and a conflict is an error.
 void resolve_idempotence(const JsonReader& r, engine::ProducerConfig& c, std::optional<bool> explicit_idempotence) {
   std::string conflict;
   if (c.acks != -1) conflict = "acks=" + std::to_string(c.acks);
   else if (c.retries == 0) conflict = "retries=0";
   else if (c.max_in_flight > 5) conflict = "max.in.flight.requests.per.connection=" + std::to_string(c.max_in_flight);
+  if (c.transactional_id) {
+    if (explicit_idempotence == false) {
+      r.at("enable.idempotence").fail("enable.idempotence=false with a transactional.id",
+                                      "enable.idempotence=true (or unset): a transactional producer is idempotent");
+    }
+    if (!conflict.empty()) {
+      r.at("transactional.id").fail("a transactional.id conflicts with " + conflict,
+                                    "acks=all, retries > 0 and max.in.flight.requests.per.connection <= 5 "
+                                    "(a transactional producer is idempotent)");
+    }
+  }
   if (explicit_idempotence.value_or(false) && !conflict.empty()) {
     r.at("enable.idempotence").fail("enable.idempotence=true conflicts with " + conflict,
                                     "acks=all, retries > 0 and max.in.flight.requests.per.connection <= 5 "
@@ -46,7 +58,7 @@ void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
   r.expect_object({"acks", "retries", "retry.backoff.ms", "request.timeout.ms", "delivery.timeout.ms", "batch.size",
                    "linger.ms", "max.in.flight.requests.per.connection", "enable.idempotence",
                    "metadata.max.age.ms", "partitioner.ignore.keys", "partitioner.adaptive.partitioning.enable",
-                   "partitioner.availability.timeout.ms"});
+                   "partitioner.availability.timeout.ms", "transactional.id", "transaction.timeout.ms"});
   if (auto v = r.get("acks")) {
     const auto& j = v->json();
     const std::string s = j.is_string() ? j.get<std::string>() : j.dump();
@@ -69,6 +81,13 @@ void read_producer_config(const JsonReader& r, engine::ProducerConfig& c) {
   if (auto v = r.get("partitioner.adaptive.partitioning.enable")) c.partitioner_adaptive = config_bool(*v);
   if (auto v = r.get("partitioner.availability.timeout.ms")) {
     c.partitioner_availability_timeout_ms = static_cast<std::int32_t>(v->config_integer(0, INT32_MAX));
+  }
+  if (auto v = r.get("transactional.id")) {
+    c.transactional_id = v->string();
+    if (c.transactional_id->empty()) v->fail("found an empty transactional.id", "a non-empty id, or no transactional.id");
+  }
+  if (auto v = r.get("transaction.timeout.ms")) {
+    c.transaction_timeout_ms = static_cast<std::int32_t>(v->config_integer(1, INT32_MAX));
   }
   std::optional<bool> idempotence;
   if (auto v = r.get("enable.idempotence")) idempotence = config_bool(*v);
@@ -239,9 +258,12 @@ std::string check_topic(const JsonReader& r, const Scenario& s) {
 
 void read_producers(const JsonReader& r, Scenario& s, const std::vector<std::string>& apps) {
   for (const auto& p : r.items()) {
-    p.expect_object({"name", "topic", "rate_per_sec", "count", "for", "start", "keys", "value_bytes", "tombstones", "config", "app"});
+    p.expect_object({"name", "topic", "rate_per_sec", "count", "for", "start", "keys", "value_bytes", "tombstones", "config", "app",
+                     "transactions"});
     ProducerSpec spec;
-    if (p.has("app")) spec.app = read_app(p, apps, {"rate_per_sec", "count", "for", "start", "keys", "value_bytes", "tombstones"});
+    if (p.has("app")) {
+      spec.app = read_app(p, apps, {"rate_per_sec", "count", "for", "start", "keys", "value_bytes", "tombstones", "transactions"});
+    }
     spec.name = p.at("name").string();
     spec.topic = check_topic(p.at("topic"), s);
     if (auto v = p.get("rate_per_sec")) spec.rate_per_sec = v->number(0.001, 10'000'000);
@@ -258,6 +280,14 @@ void read_producers(const JsonReader& r, Scenario& s, const std::vector<std::str
     if (auto v = p.get("value_bytes")) spec.value_bytes = static_cast<std::int32_t>(v->integer(0, 10 * 1024 * 1024));
     if (auto v = p.get("tombstones")) spec.tombstones = v->number(0, 1);
     if (auto v = p.get("config")) read_producer_config(*v, spec.config);
+    if (auto v = p.get("transactions")) {
+      if (!spec.config.transactional_id) {
+        v->fail("found \"transactions\" without a transactional.id", "\"config\": {\"transactional.id\": ...} to send in transactions");
+      }
+      v->expect_object({"records", "aborts"});
+      if (auto n = v->get("records")) spec.transactions.records = n->integer(1, 1'000'000);
+      if (auto a = v->get("aborts")) spec.transactions.aborts = a->number(0, 1);
+    }
     s.producers.push_back(std::move(spec));
   }
 }

@@ -176,6 +176,10 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
       case OpKind::kAdmin: ++stats["admin.operations"]; break;
       case OpKind::kCommitOk: stats["commits.accepted"] += same_commit ? 0 : 1; break;
       case OpKind::kCommitFail: stats["commits.rejected"] += same_commit ? 0 : 1; break;
+      case OpKind::kTxnBegin: ++stats["transactions.begun"]; break;
+      case OpKind::kTxnCommit: ++stats["transactions.committed"]; break;
+      case OpKind::kTxnAbort: ++stats["transactions.aborted"]; break;
+      case OpKind::kTxnInfo: ++stats["transactions.unknown"]; break;
       default: break;
     }
   }

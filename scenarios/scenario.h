@@ -46,6 +46,13 @@ struct BrokerSettings {
   std::int32_t offsets_commit_timeout_ms = 5000;         // offsets.commit.timeout.ms
   std::int32_t offsets_retention_minutes = 10080;        // offsets.retention.minutes (7 days)
   std::int32_t offsets_retention_check_interval_ms = 600000;  // offsets.retention.check.interval.ms
+  // The transaction coordinator.
+  std::int32_t transaction_state_log_num_partitions = 50;      // transaction.state.log.num.partitions
+  std::int32_t transaction_state_log_replication_factor = 3;   // transaction.state.log.replication.factor
+  std::int32_t transaction_state_log_min_isr = 2;              // transaction.state.log.min.isr
+  std::int32_t transaction_max_timeout_ms = 900000;            // transaction.max.timeout.ms
+  // transaction.abort.timed.out.transaction.cleanup.interval.ms
+  std::int32_t transaction_abort_timed_out_transaction_cleanup_interval_ms = 10000;
 };
 
 struct ClusterSpec {
@@ -66,6 +73,13 @@ struct KeySpec {
   double hot_share = 0;
 };
 
+// A transactional producer's workload (with a transactional.id): each transaction holds
+// `records` sends, then commits, or aborts on purpose with probability `aborts`.
+struct TransactionSpec {
+  std::int64_t records = 10;
+  double aborts = 0;
+};
+
 struct ProducerSpec {
   std::string name;
   std::string topic;
@@ -76,6 +90,7 @@ struct ProducerSpec {
   std::int32_t value_bytes = 100;     // size of each value (see make_record)
   double tombstones = 0;              // the share of records sent with a null value (deletes)
   engine::ProducerConfig config;      // Kafka producer configs (bootstrap filled by the run)
+  TransactionSpec transactions;       // with config.transactional_id: how it sends in transactions
   std::string app;                    // a user's registered application (api/app.h); empty: logsim's own
 };
 

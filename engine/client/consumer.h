@@ -143,6 +143,8 @@ class Consumer : private GroupHost {
   std::int32_t generation() const { return group_.generation(); }
   const std::string& member_id() const { return group_.member_id(); }
   const std::string& group_id() const { return config_.group_id; }
+  // isolation.level=read_committed: only committed transactions' records, up to the last stable offset.
+  bool read_committed() const { return config_.isolation_level == IsolationLevel::kReadCommitted; }
 
   // (Group responses are routed from on_message to the coordinator.)
   bool on_message(NodeId from, const Message& msg);

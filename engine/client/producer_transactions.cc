@@ -353,6 +353,13 @@ bool Producer::txn_on_message(const Message& msg) {
         txn_fatal(error);
         return true;
       }
+      if (error == ErrorCode::CONCURRENT_TRANSACTIONS && txn_.added.empty()) {
+        // Kafka's client (KAFKA-5477): the first AddPartitionsToTxn of a transaction, answered
+        // so while the coordinator still completes the last one, is retried after at most
+        // 20 ms, not retry.backoff.ms, so back-to-back transactions do not stall.
+        txn_requests_.wait(TxnRequest::kFindCoordinator, txn_slot_, millis(std::min(config_.retry_backoff_ms, 20)));
+        return true;
+      }
       if (txn_retry(error)) return true;
       txn_.pending.clear();
       txn_abortable(error);

@@ -49,13 +49,14 @@ void record_assignment(const engine::Consumer& consumer, const char* why, const 
 }
 
 void record_processed(const TopicPartition& tp, Offset offset, const std::optional<std::string>& key, std::uint64_t value_id,
-                      const std::string& note, const EventMaker& event, properties::History& history) {
+                      bool read_committed, const std::string& note, const EventMaker& event, properties::History& history) {
   auto e = event(properties::OpKind::kProcess);
   e.topic = tp.topic;
   e.partition = tp.partition;
   e.offset = offset;
   e.key = key;
   e.value_id = value_id;
+  e.read_committed = read_committed;
   e.note = note;
   history.append(std::move(e));
 }

@@ -30,8 +30,8 @@ void record_assignment(const engine::Consumer& consumer, const char* why, const 
                        const EventMaker& event, properties::History& history);
 
 // Records that the consumer finished processing the record at `offset` of `tp` (a `process`
-// event, with the record's key and value id).
+// event, with the record's key and value id, and whether the consumer reads read_committed).
 void record_processed(const TopicPartition& tp, Offset offset, const std::optional<std::string>& key, std::uint64_t value_id,
-                      const std::string& note, const EventMaker& event, properties::History& history);
+                      bool read_committed, const std::string& note, const EventMaker& event, properties::History& history);
 
 }  // namespace logsim::scenarios

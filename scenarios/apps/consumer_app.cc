@@ -52,6 +52,7 @@ void ConsumerApp::on_timer(TimerId id, std::uint64_t tag) {
     e.offset = r.record.offset;
     e.key = r.record.record.key;
     e.value_id = parse_value_id(r.record.record);
+    e.read_committed = consumer_.read_committed();
     ctx_.history.append(std::move(e));
   }
   env_.set_timer(spec_.poll_interval, kPollTag);

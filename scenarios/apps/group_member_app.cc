@@ -135,7 +135,7 @@ void GroupMemberApp::processed_front() {
 // The front record is done with: recorded as processed, committed if the strategy says so.
 void GroupMemberApp::handled_front(const std::string& note) {
   const engine::ConsumerRecord& r = batch_.front();
-  record_processed(r.tp, r.record.offset, r.record.record.key, parse_value_id(r.record.record), note,
+  record_processed(r.tp, r.record.offset, r.record.record.key, parse_value_id(r.record.record), consumer_.read_committed(), note,
                    [this](properties::OpKind kind) { return event(kind); }, ctx_.history);
   const TopicPartition tp = r.tp;
   const Offset next = r.record.offset + 1;

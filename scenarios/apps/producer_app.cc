@@ -1,6 +1,7 @@
 // The producer application's send loop and its history records.
 #include "scenarios/apps/producer_app.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -9,6 +10,9 @@
 namespace logsim::scenarios {
 namespace {
 constexpr std::uint64_t kTickTag = 1000;
+constexpr std::uint64_t kPumpTag = 1001;  // a transaction ended, or the producer was not ready
+constexpr std::uint64_t kAbortTag = 1002;  // every send of a transaction to abort has its outcome
+constexpr std::uint64_t kStartTag = 1003;  // a transactional producer's `start`: initTransactions
 constexpr std::uint64_t kBurstTag = 0x5f000000;  // + the produce step's index among the run's application steps
 }  // namespace
 
@@ -67,8 +71,14 @@ std::optional<ZipfDistribution> ProducerApp::zipf_for(const KeySpec& keys) {
 }
 
 void ProducerApp::on_start() {
-  producer_.start();
   const Nanos wait = spec_.start > ctx_.world.now() ? spec_.start - ctx_.world.now() : 0;
+  // A transactional producer's start fences every earlier one with its transactional.id
+  // (InitProducerId), so the application starts it when it starts sending, not before.
+  if (producer_.transactional() && wait > 0) {
+    env_.set_timer(wait, kStartTag);
+  } else {
+    producer_.start();
+  }
   tick_ = env_.set_timer(wait, kTickTag);
   steps_.arm(env_, ctx_);
   for (const auto& [index, left] : ctx_.producers.at(spec_.name).burst_left) {
@@ -90,6 +100,18 @@ void ProducerApp::on_timer(TimerId id, std::uint64_t tag) {
     burst(index);
     return;
   }
+  if (tag == kPumpTag) {
+    pump();
+    return;
+  }
+  if (tag == kStartTag) {
+    producer_.start();
+    return;
+  }
+  if (tag == kAbortTag) {
+    abort_transaction();
+    return;
+  }
   if (tag >= kBurstTag) {
     burst(static_cast<std::size_t>(tag - kBurstTag));
     return;
@@ -98,7 +120,7 @@ void ProducerApp::on_timer(TimerId id, std::uint64_t tag) {
   ProducerProgress& progress = ctx_.producers.at(spec_.name);
   if (progress.sent >= spec_.count) return;
   ++progress.sent;
-  send_one(nullptr, 0);
+  send(nullptr, 0);
   const auto interval = static_cast<Nanos>(std::llround(1e9 / spec_.rate_per_sec));
   if (progress.sent < spec_.count) tick_ = env_.set_timer(interval, kTickTag);
 }
@@ -109,7 +131,7 @@ void ProducerApp::burst(std::size_t index) {
   const steps::Produce& step = steps_.step(index);
   while (left > 0) {
     --left;
-    send_one(&step, step.count - left - 1);
+    send(&step, step.count - left - 1);
     if (rate > 0) break;
   }
   if (left > 0) env_.set_timer(static_cast<Nanos>(std::llround(1e9 / rate)), kBurstTag + index);
@@ -153,9 +175,90 @@ void ProducerApp::send_one(const steps::Produce* step, std::int64_t position) {
   const std::string name = spec_.name;
   const std::string topic = spec_.topic;
   const auto key = record.key;
-  producer_.send(topic, std::move(record), std::nullopt, [&ctx, name, topic, key, value_id](const engine::SendResult& r) {
+  const bool in_txn = producer_.transactional();
+  if (in_txn) ++unanswered_;
+  producer_.send(topic, std::move(record), std::nullopt, [this, &ctx, name, topic, key, value_id, in_txn](const engine::SendResult& r) {
     ctx.history.append(send_outcome_event(ctx, name, topic, key, value_id, r));
+    if (in_txn && --unanswered_ == 0 && abort_when_answered_) {
+      abort_when_answered_ = false;
+      env_.set_timer(0, kAbortTag);  // not from inside the producer's callback
+    }
   });
+}
+
+void ProducerApp::send(const steps::Produce* step, std::int64_t position) {
+  if (!producer_.transactional()) return send_one(step, position);
+  waiting_.emplace_back(step, position);
+  pump();
+}
+
+bool ProducerApp::more_to_send() const {
+  const ProducerProgress& progress = ctx_.producers.at(spec_.name);
+  if (!waiting_.empty() || progress.sent < spec_.count) return true;
+  return std::any_of(progress.burst_left.begin(), progress.burst_left.end(), [](const auto& b) { return b.second > 0; });
+}
+
+void ProducerApp::pump() {
+  while (!waiting_.empty() && !ending_) {
+    if (!open_) {
+      if (producer_.begin_transaction() != ErrorCode::NONE) {
+        // Not ready yet (InitProducerId under way): try again soon. Failed for good: nothing more
+        // is sent (as an application whose producer is fenced stops).
+        if (producer_.txn_phase() == engine::TxnPhase::kUninitialized) env_.set_timer(millis(10), kPumpTag);
+        return;
+      }
+      open_ = true;
+      in_txn_ = 0;
+      auto e = ctx_.event(properties::OpKind::kTxnBegin, spec_.name);
+      e.note = "transactional.id=" + spec_.config.transactional_id.value_or("");
+      ctx_.history.append(std::move(e));
+    }
+    const auto [step, position] = waiting_.front();
+    waiting_.pop_front();
+    send_one(step, position);
+    if (++in_txn_ >= spec_.transactions.records || !more_to_send()) end_transaction();
+  }
+}
+
+void ProducerApp::end_transaction() {
+  ending_ = true;
+  ProducerProgress& progress = ctx_.producers.at(spec_.name);
+  // No draw when nothing aborts, so that such runs draw what they always drew.
+  const double aborts = spec_.transactions.aborts;
+  if (aborts > 0 && (aborts >= 1 || progress.workload.bernoulli(aborts))) {
+    if (unanswered_ > 0) {
+      abort_when_answered_ = true;
+    } else {
+      abort_transaction();
+    }
+    return;
+  }
+  producer_.commit_transaction([this](ErrorCode e) {
+    if (e == ErrorCode::NONE) return ended(properties::OpKind::kTxnCommit, e, "");
+    if (producer_.txn_phase() != engine::TxnPhase::kAbortableError) return ended(properties::OpKind::kTxnInfo, e, "the commit failed");
+    // A send of it failed: the transaction can only be aborted (its EndTxn(COMMIT) was never sent).
+    producer_.abort_transaction([this, e](ErrorCode a) {
+      if (a == ErrorCode::NONE) return ended(properties::OpKind::kTxnAbort, e, "the commit failed, so it was aborted");
+      ended(properties::OpKind::kTxnInfo, a,
+            "the commit failed (" + std::string(error_name(e)) + "), and so did the abort");
+    });
+  });
+}
+
+void ProducerApp::abort_transaction() {
+  producer_.abort_transaction([this](ErrorCode e) {
+    ended(e == ErrorCode::NONE ? properties::OpKind::kTxnAbort : properties::OpKind::kTxnInfo, e, "aborted by the application");
+  });
+}
+
+void ProducerApp::ended(properties::OpKind outcome, ErrorCode error, std::string note) {
+  auto e = ctx_.event(outcome, spec_.name);
+  if (error != ErrorCode::NONE) e.error = std::string(error_name(error));
+  e.note = std::move(note);
+  ctx_.history.append(std::move(e));
+  open_ = false;
+  ending_ = false;
+  env_.set_timer(0, kPumpTag);  // not from inside the producer's callback
 }
 
 }  // namespace logsim::scenarios

@@ -3,7 +3,18 @@
 // timeline `produce` steps send bursts besides: `count` more records, all at once or at
 // their own rate. A restarted producer goes on where it was, with the workload and with
 // any burst it had begun.
+//
+// With a transactional.id it sends in transactions (`transactions`: so many records each, some
+// aborted on purpose) and records each one's begin and outcome: txn-begin, then txn-commit,
+// txn-abort (aborted on purpose, or a commit that failed and was aborted) or txn-info (the
+// outcome is unknown: the producer failed for good). An abort on purpose comes once every send
+// of the transaction has its outcome (as an application that flushes, then finds a reason to
+// abort), so the aborted records are in the log for read_uncommitted readers to see. Sends due
+// while a transaction ends wait for it. A restarted producer's InitProducerId ends its last incarnation's transaction.
 #pragma once
+
+#include <deque>
+#include <utility>
 
 #include "engine/client/producer.h"
 #include "engine/timer_mux.h"
@@ -26,6 +37,14 @@ class ProducerApp final : public Node {
  private:
   // Sends the next record: the workload's, or the one at `position` of a produce step's burst.
   void send_one(const steps::Produce* step, std::int64_t position);
+  // Sends it now, or in the transaction (begun if none is open) once the last one has ended.
+  void send(const steps::Produce* step, std::int64_t position);
+  // Transactions: sends what is waiting, beginning and ending transactions as it goes.
+  void pump();
+  void end_transaction();
+  void abort_transaction();  // on purpose
+  void ended(properties::OpKind outcome, ErrorCode error, std::string note);
+  bool more_to_send() const;
   // Sends what the burst of the produce step at this timeline index has left: one record and
   // the timer for the next at a rate, else all of them.
   void burst(std::size_t index);
@@ -40,6 +59,13 @@ class ProducerApp final : public Node {
   AppSteps<steps::Produce> steps_;  // the produce steps aimed at this producer
   std::optional<ZipfDistribution> zipf_;  // zipf keys' cumulative table
   TimerId tick_ = 0;
+  // Transactions.
+  std::deque<std::pair<const steps::Produce*, std::int64_t>> waiting_;  // sends for the next transaction
+  bool open_ = false;      // a transaction is open
+  bool ending_ = false;    // its commit or abort is under way
+  std::int64_t in_txn_ = 0;  // sends in the open transaction
+  std::int64_t unanswered_ = 0;  // sends of it without an outcome yet
+  bool abort_when_answered_ = false;  // an abort on purpose, once every send has its outcome
 };
 
 }  // namespace logsim::scenarios

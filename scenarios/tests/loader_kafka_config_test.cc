@@ -76,6 +76,66 @@ engine::ProducerConfig producer_config_of(const std::string& config) {
   return parse_scenario(with("", R"(, "config": )" + config), "mem.json").producers[0].config;
 }
 
+TEST(Loader, ATransactionalIdMakesAnIdempotentTransactionalProducer) {
+  const std::string one_replica = R"("cluster": {"config": {"transaction.state.log.replication.factor": 1}})";
+  const Scenario s = parse_scenario(with(one_replica, R"(, "config": {"transactional.id": "pay-tx", "transaction.timeout.ms": "15000"},
+                                              "transactions": {"records": 4, "aborts": 0.25})"), "mem.json");
+  const engine::ProducerConfig& c = s.producers[0].config;
+  EXPECT_EQ(c.transactional_id, "pay-tx");
+  EXPECT_EQ(c.transaction_timeout_ms, 15000);
+  EXPECT_TRUE(c.enable_idempotence);
+  EXPECT_EQ(s.producers[0].transactions.records, 4);
+  EXPECT_DOUBLE_EQ(s.producers[0].transactions.aborts, 0.25);
+  // Kafka's defaults otherwise.
+  const Scenario d = parse_scenario(with(one_replica, R"(, "config": {"transactional.id": "pay-tx"})"), "mem.json");
+  EXPECT_EQ(d.producers[0].config.transaction_timeout_ms, 60000);
+  EXPECT_EQ(d.producers[0].transactions.records, 10);
+  EXPECT_EQ(d.producers[0].transactions.aborts, 0);
+}
+
+TEST(Loader, ATransactionalIdNeedsIdempotence) {
+  auto e = error_of(with("", R"(, "config": {"transactional.id": "pay-tx", "enable.idempotence": false})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/enable.idempotence");
+  EXPECT_CONTAINS(e.problem(), "transactional.id");
+  e = error_of(with("", R"(, "config": {"transactional.id": "pay-tx", "acks": 1})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/transactional.id");
+  EXPECT_EQ(e.problem(), "a transactional.id conflicts with acks=1");
+  e = error_of(with("", R"(, "config": {"transactional.id": ""})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/transactional.id");
+  e = error_of(with("", R"(, "config": {"transactional.id": "pay-tx", "transaction.timeout.ms": 0})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/config/transaction.timeout.ms");
+}
+
+TEST(Loader, ATransactionalProducerNeedsEnoughBrokersForTheTransactionLog) {
+  // with() has one broker: __transaction_state's default replication factor 3 cannot be met.
+  auto e = error_of(with("", R"(, "config": {"transactional.id": "t"})"));
+  EXPECT_EQ(e.pointer(), "/");
+  EXPECT_CONTAINS(e.problem(), "transaction.state.log.replication.factor is 3 but the cluster has 1 broker(s)");
+  e = error_of(with(R"("cluster": {"config": {"transaction.state.log.replication.factor": 2}})",
+                    R"(, "config": {"transactional.id": "t"})"));
+  EXPECT_EQ(e.pointer(), "/cluster/config/transaction.state.log.replication.factor");
+  const Scenario s = parse_scenario(with(R"("cluster": {"config": {"transaction.state.log.replication.factor": 1,
+      "transaction.state.log.min.isr": 1, "transaction.state.log.num.partitions": "4", "transaction.max.timeout.ms": 60000,
+      "transaction.abort.timed.out.transaction.cleanup.interval.ms": 500}})", R"(, "config": {"transactional.id": "t"})"), "mem.json");
+  EXPECT_EQ(s.cluster.config.transaction_state_log_num_partitions, 4);
+  EXPECT_EQ(s.cluster.config.transaction_max_timeout_ms, 60000);
+  EXPECT_EQ(s.cluster.config.transaction_abort_timed_out_transaction_cleanup_interval_ms, 500);
+  // Without a transactional producer the factor is not judged.
+  EXPECT_NO_THROW(parse_scenario(with(R"("cluster": {"config": {"transaction.state.log.replication.factor": 3}})"), "mem.json"));
+}
+
+TEST(Loader, TransactionsNeedATransactionalIdAndSaneCounts) {
+  auto e = error_of(with("", R"(, "transactions": {"records": 5})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/transactions");
+  EXPECT_CONTAINS(e.expected(), "transactional.id");
+  e = error_of(with("", R"(, "config": {"transactional.id": "t"}, "transactions": {"records": 0})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/transactions/records");
+  e = error_of(with("", R"(, "config": {"transactional.id": "t"}, "transactions": {"aborts": 1.5})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/transactions/aborts");
+  e = error_of(with("", R"(, "config": {"transactional.id": "t"}, "transactions": {"record": 5})"));
+  EXPECT_EQ(e.pointer(), "/producers/0/transactions/record");
+}
+
 TEST(Loader, PartitionerConfigsAcceptedSpellings) {
   const auto c = producer_config_of(R"({"partitioner.ignore.keys": true, "partitioner.adaptive.partitioning.enable": "false",
                                         "partitioner.availability.timeout.ms": "250"})");
