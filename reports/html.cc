@@ -55,6 +55,7 @@ table.stats td{padding:1px 14px 1px 0}
 .committed{fill:none;stroke-width:1.5;stroke-dasharray:4 2} .lag-line{fill:none;stroke-width:2}
 .leader-change{stroke:#000;stroke-width:1;stroke-dasharray:2 2} .offline{fill:#333}
 .rebalance{stroke:#ef6c00;stroke-width:2}
+.txn-commit{fill:#81c784}.txn-abort{fill:#e57373}.txn-info,.txn-open{fill:#bdbdbd}
 .band.gen-even{fill:#90caf9}.band.gen-odd{fill:#64b5f6}.band.churn{fill:#ffb74d}
 .band-label{font-size:10px !important;pointer-events:none}
 .violation-line{stroke:#c62828;stroke-width:2} .violation-dot{fill:#c62828;stroke:#fff;stroke-width:1.5}

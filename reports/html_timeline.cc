@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -61,14 +63,58 @@ struct GroupView {
   std::set<std::string> partitions;  // ever assigned
 };
 
+// A transactional producer's transactions, from txn-begin to its end.
+struct TxnLane {
+  struct Span {
+    double from = 0, to = 0;
+    std::string outcome;  // the class: txn-commit, txn-abort, txn-info, txn-open (never ended)
+    std::string error;
+    std::int64_t sends = 0;
+  };
+  std::vector<Span> spans;
+  std::optional<Span> open;
+  std::map<std::string, std::int64_t> counts;  // by outcome
+};
+
 // What the history tells the report, in one pass.
 struct HistoryView {
   std::vector<HistoryEvent> faults;
   std::map<std::string, std::vector<Interval>> cuts;  // node -> isolated / partitioned intervals
   std::vector<std::string> group_order;
   std::map<std::string, GroupView> groups;
+  std::vector<std::string> txn_order;  // transactional producers, in order of first transaction
+  std::map<std::string, TxnLane> txns;
   double quiesce_at = -1;
 };
+
+bool is_txn_event(OpKind k) {
+  return k == OpKind::kTxnBegin || k == OpKind::kTxnCommit || k == OpKind::kTxnAbort || k == OpKind::kTxnInfo;
+}
+
+// One txn-* event, or a send inside an open transaction, of the producer's lane.
+void note_txn(HistoryView& v, const HistoryEvent& e, double at) {
+  const auto close = [](TxnLane& t, double to, std::string outcome, std::string error) {
+    if (!t.open) return;
+    t.open->to = to;
+    t.open->outcome = std::move(outcome);
+    t.open->error = std::move(error);
+    ++t.counts[t.open->outcome];
+    t.spans.push_back(std::move(*t.open));
+    t.open.reset();
+  };
+  if (e.kind == OpKind::kSendInvoke) {
+    if (auto it = v.txns.find(e.process); it != v.txns.end() && it->second.open) ++it->second.open->sends;
+    return;
+  }
+  if (!v.txns.contains(e.process)) v.txn_order.push_back(e.process);
+  TxnLane& t = v.txns[e.process];
+  if (e.kind == OpKind::kTxnBegin) {
+    close(t, at, "txn-open", "");  // left open: it never ended (a crash or restart)
+    t.open = TxnLane::Span{at, at, "", "", 0};
+  } else {
+    close(t, at, std::string(properties::op_kind_name(e.kind)), e.error);
+  }
+}
 
 std::vector<std::string> split_names(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -97,6 +143,10 @@ HistoryView read_history(const properties::History& history, double end_ms) {
   };
   for (const auto& e : history.events()) {
     const double at = ms_of(e.at);
+    if (is_txn_event(e.kind) || (e.kind == OpKind::kSendInvoke && !v.txns.empty())) {
+      note_txn(v, e, at);
+      if (e.kind != OpKind::kSendInvoke) continue;
+    }
     if (e.kind == OpKind::kFault) {
       v.faults.push_back(e);
       if (e.note.rfind("isolate ", 0) == 0) {
@@ -131,6 +181,14 @@ HistoryView read_history(const properties::History& history, double end_ms) {
     }
   }
   close_cuts(end_ms);
+  for (auto& [name, t] : v.txns) {
+    if (!t.open) continue;
+    t.open->to = end_ms;
+    t.open->outcome = "txn-open";
+    ++t.counts["txn-open"];
+    t.spans.push_back(std::move(*t.open));
+    t.open.reset();
+  }
   return v;
 }
 
@@ -422,6 +480,36 @@ void draw_groups(Timeline& tl, const scenarios::Samples& s, const HistoryView& h
   }
 }
 
+// One lane per transactional producer: each transaction from its txn-begin to its end, coloured
+// by outcome. Committed ones are thinned past kMaxMarks; aborted and unknown ones are all drawn.
+void draw_transactions(Timeline& tl, const HistoryView& hv) {
+  if (hv.txn_order.empty()) return;
+  tl.heading("Transactions: each from txn-begin to its end (green committed, red aborted, grey unknown)");
+  for (const auto& name : hv.txn_order) {
+    const TxnLane& t = hv.txns.at(name);
+    const auto count = [&](const char* k) {
+      auto it = t.counts.find(k);
+      return it == t.counts.end() ? std::int64_t{0} : it->second;
+    };
+    const double top = tl.lane("txns", fmt::format("{} ({} txns)", name, t.spans.size()), 14,
+                               fmt::format("{}: {} committed, {} aborted, {} unknown, {} never ended", name, count("txn-commit"),
+                                           count("txn-abort"), count("txn-info"), count("txn-open")));
+    const std::size_t step = thin_step(static_cast<std::size_t>(count("txn-commit")));
+    std::size_t committed = 0;
+    for (const TxnLane::Span& s : t.spans) {
+      if (s.outcome == "txn-commit" && committed++ % step != 0) continue;
+      const std::string how = s.outcome == "txn-commit"  ? "committed"
+                              : s.outcome == "txn-abort" ? "aborted"
+                              : s.outcome == "txn-info"  ? "outcome unknown"
+                                                         : "never ended";
+      tl.rect("txn " + s.outcome, s.from, s.to, top + 2, 10,
+              fmt::format("{}: a transaction of {} send(s) from {} to {}: {}{}", name, s.sends, seconds(s.from), seconds(s.to), how,
+                          s.error.empty() ? "" : " (" + s.error + ")"));
+    }
+    tl.end_lane();
+  }
+}
+
 // Lag: for each group, the sum over the partitions it was ever assigned of high watermark minus
 // committed offset (no commit yet counts from 0), at each sample.
 void draw_lag(Timeline& tl, const scenarios::Samples& s, const HistoryView& hv) {
@@ -480,6 +568,7 @@ std::string timeline_svg(const properties::History& history, const scenarios::Sa
   draw_faults(tl, hv);
   draw_nodes(tl, samples, hv, end_ms);
   draw_partitions(tl, samples, hv, first_violation, end_ms);
+  draw_transactions(tl, hv);
   draw_groups(tl, samples, hv, end_ms);
   draw_lag(tl, samples, hv);
   if (first_violation.is_object()) draw_first_violation(tl, first_violation);

@@ -173,6 +173,45 @@ TEST(ReportHtml, MergesAssignmentBandsTooNarrowToSee) {
   EXPECT_NE(html.find("rebalances (2000)"), std::string::npos);
 }
 
+// A transactional producer gets a lane of its transactions, each drawn from its txn-begin to its
+// end and classed by outcome; one never ended runs to the end of the run; committed ones are
+// thinned when there are many, aborted ones never are.
+TEST(ReportHtml, DrawsEachTransactionByOutcome) {
+  properties::History h;
+  const auto txn = [&](double from, double to, OpKind end, int sends) {
+    h.append(ev(OpKind::kTxnBegin, from, "pay"));
+    for (int i = 0; i < sends; ++i) h.append(ev(OpKind::kSendInvoke, from, "pay"));
+    if (end != OpKind::kTxnBegin) {
+      auto e = ev(end, to, "pay");
+      if (end == OpKind::kTxnInfo) e.error = "PRODUCER_FENCED";
+      h.append(e);
+    }
+  };
+  txn(1, 2, OpKind::kTxnCommit, 3);
+  txn(2, 3, OpKind::kTxnAbort, 2);
+  txn(3, 4, OpKind::kTxnInfo, 1);
+  txn(5, 0, OpKind::kTxnBegin, 4);  // never ended
+  std::string html = report_html(summary(false), h, samples());
+  EXPECT_NE(html.find("pay (4 txns)"), std::string::npos);
+  EXPECT_EQ(count(html, "class=\"txn txn-commit\""), 1u);
+  EXPECT_EQ(count(html, "class=\"txn txn-abort\""), 1u);
+  EXPECT_EQ(count(html, "class=\"txn txn-info\""), 1u);
+  EXPECT_EQ(count(html, "class=\"txn txn-open\""), 1u);
+  EXPECT_NE(html.find("a transaction of 3 send(s) from 1.000s to 2.000s: committed"), std::string::npos);
+  EXPECT_NE(html.find("outcome unknown (PRODUCER_FENCED)"), std::string::npos);
+  EXPECT_NE(html.find("a transaction of 4 send(s) from 5.000s to 10.000s: never ended"), std::string::npos);
+
+  properties::History many;
+  for (int i = 0; i < 2000; ++i) {
+    many.append(ev(OpKind::kTxnBegin, i * 0.004, "pay"));
+    many.append(ev(i % 100 == 0 ? OpKind::kTxnAbort : OpKind::kTxnCommit, i * 0.004 + 0.002, "pay"));
+  }
+  html = report_html(summary(false), many, samples());
+  EXPECT_EQ(count(html, "class=\"txn txn-abort\""), 20u);
+  EXPECT_LE(count(html, "class=\"txn txn-commit\""), 400u);
+  EXPECT_GT(count(html, "class=\"txn txn-commit\""), 100u);
+}
+
 TEST(SamplesJson, ReadsBackWhatWasWritten) {
   const scenarios::Samples s = samples();
   const scenarios::Samples back = samples_from_json(nlohmann::json::parse(samples_json(s).dump()));
