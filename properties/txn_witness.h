@@ -8,7 +8,10 @@
 // passed it before the abort marker): it is excused where the checkers require reads
 // (lost-write, poll-skip, lost-commit, unseen). So is a value of a transaction whose outcome is
 // unknown: `txn-info`, a `txn-begin` while one was open (the process restarted), or one still
-// open at the end. A committed transaction's values are required like any acknowledged send.
+// open at the end, until a read_committed reader processes one of its values: Kafka shows a
+// transaction's records under read_committed only once it committed, so then all of them are
+// owed (a partly visible transaction is found as a loss). A committed transaction's values are
+// required like any acknowledged send.
 //
 // State: per process, the values of its open transaction; per value sent in a transaction that
 // did not commit, its state (a paged table by value id). O(1) per send, O(size) per transaction.
@@ -24,14 +27,15 @@ namespace logsim::properties {
 
 class TxnWitness {
  public:
-  static constexpr KindSet kKinds =
-      kinds_of({OpKind::kSendInvoke, OpKind::kTxnBegin, OpKind::kTxnCommit, OpKind::kTxnAbort, OpKind::kTxnInfo});
+  static constexpr KindSet kKinds = kinds_of(
+      {OpKind::kSendInvoke, OpKind::kProcess, OpKind::kTxnBegin, OpKind::kTxnCommit, OpKind::kTxnAbort, OpKind::kTxnInfo});
   void observe(const HistoryEvent& e, const EventIds& ids);
   // The value was sent in a transaction that aborted (so far: a later send of the same value
   // outside it does not take that back; values are unique per send in logsim's runs).
   bool aborted(std::uint64_t value_id) const { return state(value_id) == State::kAborted; }
-  // Nobody need read the value: its transaction aborted, or its outcome is unknown or still open.
-  bool excused(std::uint64_t value_id) const { return state(value_id) != State::kNone; }
+  // Nobody need read the value: its transaction aborted, or its outcome is unknown or still open
+  // and no read_committed reader has (yet) processed a value of it.
+  bool excused(std::uint64_t value_id) const;
   // Whether the history had any transaction at all (the checkers skip lookups otherwise).
   bool any() const { return any_; }
   // The txn-abort event that aborted the value's transaction (when aborted()).
@@ -43,13 +47,15 @@ class TxnWitness {
   enum class State : std::uint8_t { kNone, kOpen, kAborted };
   struct Outcome {
     State state = State::kNone;
-    std::uint64_t event = 0;  // kAborted: the txn-abort
+    std::uint64_t event = 0;  // kAborted: the txn-abort; kOpen: the transaction's txn-begin
   };
   State state(std::uint64_t value_id) const;
   void end(Id process, State to, std::uint64_t event);
 
   std::vector<std::vector<std::uint64_t>> open_;  // by process id: its open transaction's values
   std::vector<bool> in_txn_;                      // by process id: a transaction is open
+  std::vector<std::uint64_t> begun_;              // by process id: its open transaction's txn-begin
+  OffsetSet committed_;  // txn-begins of unknown transactions a read_committed reader saw a value of
   OffsetTable<Outcome> states_;                   // value id -> kOpen or kAborted
   bool any_ = false;
 };

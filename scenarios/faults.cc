@@ -130,6 +130,12 @@ std::vector<TimelineStep> draw_faults(const FaultSchedule& schedule, const Scena
       group_of[members.back()] = &g;
     }
   }
+  // Transactional producers are application instances too: a crashed one comes back and fences
+  // its last incarnation, a paused one wakes as a zombie (member-crash, member-pause).
+  std::vector<std::string> apps = members;
+  for (const auto& p : scenario.producers) {
+    if (p.config.transactional_id) apps.push_back(p.name);
+  }
   const Nanos until = schedule.until < 0 ? scenario.duration : schedule.until;
   std::vector<TimelineStep> steps;
   std::vector<Active> active;
@@ -159,7 +165,8 @@ std::vector<TimelineStep> draw_faults(const FaultSchedule& schedule, const Scena
     std::vector<std::pair<FaultKind, std::vector<std::string>>> options;
     for (FaultKind k : schedule.kinds) {
       std::vector<std::string> targets;
-      if (is_member_fault(k)) targets = free(members);
+      if (k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause) targets = free(apps);
+      else if (is_member_fault(k)) targets = free(members);
       else if (k == FaultKind::kControllerCrash) targets = free({"controller"});
       else if (is_network_kind(k) && network_busy) targets = {};
       else if (k == FaultKind::kPartition && brokers.size() < 2) targets = {};

@@ -28,8 +28,8 @@ enum class FaultKind : std::uint8_t {
   kPause,            // a broker stops (a long GC pause); resumed
   kClog,             // messages to and from a broker wait until the fault ends
   kControllerCrash,  // the controller crashes; restarted
-  kMemberCrash,      // a group member crashes; restarted
-  kMemberPause,      // a group member stops (maybe past its session); resumed
+  kMemberCrash,      // a group member (or a transactional producer) crashes; restarted
+  kMemberPause,      // a group member (or a transactional producer: a zombie) stops; resumed
   kMemberStop,       // a group member shuts down cleanly (leaves its group); started again
   kMemberSeek,       // a group member seeks one of its topics (earliest, latest, or back a few)
   kMemberPowerLoss,  // a group member's machine loses power (its disk keeps only what was synced); restarted

@@ -555,7 +555,10 @@ FaultSchedule read_faults(const JsonReader& r, const Scenario& s) {
   std::int32_t members = 0;
   for (const auto& g : s.groups) members += g.members;
   auto usable = [&](FaultKind k) -> std::string {  // why a kind cannot be used here, or ""
-    if (is_member_fault(k) && members == 0) return "the scenario has no group members to aim it at";
+    const bool producers_too = (k == FaultKind::kMemberCrash || k == FaultKind::kMemberPause) &&
+                               std::any_of(s.producers.begin(), s.producers.end(),
+                                           [](const ProducerSpec& p) { return p.config.transactional_id.has_value(); });
+    if (is_member_fault(k) && members == 0 && !producers_too) return "the scenario has no group members to aim it at";
     if (k == FaultKind::kPartition && s.cluster.brokers < 2) return "a partition needs two brokers or more";
     return "";
   };

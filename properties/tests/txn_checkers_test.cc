@@ -3,7 +3,8 @@
 // nothing (lost-write, poll-skip, lost-commit, unseen excuse them), but reading one is an
 // `aborted-read`, whichever of the read and the abort comes first; a committed transaction's
 // records are owed like any acknowledged send; a transaction whose outcome is unknown (never
-// ended, or its producer began another) is excused.
+// ended, or its producer began another) is excused until a read_committed reader sees a record
+// of it; a fenced producer's acknowledged write is a `zombie-write`.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -18,6 +19,7 @@
 #include "properties/log_checker.h"
 #include "properties/poll_skip_checker.h"
 #include "properties/txn_witness.h"
+#include "properties/zombie_write_checker.h"
 
 namespace logsim::properties {
 namespace {
@@ -202,6 +204,112 @@ TEST(TxnCheckers, ReadUncommittedOrCommittedOrUnknownReadsAreNoAbortedReads) {
     t.process(2, 0, /*read_committed=*/end != OpKind::kTxnAbort);
     EXPECT_TRUE(t.finish().empty()) << op_kind_name(end);
   }
+}
+
+// An unknown transaction a read_committed reader saw a record of committed: its other records
+// are owed. Here the reader processes value 2 (offset 1) of it and then passes value 3.
+TEST(TxnCheckers, AnUnknownTransactionPartlyVisibleUnderReadCommittedIsALoss) {
+  for (const bool read_committed : {true, false}) {
+    const auto history = [&](Txns& t) {
+      t.txn(OpKind::kTxnBegin);
+      t.sent(2, 1);
+      t.sent(3, 2);
+      t.txn(OpKind::kTxnInfo);
+      t.txn(OpKind::kTxnBegin);
+      t.sent(4, 4);
+      t.txn(OpKind::kTxnCommit);
+      t.assign();
+      t.process(2, 1, read_committed);
+      t.process(4, 4, read_committed);
+    };
+    LogChecker log(kNotCompacted);
+    Txns a(log);
+    history(a);
+    PollSkipChecker skips(PollSkipChecker::Options{kNotCompacted});
+    Txns b(skips);
+    history(b);
+    if (read_committed) {
+      EXPECT_EQ(a.finish(), std::vector<std::string>{"lost-write@12"});
+      EXPECT_EQ(b.finish(), std::vector<std::string>{"poll-skip@12"});
+    } else {  // a read_uncommitted read proves nothing of the outcome
+      EXPECT_TRUE(a.finish().empty());
+      EXPECT_TRUE(b.finish().empty());
+    }
+  }
+}
+
+class Zombies {
+ public:
+  Zombies() {
+    history_.observe([this](const HistoryEvent& e) { checker_.observe(e); });
+  }
+  // A txn-begin; `init`: the first after initTransactions(), naming the transactional.id.
+  void begin(const std::string& process, bool init) {
+    HistoryEvent e = base(OpKind::kTxnBegin, process);
+    if (init) e.key = "payments-tx";
+    history_.append(e);
+  }
+  void invoke(const std::string& process, std::uint64_t value) {
+    HistoryEvent e = base(OpKind::kSendInvoke, process);
+    e.topic = "payments";
+    e.value_id = value;
+    history_.append(e);
+  }
+  void outcome(const std::string& process, std::uint64_t value, bool ok) {
+    HistoryEvent e = base(ok ? OpKind::kSendOk : OpKind::kSendFail, process);
+    e.topic = "payments";
+    e.value_id = value;
+    if (ok) {
+      e.partition = PartitionId(0);
+      e.offset = Offset(static_cast<std::int64_t>(value));
+    }
+    history_.append(e);
+  }
+  std::vector<std::string> finish() {
+    checker_.finish();
+    std::vector<std::string> out;
+    for (const Violation& v : checker_.violations()) out.push_back(v.anomaly + "@" + std::to_string(v.first_event));
+    return out;
+  }
+
+ private:
+  HistoryEvent base(OpKind kind, const std::string& process) const {
+    HistoryEvent e;
+    e.kind = kind;
+    e.process = process;
+    e.at = millis(static_cast<std::int64_t>(history_.size()));
+    return e;
+  }
+  ZombieWriteChecker checker_;
+  History history_;
+};
+
+TEST(ZombieWrites, AFencedProducersAcknowledgedWriteIsAZombieWrite) {
+  Zombies z;
+  z.begin("a", true);
+  z.invoke("a", 1);
+  z.begin("b", true);    // b's initTransactions fenced a (event 2)
+  z.outcome("a", 1, true);  // in flight before: may land
+  z.invoke("a", 2);
+  z.invoke("a", 3);
+  z.outcome("a", 2, false);  // refused, as it must be
+  z.outcome("a", 3, true);   // accepted: event 7
+  z.invoke("b", 4);
+  z.outcome("b", 4, true);
+  EXPECT_EQ(z.finish(), std::vector<std::string>{"zombie-write@7"});
+}
+
+TEST(ZombieWrites, OnlyAnInitFencesAndANewInitLiftsIt) {
+  Zombies z;
+  z.begin("a", true);
+  z.begin("b", true);   // fences a
+  z.begin("a", false);  // a's next transaction, as a zombie begins it locally: fences nobody
+  z.invoke("b", 1);
+  z.outcome("b", 1, true);
+  z.begin("a", true);   // a restarted and initialized again: it fences b
+  z.invoke("a", 2);
+  z.outcome("a", 2, true);
+  EXPECT_TRUE(z.finish().empty());
 }
 
 TEST(TxnWitness, KnowsEachValuesTransactionOutcome) {

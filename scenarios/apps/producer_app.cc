@@ -211,6 +211,9 @@ void ProducerApp::pump() {
       in_txn_ = 0;
       auto e = ctx_.event(properties::OpKind::kTxnBegin, spec_.name);
       e.note = "transactional.id=" + spec_.config.transactional_id.value_or("");
+      // The first transaction after initTransactions() names the id: it fences older incarnations.
+      if (!announced_) e.key = spec_.config.transactional_id;
+      announced_ = true;
       ctx_.history.append(std::move(e));
     }
     const auto [step, position] = waiting_.front();

@@ -63,6 +63,7 @@ class ProducerApp final : public Node {
   std::deque<std::pair<const steps::Produce*, std::int64_t>> waiting_;  // sends for the next transaction
   bool open_ = false;      // a transaction is open
   bool ending_ = false;    // its commit or abort is under way
+  bool announced_ = false; // a txn-begin has named the transactional.id (initTransactions completed)
   std::int64_t in_txn_ = 0;  // sends in the open transaction
   std::int64_t unanswered_ = 0;  // sends of it without an outcome yet
   bool abort_when_answered_ = false;  // an abort on purpose, once every send has its outcome

@@ -151,6 +151,29 @@ TEST(Faults, OnlyTheNamedKindsAndByDefaultOnlyTheSafeOnes) {
   }
 }
 
+// member-crash and member-pause also hit transactional producers (an application instance whose
+// pause makes a zombie); a plain producer is never a target, and member-stop stays with members.
+TEST(Faults, TransactionalProducersAreCrashedAndPausedLikeMembers) {
+  const auto transactional = [](std::string d) {
+    const std::string plain = R"("config": {"acks": "all"})";
+    return d.replace(d.find(plain), plain.size(), R"("config": {"acks": "all", "transactional.id": "p-tx"})");
+  };
+  const Scenario s = parse_scenario(transactional(doc(R"({"kinds": ["member-crash", "member-pause"], "every": "1s"})", "")), "f.json");
+  std::set<std::string> actions;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    for (const auto& st : draw(s, seed)) {
+      actions.emplace(st.name());
+      EXPECT_EQ(st.targets().front(), "p");
+    }
+  }
+  EXPECT_TRUE(actions.contains("crash"));
+  EXPECT_TRUE(actions.contains("pause"));
+  EXPECT_EQ(error_of(transactional(doc(R"({"kinds": ["member-stop"]})", ""))).pointer(), "/faults/kinds/0")
+      << "member-stop needs a group member";
+  // Without a transactional.id the producer is no target: member faults have none.
+  EXPECT_NE(error_of(doc(R"({"kinds": ["member-pause"]})", "")).problem().find("no group members"), std::string::npos);
+}
+
 TEST(Faults, LoadingIsStrict) {
   auto e = error_of(doc(R"({"kinds": ["crsh"]})"));
   EXPECT_EQ(e.pointer(), "/faults/kinds/0");
