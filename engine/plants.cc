@@ -5,7 +5,7 @@
 
 namespace logsim {
 namespace {
-constexpr std::array<PlantInfo, 11> kPlants{{
+constexpr std::array<PlantInfo, 14> kPlants{{
     {Plant::kAcceptStaleCommit, "accept-stale-commit",
      "the group coordinator accepts an offset commit from a stale generation (a fenced zombie's)", "stale-commit-accepted"},
     {Plant::kAutoCommitFetchedOnRebalance, "auto-commit-fetched-on-rebalance",
@@ -35,6 +35,16 @@ constexpr std::array<PlantInfo, 11> kPlants{{
      "KAFKA-13574's class: produces completed by an ISR shrink are answered NOT_LEADER_OR_FOLLOWER although they "
      "were appended and committed",
      "aborted-read"},
+    {Plant::kMarkersBeforeDurable, "markers-before-durable",
+     "the transaction coordinator sends a decision's markers before the decision is durable, so partitions end a "
+     "transaction the coordinator never decided and the transaction hangs (KIP-664's hanging transactions)",
+     "liveness"},
+    {Plant::kLsoPastOpenTransaction, "lso-past-open-transaction",
+     "the leader's last stable offset ignores open transactions: read_committed consumers read undecided records",
+     "aborted-read"},
+    {Plant::kFencedWriteAccepted, "fenced-write-accepted",
+     "KAFKA-17754's class: the leader accepts a produce from a fenced (older) producer epoch into a transaction",
+     "zombie-write", "unseen"},
 }};
 }  // namespace
 

@@ -68,6 +68,26 @@ enum class Plant : std::uint8_t {
   // gives up on it (retries=0) reports a failed send whose record consumers read. Found as
   // aborted-read.
   kErrorAfterAppend = 10,
+  // The transaction coordinator sends a decision's markers (EndTxn's, a timeout abort's, the
+  // abort of an earlier incarnation's transaction) as soon as it makes it, before its
+  // PrepareCommit/PrepareAbort is durable in __transaction_state. When that write fails
+  // (NOT_ENOUGH_REPLICAS, a failover) the coordinator still holds the transaction as ongoing at
+  // the old epoch while partitions hold markers of the lost decision, often at a bumped epoch
+  // (a timeout abort): the producer goes on at the old epoch, the markers of its next decision
+  // are refused there (INVALID_PRODUCER_EPOCH), and that transaction never ends. read_committed readers stop at
+  // its first record for good: a hanging transaction (KIP-664). Found as liveness.
+  kMarkersBeforeDurable = 11,
+  // The partition leader's last stable offset ignores open transactions (it is the high
+  // watermark), so read_committed consumers are served records of transactions not yet decided
+  // and keep them when the transaction aborts. Found as aborted-read.
+  kLsoPastOpenTransaction = 12,
+  // KAFKA-17754's class: the partition leader accepts a produce from an epoch older than the
+  // producer id's current one (a zombie fenced by a newer incarnation of its transactional.id)
+  // and lets it open a transaction there, which the newer incarnation's next marker then ends:
+  // the zombie's write is committed, or hangs the last stable offset. Found as zombie-write, or
+  // as unseen when a retry the zombie made before it was fenced lands (a transaction partly
+  // visible: the group owes the rest of it).
+  kFencedWriteAccepted = 13,
 };
 
 struct PlantInfo {

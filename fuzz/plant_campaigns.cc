@@ -8,12 +8,14 @@ namespace {
 
 constexpr std::string_view kMemberFaults = "member-crash,member-stop,member-pause";
 constexpr std::string_view kBrokerFaults = "crash,isolate,partition,pause";
+// Broker faults, and crashes and pauses of the applications (transactional producers included).
+constexpr std::string_view kAppFaults = "crash,isolate,partition,pause,member-crash,member-pause";
 
 // five-batch-producer-state has no campaign: with the producer retrying a partition's first
 // unanswered batch alone, as Kafka's does, Kafka's five remembered batches suffice in every
 // schedule fuzzed (1,500 seeds of replicated-writes); scenarios/idempotent-failover-five-batch-
 // cache.json shows the failover it used to break passing with the plant.
-constexpr std::array<PlantCampaign, 10> kCampaigns{{
+constexpr std::array<PlantCampaign, 13> kCampaigns{{
     {Plant::kAcceptStaleCommit, "scenarios/templates/zombie-members.json", kMemberFaults, 30},
     {Plant::kAutoCommitFetchedOnRebalance, "scenarios/templates/slow-consumers.json", kMemberFaults, 30},
     {Plant::kAdvanceHwWithoutIsr, "scenarios/templates/replicated-writes.json", kBrokerFaults, 30},
@@ -24,6 +26,9 @@ constexpr std::array<PlantCampaign, 10> kCampaigns{{
     {Plant::kFetchSkipsRecord, "scenarios/templates/slow-consumers.json", kMemberFaults, 10},
     {Plant::kDeleteSegmentAboveHighWatermark, "scenarios/templates/short-retention.json", kBrokerFaults, 30},
     {Plant::kErrorAfterAppend, "scenarios/templates/fail-fast-producers.json", kBrokerFaults, 30},
+    {Plant::kMarkersBeforeDurable, "scenarios/templates/transaction-log-under-replicated.json", kBrokerFaults, 100},
+    {Plant::kLsoPastOpenTransaction, "scenarios/templates/transactions.json", kBrokerFaults, 30},
+    {Plant::kFencedWriteAccepted, "scenarios/templates/zombie-producers.json", kAppFaults, 30},
 }};
 
 }  // namespace

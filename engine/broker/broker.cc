@@ -49,6 +49,7 @@ Partition& BrokerState::open(const std::string& topic, PartitionId p) {
                                               topic_config == topic_configs.end() ? LogConfig{} : topic_config->second);
     part.log->recover(to_millis(env.now()));
     if (config.plants.has(Plant::kFiveBatchProducerState)) part.producers.only_five_batches();
+    if (config.plants.has(Plant::kLsoPastOpenTransaction)) part.producers.lso_ignores_open_transactions();
     part.producers.rebuild(*part.log);
     part.state.topic = topic;
     part.state.partition = p;
@@ -106,6 +107,7 @@ namespace {
 TxnCoordinatorConfig txn_coordinator_config(const BrokerConfig& config) {
   TxnCoordinatorConfig c = config.transaction;
   c.offsets_topic_num_partitions = config.offsets_topic_num_partitions;
+  c.plants = config.plants;
   return c;
 }
 

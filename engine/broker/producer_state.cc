@@ -13,6 +13,8 @@ ProducerStateTable::Check ProducerStateTable::check(const ProducerBatchInfo& bat
   if (it == producers_.end()) return c;
   const Entry& e = it->second;
   if (batch.producer_epoch < e.epoch) {
+    // PLANTED BUG (fenced-write-accepted): a fenced incarnation's write is appended.
+    if (plants.has(Plant::kFencedWriteAccepted)) return c;
     c.error = ErrorCode::INVALID_PRODUCER_EPOCH;
     return c;
   }
@@ -90,6 +92,7 @@ void ProducerStateTable::record(const BatchHeader& batch, const std::optional<Tx
     e.txn_first = batch.base_offset;
     open_.emplace(batch.base_offset, batch.producer_id);
   }
+  if (batch.producer_epoch < e.epoch) return;  // a fenced write (fenced-write-accepted): no sequence of its own
   if (batch.producer_epoch > e.epoch) {
     bump(e, batch.producer_epoch);
   } else if (batch.producer_epoch == e.epoch && batch.base_sequence.value() >= 0 && last <= e.last) {
@@ -123,6 +126,8 @@ void ProducerStateTable::rebuild(const PartitionLog& log) {
 
 Offset ProducerStateTable::last_stable_offset(Offset high_watermark) const {
   Offset lso = high_watermark;
+  // PLANTED BUG (lso-past-open-transaction): undecided transactions do not hold it back.
+  if (lso_ignores_open_) return lso;
   if (!open_.empty()) lso = std::min(lso, open_.begin()->first);
   for (const auto& [first, marker] : unreplicated_) {
     if (marker >= high_watermark) lso = std::min(lso, first);

@@ -74,7 +74,8 @@ class ProducerStateTable {
     bool operator==(const AbortedTxn&) const = default;
   };
 
-  // `plants`: the skip-idempotent-dedup planted bug takes a retried batch for a new one.
+  // `plants`: the skip-idempotent-dedup planted bug takes a retried batch for a new one;
+  // fenced-write-accepted appends a batch of an older epoch.
   // `transactional`: the batch's transactional bit.
   Check check(const ProducerBatchInfo& batch, std::int32_t count, Plants plants = {}, bool transactional = false) const;
   // Whether the leader may write `marker` (NONE) or must refuse it.
@@ -101,6 +102,8 @@ class ProducerStateTable {
   std::size_t size() const { return producers_.size(); }
   // PLANTED BUG (five-batch-producer-state): keep Kafka's five batches per producer, no more.
   void only_five_batches() { only_five_ = true; }
+  // PLANTED BUG (lso-past-open-transaction): the last stable offset is the high watermark.
+  void lso_ignores_open_transactions() { lso_ignores_open_ = true; }
 
   static constexpr std::size_t kBatchesRetained = 5;  // per producer, at least, as Kafka's
   static constexpr std::int32_t kSequencesRetained = 5000;  // and every batch within these
@@ -127,6 +130,7 @@ class ProducerStateTable {
   std::deque<std::pair<Offset, Offset>> unreplicated_;  // closed: (first offset, marker offset)
   std::vector<AbortedTxn> aborted_;                   // by marker offset
   bool only_five_ = false;
+  bool lso_ignores_open_ = false;
 };
 
 }  // namespace logsim::engine

@@ -137,6 +137,18 @@ struct TransactionCoordinator::Impl {
     then(ErrorCode::NONE);
   }
 
+  // Writes a decision (PrepareCommit or PrepareAbort), then sends its markers; `then` as write's.
+  void decide(const TxnMetadata& next, std::function<void(ErrorCode)> then) {
+    // PLANTED BUG (markers-before-durable): the markers go out while the decision is still being
+    // written; if that write is lost, partitions hold the markers of a decision nobody made.
+    const bool early = config.plants.has(Plant::kMarkersBeforeDurable);
+    if (early) start_markers(next);
+    write(next, [this, early, next, then = std::move(then)](ErrorCode e) {
+      if (e == ErrorCode::NONE && !early) start_markers(next);
+      then(e);
+    });
+  }
+
   // ------------------------------------------------------------------------ requests
   void handle_init(NodeId from, const InitProducerIdRequest& req) {
     InitProducerIdResponse resp{req.correlation_id, ErrorCode::NONE, ProducerId(-1), ProducerEpoch(-1)};
@@ -184,8 +196,7 @@ struct TransactionCoordinator::Impl {
     if (t.error == ErrorCode::CONCURRENT_TRANSACTIONS) {
       // An Ongoing transaction of an earlier incarnation: abort it at a bumped epoch (which
       // fences that producer); the new one asks again once the abort is complete.
-      return write(t.next, [this, answer, next = t.next](ErrorCode e) {
-        if (e == ErrorCode::NONE) start_markers(next);
+      return decide(t.next, [answer](ErrorCode e) {
         answer(e == ErrorCode::NONE ? ErrorCode::CONCURRENT_TRANSACTIONS : e, nullptr);
       });
     }
@@ -255,10 +266,7 @@ struct TransactionCoordinator::Impl {
     const TxnTransition t = prepare_end_txn(*m, req.producer_id, req.producer_epoch, req.committed, now_ms());
     if (!t.write) return answer(t.error);
     // Answered once the decision is durable; the markers follow.
-    write(t.next, [this, answer, next = t.next](ErrorCode e) {
-      if (e == ErrorCode::NONE) start_markers(next);
-      answer(e);
-    });
+    decide(t.next, answer);
   }
 
   // ------------------------------------------------------------------------ markers
@@ -386,6 +394,8 @@ struct TransactionCoordinator::Impl {
     MarkerJob& job = jobs.at(id);
     TxnMetadata* m = find(id);
     if (m == nullptr || job.completing) return;
+    // The markers were sent before the decision was durable (markers-before-durable): wait for it.
+    if (m->pending) return retry_later(id);
     const TxnTransition t = prepare_complete(*m, now_ms());
     if (!t.write) return drop_job(id);
     job.completing = true;
@@ -435,9 +445,7 @@ struct TransactionCoordinator::Impl {
     for (const std::string& id : due) {
       const TxnTransition t = prepare_abort_by_coordinator(txns.at(id), now_ms());
       if (!t.write) continue;
-      write(t.next, [this, next = t.next](ErrorCode e) {
-        if (e == ErrorCode::NONE) start_markers(next);
-      });
+      decide(t.next, [](ErrorCode) {});
     }
   }
 

@@ -227,6 +227,33 @@ TEST(ProducerState, TheLastStableOffsetWaitsForOpenAndUnreplicatedTransactions) 
   EXPECT_TRUE(t.open_transactions().empty());
 }
 
+// PLANTED BUG lso-past-open-transaction: the last stable offset is the high watermark whatever
+// is open.
+TEST(ProducerState, TheLsoPlantIgnoresOpenTransactions) {
+  ProducerStateTable t;
+  t.lso_ignores_open_transactions();
+  write_txn(t, 2, 0, 3, 2);
+  EXPECT_EQ(t.open_transactions().size(), 1u);
+  EXPECT_EQ(t.last_stable_offset(Offset(5)), Offset(5));
+}
+
+// An epoch below the producer's is fenced (INVALID_PRODUCER_EPOCH); PLANTED BUG
+// fenced-write-accepted appends it, and the write opens a transaction of that producer id
+// without touching the current epoch's sequences.
+TEST(ProducerState, AFencedEpochIsRefusedUnlessTheFencedWritePlantAcceptsIt) {
+  ProducerStateTable t;
+  write_txn(t, 2, 0, 2, 0);
+  end_txn(t, 2, ControlType::kAbort, 2, /*epoch=*/1);  // a newer incarnation's InitProducerId aborted it
+  EXPECT_EQ(t.check(batch(2, 0, 2), 1, {}, true).error, ErrorCode::INVALID_PRODUCER_EPOCH);
+  Plants plants;
+  plants.add(Plant::kFencedWriteAccepted);
+  EXPECT_EQ(t.check(batch(2, 0, 2), 1, plants, true).error, ErrorCode::NONE);
+  write_txn(t, 2, 2, 1, 3);  // the zombie's write (epoch 0), appended
+  EXPECT_EQ(t.open_transactions(), (std::vector<std::pair<ProducerId, Offset>>{{ProducerId(2), Offset(3)}}));
+  EXPECT_EQ(t.last_stable_offset(Offset(4)), Offset(3)) << "it holds the last stable offset back";
+  EXPECT_EQ(t.check(batch(2, 1, 0), 1, {}, true).error, ErrorCode::NONE) << "epoch 1's sequences are untouched";
+}
+
 TEST(ProducerState, AbortsAreIndexedByTheirMarkerOffsets) {
   ProducerStateTable t;
   write_txn(t, 2, 0, 2, 0);

@@ -83,7 +83,13 @@ class FakeTxnHost final : public TxnCoordinatorHost {
 
 class TxnCoordinatorTest : public ::testing::Test {
  protected:
-  TxnCoordinatorTest() { coord.on_leadership({{0, 3}}, kTxnPartitions); }
+  TxnCoordinatorTest() : TxnCoordinatorTest(Plants{}) {}
+  explicit TxnCoordinatorTest(Plants plants) : config(with(plants)) { coord.on_leadership({{0, 3}}, kTxnPartitions); }
+  static TxnCoordinatorConfig with(Plants plants) {
+    TxnCoordinatorConfig c;
+    c.plants = plants;
+    return c;
+  }
 
   template <typename T>
   std::optional<T> take(NodeId to) {
@@ -398,6 +404,32 @@ TEST_F(TxnCoordinatorTest, ABumpNamingAnOldEpochIsFencedAndARetriedBumpIsAnswere
   coord.handle(kProducer, InitProducerIdRequest{++corr, first.producer_id, first.producer_epoch, kId, 60000});
   EXPECT_EQ(expect<InitProducerIdResponse>(kProducer).error, ErrorCode::PRODUCER_FENCED);
   EXPECT_TRUE(host.pending.empty());
+}
+
+// PLANTED BUG markers-before-durable: the markers go out with the decision still unwritten, and
+// when its write fails the coordinator holds the transaction as ongoing while a leader has
+// already been told to commit it; the completion waits for the write it depends on.
+class MarkersBeforeDurableTest : public TxnCoordinatorTest {
+ protected:
+  MarkersBeforeDurableTest() : TxnCoordinatorTest(planted()) {}
+  static Plants planted() {
+    Plants p;
+    p.add(Plant::kMarkersBeforeDurable);
+    return p;
+  }
+};
+
+TEST_F(MarkersBeforeDurableTest, MarkersGoOutBeforeTheDecisionIsWrittenAndOutliveItsFailure) {
+  const auto p = init();
+  ASSERT_EQ(add(p, {kOrders0}), ErrorCode::NONE);
+  coord.handle(kProducer, EndTxnRequest{++corr, kId, p.producer_id, p.producer_epoch, true});
+  const auto m = expect<WriteTxnMarkersRequest>(kB1);
+  EXPECT_TRUE(m.committed) << "sent before the PrepareCommit is durable";
+  answer(kB1, m);
+  ASSERT_EQ(host.pending.size(), 1u) << "no completion before the decision is written";
+  host.complete_next(ErrorCode::NOT_ENOUGH_REPLICAS);
+  EXPECT_EQ(expect<EndTxnResponse>(kProducer).error, ErrorCode::COORDINATOR_NOT_AVAILABLE);
+  EXPECT_EQ(state(), TxnState::kOngoing) << "the decision a leader already marked is not the coordinator's";
 }
 
 }  // namespace
