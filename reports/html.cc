@@ -56,6 +56,8 @@ table.stats td{padding:1px 14px 1px 0}
 .leader-change{stroke:#000;stroke-width:1;stroke-dasharray:2 2} .offline{fill:#333}
 .rebalance{stroke:#ef6c00;stroke-width:2}
 .txn-commit{fill:#81c784}.txn-abort{fill:#e57373}.txn-info,.txn-open{fill:#bdbdbd}
+.lso{fill:none;stroke:#8e24aa;stroke-width:1.2;stroke-dasharray:4 2}
+.txn-abort-record{fill:#c62828}.txn-info-record,.txn-open-record{fill:#757575}
 .band.gen-even{fill:#90caf9}.band.gen-odd{fill:#64b5f6}.band.churn{fill:#ffb74d}
 .band-label{font-size:10px !important;pointer-events:none}
 .violation-line{stroke:#c62828;stroke-width:2} .violation-dot{fill:#c62828;stroke:#fff;stroke-width:1.5}
@@ -175,7 +177,10 @@ const char* const kTimelineLegend =
     "<span><i style=\"background:#ffe082\"></i>paused</span><span><i style=\"background:#cfcfcf\"></i>down</span>"
     "<span><i style=\"background:#f3e5f5;border:1px solid #6a1b9a\"></i>cut off by the network</span>"
     "<span><i style=\"background:#bbb;height:3px\"></i>log end</span><span><i style=\"background:#263238;height:2px\"></i>high watermark</span>"
-    "<span>- - committed (group colour)</span><span><i style=\"background:#ef6c00;width:3px\"></i>rebalance</span>"
+    "<span>- - committed (group colour)</span><span style=\"color:#8e24aa\">- - last stable offset (when a transaction holds it back)</span>"
+    "<span><i style=\"background:#c62828;width:5px;height:5px;border-radius:50%\"></i>/"
+    "<i style=\"background:#757575;width:5px;height:5px;border-radius:50%\"></i>record of an aborted / unknown transaction</span>"
+    "<span><i style=\"background:#ef6c00;width:3px\"></i>rebalance</span>"
     "<span><i style=\"background:#c62828;width:3px\"></i>first violation</span> Hover any mark for its event.</p>\n";
 
 // Every violation, in a collapsed table of at most kMaxRows rows (summary.json lists them all).

@@ -71,9 +71,26 @@ struct TxnLane {
     std::string error;
     std::int64_t sends = 0;
   };
+  // A record of the open transaction, as its send-ok placed it.
+  struct Ack {
+    std::string partition;  // "topic/p"
+    double at = 0;
+    std::int64_t offset = 0;
+    std::uint64_t value = 0;
+  };
   std::vector<Span> spans;
   std::optional<Span> open;
+  std::vector<Ack> open_acks;
   std::map<std::string, std::int64_t> counts;  // by outcome
+};
+
+// A record of a transaction that did not (surely) commit, on its partition's lane.
+struct TxnRecord {
+  double at = 0;
+  std::int64_t offset = 0;
+  std::uint64_t value = 0;
+  std::string process;
+  std::string outcome;  // txn-abort, txn-info, txn-open
 };
 
 // What the history tells the report, in one pass.
@@ -84,6 +101,7 @@ struct HistoryView {
   std::map<std::string, GroupView> groups;
   std::vector<std::string> txn_order;  // transactional producers, in order of first transaction
   std::map<std::string, TxnLane> txns;
+  std::map<std::string, std::vector<TxnRecord>> txn_records;  // "topic/p" -> records of aborted or unknown transactions
   double quiesce_at = -1;
 };
 
@@ -93,8 +111,12 @@ bool is_txn_event(OpKind k) {
 
 // One txn-* event, or a send inside an open transaction, of the producer's lane.
 void note_txn(HistoryView& v, const HistoryEvent& e, double at) {
-  const auto close = [](TxnLane& t, double to, std::string outcome, std::string error) {
+  const auto close = [&v, &e](TxnLane& t, double to, std::string outcome, std::string error) {
     if (!t.open) return;
+    if (outcome != "txn-commit") {
+      for (const TxnLane::Ack& a : t.open_acks) v.txn_records[a.partition].push_back({a.at, a.offset, a.value, e.process, outcome});
+    }
+    t.open_acks.clear();
     t.open->to = to;
     t.open->outcome = std::move(outcome);
     t.open->error = std::move(error);
@@ -102,8 +124,14 @@ void note_txn(HistoryView& v, const HistoryEvent& e, double at) {
     t.spans.push_back(std::move(*t.open));
     t.open.reset();
   };
-  if (e.kind == OpKind::kSendInvoke) {
-    if (auto it = v.txns.find(e.process); it != v.txns.end() && it->second.open) ++it->second.open->sends;
+  if (e.kind == OpKind::kSendInvoke || e.kind == OpKind::kSendOk) {
+    auto it = v.txns.find(e.process);
+    if (it == v.txns.end() || !it->second.open) return;
+    if (e.kind == OpKind::kSendInvoke) {
+      ++it->second.open->sends;
+    } else if (e.partition && e.offset) {
+      it->second.open_acks.push_back({e.topic + "/" + to_string(*e.partition), at, e.offset->value(), e.value_id});
+    }
     return;
   }
   if (!v.txns.contains(e.process)) v.txn_order.push_back(e.process);
@@ -143,9 +171,9 @@ HistoryView read_history(const properties::History& history, double end_ms) {
   };
   for (const auto& e : history.events()) {
     const double at = ms_of(e.at);
-    if (is_txn_event(e.kind) || (e.kind == OpKind::kSendInvoke && !v.txns.empty())) {
+    if (is_txn_event(e.kind) || ((e.kind == OpKind::kSendInvoke || e.kind == OpKind::kSendOk) && !v.txns.empty())) {
       note_txn(v, e, at);
-      if (e.kind != OpKind::kSendInvoke) continue;
+      if (is_txn_event(e.kind)) continue;
     }
     if (e.kind == OpKind::kFault) {
       v.faults.push_back(e);
@@ -183,6 +211,8 @@ HistoryView read_history(const properties::History& history, double end_ms) {
   close_cuts(end_ms);
   for (auto& [name, t] : v.txns) {
     if (!t.open) continue;
+    for (const TxnLane::Ack& a : t.open_acks) v.txn_records[a.partition].push_back({a.at, a.offset, a.value, name, "txn-open"});
+    t.open_acks.clear();
     t.open->to = end_ms;
     t.open->outcome = "txn-open";
     ++t.counts["txn-open"];
@@ -352,25 +382,50 @@ std::vector<std::pair<double, double>> committed_at_samples(const std::vector<st
   return out;
 }
 
+// The records of aborted (red) and unknown or never-ended (grey) transactions, where they were
+// acknowledged: a dot at (acknowledgement, offset). Every k-th past kMaxMarks.
+void draw_txn_records(Timeline& tl, const std::vector<TxnRecord>& records, double max, double top, double height,
+                      const std::string& partition) {
+  const std::size_t every = records.size() > kMaxMarks ? (records.size() + kMaxMarks - 1) / kMaxMarks : 1;
+  for (std::size_t i = 0; i < records.size(); i += every) {
+    const TxnRecord& r = records[i];
+    const char* what = r.outcome == "txn-abort" ? "aborted" : r.outcome == "txn-info" ? "outcome unknown" : "never ended";
+    tl.raw(fmt::format(R"(<circle class="{}-record" cx="{:.1f}" cy="{:.1f}" r="2" data-tip="{}"/>)", r.outcome, tl.x(r.at),
+                       top + height - std::min(static_cast<double>(r.offset) / max, 1.0) * height,
+                       esc(fmt::format("{} offset {}: value {} of a transaction of {} ({}), acknowledged at {}", partition, r.offset,
+                                       r.value, r.process, what, seconds(r.at)))));
+  }
+}
+
 void draw_partitions(Timeline& tl, const scenarios::Samples& s, const HistoryView& hv, const nlohmann::json& first_violation, double end_ms) {
   tl.heading("Partitions: log end, high watermark, committed offsets; the leader below");
   const std::size_t drawn = std::min(s.partitions.size(), kMaxPartitionLanes);
   constexpr double kHeight = 54;
   constexpr double kLeaderBand = 6;
   for (std::size_t p = 0; p < drawn; ++p) {
-    std::vector<std::pair<double, double>> log_end, hw;
+    std::vector<std::pair<double, double>> log_end, hw, lso;
     double max = 1;
     for (const auto& sample : s.samples) {
       const double at = ms_of(sample.at);
       const bool known = p < sample.partitions.size() && sample.partitions[p].leader >= 0;
       log_end.emplace_back(at, known ? static_cast<double>(sample.partitions[p].log_end) : -1.0);
       hw.emplace_back(at, known ? static_cast<double>(sample.partitions[p].high_watermark) : -1.0);
+      lso.emplace_back(at, known ? static_cast<double>(sample.partitions[p].last_stable) : -1.0);
       if (known) max = std::max(max, static_cast<double>(sample.partitions[p].log_end));
     }
     const double top = tl.lane("partition", s.partitions[p], kHeight + kLeaderBand);
     const double plot_h = kHeight - 4;
     tl.series("log-end", log_end, max, top + 2, plot_h, s.partitions[p] + ": log end offset on the leader");
     tl.series("hw", hw, max, top + 2, plot_h, s.partitions[p] + ": high watermark");
+    bool held_back = false;  // drawn only where a transaction held the last stable offset back
+    for (std::size_t k = 0; k < lso.size(); ++k) held_back = held_back || (lso[k].second >= 0 && lso[k].second < hw[k].second);
+    if (held_back) {
+      tl.series("lso", lso, max, top + 2, plot_h,
+                s.partitions[p] + ": last stable offset (read_committed consumers read below it; an open transaction holds it back)");
+    }
+    if (auto recs = hv.txn_records.find(s.partitions[p]); recs != hv.txn_records.end()) {
+      draw_txn_records(tl, recs->second, max, top + 2, plot_h, s.partitions[p]);
+    }
     for (std::size_t g = 0; g < hv.group_order.size(); ++g) {
       const GroupView& gv = hv.groups.at(hv.group_order[g]);
       auto it = gv.committed.find(s.partitions[p]);

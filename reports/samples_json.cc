@@ -15,17 +15,18 @@ nlohmann::json samples_json(const scenarios::Samples& s) {
   j["samples"] = nlohmann::json::array();
   for (const auto& x : s.samples) {
     nlohmann::json leader = nlohmann::json::array(), epoch = nlohmann::json::array(), log_end = nlohmann::json::array(),
-                   hw = nlohmann::json::array(), isr = nlohmann::json::array();
+                   hw = nlohmann::json::array(), lso = nlohmann::json::array(), isr = nlohmann::json::array();
     for (const auto& p : x.partitions) {
       leader.push_back(p.leader);
       epoch.push_back(p.leader_epoch);
       log_end.push_back(p.log_end);
       hw.push_back(p.high_watermark);
+      lso.push_back(p.last_stable);
       isr.push_back(p.isr);
     }
     j["samples"].push_back({{"at_ms", to_millis(x.at)}, {"states", x.node_states}, {"leader", std::move(leader)},
                             {"epoch", std::move(epoch)}, {"log_end", std::move(log_end)}, {"hw", std::move(hw)},
-                            {"isr", std::move(isr)}});
+                            {"lso", std::move(lso)}, {"isr", std::move(isr)}});
   }
   return j;
 }
@@ -52,8 +53,10 @@ scenarios::Samples samples_from_json(const nlohmann::json& j) {
       const auto& log_end = x.at("log_end");
       const auto& hw = x.at("hw");
       const auto& isr = x.at("isr");
+      // "lso" came later: a file without it has no undecided transaction to show.
+      const nlohmann::json& lso = x.contains("lso") ? x.at("lso") : hw;
       const std::size_t n = leader.size();
-      if (n > s.partitions.size() || epoch.size() != n || log_end.size() != n || hw.size() != n || isr.size() != n) {
+      if (n > s.partitions.size() || epoch.size() != n || log_end.size() != n || hw.size() != n || lso.size() != n || isr.size() != n) {
         throw std::runtime_error("a sample's partition arrays differ in length");
       }
       for (std::size_t i = 0; i < n; ++i) {
@@ -62,6 +65,7 @@ scenarios::Samples samples_from_json(const nlohmann::json& j) {
         p.leader_epoch = epoch[i].get<std::int32_t>();
         p.log_end = log_end[i].get<std::int64_t>();
         p.high_watermark = hw[i].get<std::int64_t>();
+        p.last_stable = lso[i].get<std::int64_t>();
         p.isr = isr[i].get<std::int32_t>();
         if (p.leader >= static_cast<std::int32_t>(s.nodes.size())) throw std::runtime_error("a leader is not a node");
         sample.partitions.push_back(p);

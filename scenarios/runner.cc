@@ -265,6 +265,7 @@ void take_sample(sim::World& world, const std::vector<NodeId>& brokers, Samples&
       ps.leader_epoch = p.state.leader_epoch.value();
       ps.log_end = p.log->log_end_offset().value();
       ps.high_watermark = p.high_watermark.value();
+      ps.last_stable = p.last_stable_offset().value();
       ps.isr = static_cast<std::int32_t>(p.state.isr.size());
     }
   }

@@ -19,6 +19,7 @@ struct PartitionSample {
   std::int64_t log_end = -1;       // -1: unknown (no live leader)
   std::int64_t high_watermark = -1;
   std::int32_t isr = 0;
+  std::int64_t last_stable = -1;   // the last stable offset: below the high watermark while a transaction is undecided
 };
 
 struct Sample {

@@ -212,6 +212,43 @@ TEST(ReportHtml, DrawsEachTransactionByOutcome) {
   EXPECT_GT(count(html, "class=\"txn txn-commit\""), 100u);
 }
 
+// The records of aborted and unknown transactions are dots on their partition's lane where they
+// were acknowledged, a committed one's are not; the last stable offset is drawn only where a
+// transaction held it below the high watermark. An older samples.json without "lso" reads as
+// having none held back.
+TEST(ReportHtml, MarksAbortedTransactionsRecordsAndAHeldBackLastStableOffset) {
+  properties::History h;
+  const auto txn = [&](double at, OpKind end, std::int64_t offset, std::uint64_t value) {
+    h.append(ev(OpKind::kTxnBegin, at, "pay"));
+    auto ok = ev(OpKind::kSendOk, at + 0.1, "pay");
+    ok.topic = "orders";
+    ok.partition = PartitionId(0);
+    ok.offset = Offset(offset);
+    ok.value_id = value;
+    h.append(ok);
+    h.append(ev(end, at + 0.2, "pay"));
+  };
+  txn(1, OpKind::kTxnCommit, 100, 1);
+  txn(2, OpKind::kTxnAbort, 200, 2);
+  txn(3, OpKind::kTxnInfo, 300, 3);
+  scenarios::Samples s = samples();
+  for (auto& x : s.samples) x.partitions[0].last_stable = x.partitions[0].high_watermark;
+  std::string html = report_html(summary(false), h, s);
+  EXPECT_EQ(count(html, "class=\"txn-abort-record\""), 1u);
+  EXPECT_EQ(count(html, "class=\"txn-info-record\""), 1u);
+  EXPECT_EQ(count(html, "txn-commit-record"), 0u) << "a committed transaction's records are not marked";
+  EXPECT_NE(html.find("orders/0 offset 200: value 2 of a transaction of pay (aborted)"), std::string::npos);
+  EXPECT_EQ(count(html, "class=\"lso\""), 0u) << "never held back: not drawn";
+  s.samples[6].partitions[0].last_stable = 300;  // an open transaction from offset 300
+  html = report_html(summary(false), h, s);
+  EXPECT_EQ(count(html, "class=\"lso\""), 1u);
+
+  auto j = samples_json(s);
+  EXPECT_EQ(samples_from_json(j).samples[6].partitions[0].last_stable, 300);
+  for (auto& x : j["samples"]) x.erase("lso");
+  EXPECT_EQ(samples_from_json(j).samples[6].partitions[0].last_stable, 590);
+}
+
 TEST(SamplesJson, ReadsBackWhatWasWritten) {
   const scenarios::Samples s = samples();
   const scenarios::Samples back = samples_from_json(nlohmann::json::parse(samples_json(s).dump()));
