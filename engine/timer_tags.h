@@ -61,6 +61,7 @@ enum class ProducerTimer : std::uint64_t {
   kInit = 4,            // an InitProducerId request timed out, or its backoff ended
   kMetadataMaxAge = 5,  // metadata.max.age.ms: refresh
   kTxn = 6,             // a transactional request timed out, or its backoff ended
+  kTxnFatal = 7,        // a fatal transactional error: fail every send still pending
 };
 
 // The consumer client's fetching (engine/client/consumer.h). (1 is its metadata refresh's.)

@@ -606,6 +606,9 @@ void Producer::on_timer(TimerId timer, ProducerTimer tag) {
     case ProducerTimer::kTxn:
       txn_on_timer(timer);
       return;
+    case ProducerTimer::kTxnFatal:
+      txn_fail_pending_sends();
+      return;
   }
 }
 

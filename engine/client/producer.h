@@ -268,6 +268,9 @@ class Producer {
   void txn_on_send_failed(ErrorCode error);
   void txn_abortable(ErrorCode error);
   void txn_fatal(ErrorCode error);
+  // After a fatal error: every send still pending fails, those never sent definitely and those
+  // in flight with an unknown outcome (Kafka's Sender.maybeAbortBatches).
+  void txn_fail_pending_sends();
   void txn_next();
   void txn_ended();
   void txn_requeue_adding();

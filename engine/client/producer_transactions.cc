@@ -14,7 +14,8 @@
 //   in flight, then sends EndTxn(ABORT). After an abortable error the next epoch is taken from
 //   the coordinator (KIP-360), so the partitions' sequences start again at 0.
 // - PRODUCER_FENCED, INVALID_PRODUCER_EPOCH and the coordinator's other refusals are fatal: the
-//   producer is unusable, as Kafka's is (a newer incarnation owns the transactional id).
+//   producer is unusable, as Kafka's is (a newer incarnation owns the transactional id), and
+//   every send still pending fails at once: never sent, definitely; in flight, unknown.
 // - send_offsets_to_transaction() (sendOffsetsToTransaction) adds the group's offsets partition
 //   to the transaction (AddOffsetsToTxn), finds the group's coordinator and writes the offsets
 //   there (TxnOffsetCommit); the commit waits for it. The group coordinator's UNKNOWN_MEMBER_ID,
@@ -23,6 +24,7 @@
 // InitProducerId, AddPartitionsToTxn, the offsets' requests, EndTxn. The retriable ones are retried after
 // retry.backoff.ms; NOT_COORDINATOR and COORDINATOR_NOT_AVAILABLE look the coordinator up again.
 #include <algorithm>
+#include <tuple>
 
 #include "engine/base/assert.h"
 #include "engine/client/producer.h"
@@ -237,6 +239,24 @@ void Producer::txn_fatal(ErrorCode error) {
   txn_requests_.end(txn_slot_);
   txn_fail_offsets(error);
   if (auto done = std::exchange(txn_.end_done, nullptr)) done(error);
+  // Not now: a fatal answer is being handled inside the batches it may fail.
+  timers_.set(0, ProducerTimer::kTxnFatal);
+}
+
+void Producer::txn_fail_pending_sends() {
+  std::vector<std::tuple<TopicPartition, std::uint64_t, bool>> pending;  // partition, batch, ever sent
+  for (const auto& [key, partition] : batches_) {
+    for (const Batch& b : partition.batches) pending.emplace_back(key, b.id, b.attempts > 0);
+  }
+  for (const auto& [key, id, sent] : pending) {
+    if (find_batch(key, id) != nullptr) complete(key, id, sent ? SendOutcome::kUnknown : SendOutcome::kFailed, Offset(-1), txn_.error);
+  }
+  std::vector<PendingSend> waiting = std::move(unplaced_);
+  unplaced_.clear();
+  for (PendingSend& w : waiting) {
+    --sends_pending_;
+    w.done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), txn_.error});
+  }
 }
 
 // Sends the most urgent transactional request that is due, unless one is in flight or waited for.

@@ -220,6 +220,26 @@ TEST_F(ProducerTxnTest, AFencedProducerIsUnusable) {
   EXPECT_EQ(result_of("b")->result.error, ErrorCode::INVALID_PRODUCER_EPOCH);
 }
 
+// Kafka's Sender.maybeAbortBatches: after a fatal error nothing pending waits for its delivery
+// timeout; a send never sent fails, one in flight is unknown (it may have been written).
+TEST_F(ProducerTxnTest, AFatalErrorFailsEveryPendingSendAtOnce) {
+  start_txn();
+  ASSERT_EQ(producer->begin_transaction(), ErrorCode::NONE);
+  send("a", PartitionId(0));
+  answer_add();
+  ASSERT_EQ(produces().size(), 1u);
+  send("b", PartitionId(1));  // its partition is being added
+  answer_add(ErrorCode::PRODUCER_FENCED);
+  EXPECT_EQ(producer->txn_phase(), TxnPhase::kFatalError);
+  advance_to(env.now());
+  ASSERT_NE(result_of("b"), nullptr);
+  EXPECT_EQ(result_of("b")->result.outcome, SendOutcome::kFailed);
+  EXPECT_EQ(result_of("b")->result.error, ErrorCode::PRODUCER_FENCED);
+  ASSERT_NE(result_of("a"), nullptr);
+  EXPECT_EQ(result_of("a")->result.outcome, SendOutcome::kUnknown) << "in flight: it may have been written";
+  EXPECT_EQ(producer->in_flight(), 0u);
+}
+
 TEST_F(ProducerTxnTest, AnEmptyTransactionEndsWithoutTheCoordinator) {
   start_txn();
   ASSERT_EQ(producer->begin_transaction(), ErrorCode::NONE);
