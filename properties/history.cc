@@ -60,9 +60,10 @@ std::uint64_t History::append(HistoryEvent event) {
   e.idempotent = event.idempotent;
   e.tombstone = event.tombstone;
   e.read_committed = event.read_committed;
-  if (event.commit_id != 0 || event.log_start_offset || event.high_watermark || !event.assignment.empty()) {
+  if (event.commit_id != 0 || event.source_value_id != 0 || event.log_start_offset || event.high_watermark ||
+      !event.assignment.empty()) {
     e.extra = static_cast<std::uint32_t>(extras_.size());
-    extras_.push_back(Extra{event.commit_id, event.log_start_offset, event.high_watermark, event.assignment});
+    extras_.push_back(Extra{event.commit_id, event.source_value_id, event.log_start_offset, event.high_watermark, event.assignment});
   }
   for (const auto& o : observers_) o(event, e);
   return event.index;
@@ -94,6 +95,7 @@ HistoryEvent History::at(std::size_t i) const {
   if (e.extra != kNoId) {
     const Extra& x = extras_[e.extra];
     out.commit_id = x.commit_id;
+    out.source_value_id = x.source_value_id;
     out.log_start_offset = x.log_start_offset;
     out.high_watermark = x.high_watermark;
     out.assignment = x.assignment;

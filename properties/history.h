@@ -77,6 +77,8 @@ struct HistoryEvent {
   std::optional<std::string> key;
   std::uint64_t value_id = 0;  // unique id of the value a producer sent (0: none)
   std::uint64_t commit_id = 0; // kCommit*: pairs a commit's request with its outcome, per process
+  // kSendInvoke: the value this send was made from (a pipeline copying its input), 0: none
+  std::uint64_t source_value_id = 0;
   // kSeek by auto.offset.reset: the log start offset and high watermark the out-of-range fetch
   // answer carried, when known. Kafka keeps the log start at or below the high watermark.
   std::optional<Offset> log_start_offset;
@@ -202,6 +204,7 @@ class History {
  private:
   struct Extra {
     std::uint64_t commit_id = 0;
+    std::uint64_t source_value_id = 0;
     std::optional<Offset> log_start_offset;
     std::optional<Offset> high_watermark;
     std::vector<TopicPartition> assignment;

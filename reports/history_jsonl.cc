@@ -45,6 +45,7 @@ nlohmann::ordered_json event_json(const HistoryEvent& e) {
   if (!e.error.empty()) j["error"] = e.error;
   if (!e.note.empty()) j["note"] = e.note;
   if (e.commit_id != 0) j["commit_id"] = e.commit_id;
+  if (e.source_value_id != 0) j["source_value_id"] = e.source_value_id;
   if (e.log_start_offset) j["log_start_offset"] = e.log_start_offset->value();
   if (e.high_watermark) j["high_watermark"] = e.high_watermark->value();
   return j;

@@ -26,7 +26,7 @@ using properties::OpKind;
 // The keys of docs/history.md, one bit each, to refuse a key seen twice.
 enum Key : std::uint8_t {
   kIndex, kAtNs, kOp, kProcess, kGroup, kGeneration, kTopic, kPartition, kOffset, kKeyField,
-  kValueId, kIdempotent, kAssignment, kError, kNote, kCommitId, kLogStartOffset, kHighWatermark, kRecords, kTombstone, kReadCommitted, kUnknown
+  kValueId, kIdempotent, kAssignment, kError, kNote, kCommitId, kLogStartOffset, kHighWatermark, kRecords, kTombstone, kReadCommitted, kSourceValueId, kUnknown
 };
 
 Key key_of(std::string_view k) {
@@ -62,6 +62,7 @@ Key key_of(std::string_view k) {
       if (k == "high_watermark") return kHighWatermark;
       if (k == "read_committed") return kReadCommitted;
       return kUnknown;
+    case 15: return k == "source_value_id" ? kSourceValueId : kUnknown;
     case 16: return k == "log_start_offset" ? kLogStartOffset : kUnknown;
     default: return kUnknown;
   }
@@ -243,6 +244,7 @@ bool value(Scanner& s, Key k, std::uint64_t index, HistoryEvent& e) {
       return true;
     case kValueId: return s.unsigned_integer(e.value_id);
     case kCommitId: return s.unsigned_integer(e.commit_id);
+    case kSourceValueId: return s.unsigned_integer(e.source_value_id);
     case kRecords: {
       std::uint64_t count = 0;
       if (!s.unsigned_integer(count) || count > UINT32_MAX) return false;
@@ -277,6 +279,7 @@ void reset(HistoryEvent& e, std::uint64_t index) {
   e.key.reset();
   e.value_id = 0;
   e.commit_id = 0;
+  e.source_value_id = 0;
   e.log_start_offset.reset();
   e.high_watermark.reset();
   e.idempotent = false;

@@ -21,7 +21,7 @@ using properties::OpKind;
 const std::vector<std::string> kKeys = {"index", "at_ns", "op", "process", "group", "generation", "topic", "partition",
                                         "offset", "key", "value_id", "idempotent", "assignment", "error", "note",
                                         "commit_id", "log_start_offset", "high_watermark", "records", "tombstone",
-                                        "read_committed"};
+                                        "read_committed", "source_value_id"};
 
 std::vector<std::string> op_names() {
   std::vector<std::string> out;
@@ -148,6 +148,10 @@ HistoryEvent read_event(const nlohmann::json& j, const std::string& file, std::s
   if (const auto* v = r.get("commit_id")) {
     if (!v->is_number_unsigned()) r.fail("\"commit_id\" is " + LineReader::type_of(*v), "a positive integer");
     e.commit_id = v->get<std::uint64_t>();
+  }
+  if (const auto* v = r.get("source_value_id")) {
+    if (!v->is_number_unsigned()) r.fail("\"source_value_id\" is " + LineReader::type_of(*v), "a positive integer");
+    e.source_value_id = v->get<std::uint64_t>();
   }
   e.log_start_offset = r.id<Offset>("log_start_offset");
   e.high_watermark = r.id<Offset>("high_watermark");

@@ -47,6 +47,7 @@ properties::History sample() {
   fail.partition = PartitionId(0);
   fail.offset = Offset(0);
   fail.commit_id = 4;
+  fail.source_value_id = 17;  // not on a commit in practice: the format carries it on any event
   fail.error = "ILLEGAL_GENERATION";
   h.append(fail);
   HistoryEvent reset;
@@ -68,7 +69,7 @@ std::string describe(const HistoryEvent& e) {
                   " " + e.process + " " + e.group + " " + std::to_string(properties::History::packed(e.generation)) + " " + e.topic + " " +
                   std::to_string(properties::History::packed(e.partition)) + " " + std::to_string(properties::History::packed(e.offset)) + " " + (e.key ? *e.key : "<null>") + " " +
                   std::to_string(e.value_id) + " " + (e.idempotent ? "idem" : "") + " " + e.error + " " + e.note + " " +
-                  std::to_string(e.commit_id) + " " + std::to_string(properties::History::packed(e.log_start_offset)) + " " +
+                  std::to_string(e.commit_id) + " " + std::to_string(e.source_value_id) + " " + std::to_string(properties::History::packed(e.log_start_offset)) + " " +
                   std::to_string(properties::History::packed(e.high_watermark)) + " [";
   for (const auto& tp : e.assignment) s += tp.topic + "/" + std::to_string(tp.partition.value()) + " ";
   return s + "]";

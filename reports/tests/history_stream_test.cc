@@ -24,7 +24,7 @@ std::string describe(const HistoryEvent& e) {
                   e.topic + "|" + std::to_string(properties::History::packed(e.partition)) + "|" +
                   std::to_string(properties::History::packed(e.offset)) + "|" + (e.key ? "\"" + *e.key + "\"" : "<null>") + "|" +
                   std::to_string(e.value_id) + "|" + (e.idempotent ? "idem" : "") + "|" + e.error + "|" + e.note + "|" +
-                  std::to_string(e.commit_id) + "|" + std::to_string(properties::History::packed(e.log_start_offset)) + "|" +
+                  std::to_string(e.commit_id) + "|" + std::to_string(e.source_value_id) + "|" + std::to_string(properties::History::packed(e.log_start_offset)) + "|" +
                   std::to_string(properties::History::packed(e.high_watermark)) + "|[";
   for (const auto& tp : e.assignment) s += tp.topic + "/" + std::to_string(tp.partition.value()) + " ";
   return s + "]";
@@ -98,6 +98,7 @@ void expect_same(const Outcome& got, const Outcome& want, const std::string& tex
 const std::vector<std::string> kValidLines = {
     R"({"index":0,"at_ns":1,"op":"send-invoke","process":"shop-1","topic":"orders","key":"key-7","value_id":1,"idempotent":true})",
     R"({"index":1,"at_ns":2,"op":"send-ok","process":"shop-1","topic":"orders","partition":2,"offset":0,"key":"key-7","value_id":1})",
+    R"({"at_ns":2,"op":"send-invoke","process":"copier-1","topic":"out","key":"key-7","value_id":90,"source_value_id":1})",
     R"({"at_ns":3,"op":"send-fail","process":"shop-1","topic":"orders","key":null,"value_id":2,"error":"NOT_ENOUGH_REPLICAS"})",
     R"({"at_ns":3,"op":"send-info","process":"shop-1","topic":"orders","value_id":3,"error":"REQUEST_TIMED_OUT","idempotent":false})",
     R"({"at_ns":4,"op":"assign","process":"billing-1","group":"billing","generation":1,"assignment":[{"topic":"orders","partition":0},{"topic":"orders","partition":2}],"note":"assigned"})",
@@ -125,14 +126,14 @@ const std::vector<std::string> kValidLines = {
 
 TEST(HistoryStream, TheScannerTakesLogsimsOwnLinesAndLeavesEscapesAndUnicode) {
   HistoryEvent e;
-  for (std::size_t i = 0; i < 18; ++i) {
+  for (std::size_t i = 0; i < 19; ++i) {
     const std::uint64_t index = i == 1 ? 1 : 0;
     EXPECT_TRUE(scan_history_line(kValidLines[i], index, e)) << kValidLines[i];
     HistoryEvent want = parse_history_line(kValidLines[i], "h.jsonl", 1, index);
     want.index = index;  // the caller sets it: the reader's event has it already
     EXPECT_EQ(describe(e), describe(want)) << kValidLines[i];
   }
-  for (std::size_t i = 18; i < kValidLines.size(); ++i) EXPECT_FALSE(scan_history_line(kValidLines[i], 0, e)) << kValidLines[i];
+  for (std::size_t i = 19; i < kValidLines.size(); ++i) EXPECT_FALSE(scan_history_line(kValidLines[i], 0, e)) << kValidLines[i];
 }
 
 TEST(HistoryStream, SameEventsAsTheStrictReader) {
