@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "properties/aborted_read_checker.h"
+#include "properties/eos_checker.h"
 #include "properties/checker.h"
 #include "properties/group_checkers.h"
 #include "properties/history.h"
@@ -310,6 +311,60 @@ TEST(ZombieWrites, OnlyAnInitFencesAndANewInitLiftsIt) {
   z.invoke("a", 2);
   z.outcome("a", 2, true);
   EXPECT_TRUE(z.finish().empty());
+}
+
+// An exactly-once pipeline "copier" reads input values 1 and 2 and copies each into the output in
+// a transaction: outputs 11 and 12. It copies input 1 again (output 21) in a transaction that
+// aborts: no duplicate. A copy in a committed transaction, or one a read_committed reader saw,
+// is committed: two committed copies of input 2 (12, and 22 read under read_committed) are one
+// eos-duplicate.
+TEST(EosChecker, TwoCommittedCopiesOfOneInputAreAnEosDuplicate) {
+  Symbols symbols;
+  History h;
+  EosChecker c;
+  h.observe([&](const HistoryEvent& e) { c.observe(e); });
+  const auto txn = [&](OpKind end, std::vector<std::pair<std::uint64_t, std::uint64_t>> copies) {
+    HistoryEvent b;
+    b.kind = OpKind::kTxnBegin;
+    b.process = "copier";
+    h.append(b);
+    for (const auto& [output, input] : copies) {
+      HistoryEvent s;
+      s.kind = OpKind::kSendInvoke;
+      s.process = "copier";
+      s.topic = "out";
+      s.value_id = output;
+      s.source_value_id = input;
+      h.append(s);
+    }
+    HistoryEvent x;
+    x.kind = end;
+    x.process = "copier";
+    h.append(x);
+  };
+  const auto read = [&](std::uint64_t value, bool read_committed) {
+    HistoryEvent p;
+    p.kind = OpKind::kProcess;
+    p.process = "sink";
+    p.topic = "out";
+    p.partition = PartitionId(0);
+    p.offset = Offset(static_cast<std::int64_t>(value));
+    p.value_id = value;
+    p.read_committed = read_committed;
+    h.append(p);
+  };
+  txn(OpKind::kTxnCommit, {{11, 1}, {12, 2}});
+  txn(OpKind::kTxnAbort, {{21, 1}});
+  read(11, true);
+  read(11, true);   // a value read again is no second copy
+  read(21, false);  // read_uncommitted: proves nothing
+  txn(OpKind::kTxnInfo, {{22, 2}});
+  EXPECT_TRUE(c.violations().empty());
+  read(22, true);   // event 13: the unknown copy committed
+  c.finish();
+  ASSERT_EQ(c.violations().size(), 1u);
+  EXPECT_EQ(c.violations()[0].anomaly, "eos-duplicate");
+  EXPECT_EQ(c.violations()[0].first_event, 13u);
 }
 
 TEST(TxnWitness, KnowsEachValuesTransactionOutcome) {
