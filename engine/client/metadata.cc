@@ -1,19 +1,31 @@
 // Applying a Metadata response to the client's cache, and the refresh that asks for it.
 #include "engine/client/metadata.h"
 
+#include <algorithm>
+
 namespace logsim::engine {
 
 void MetadataCache::update(const MetadataResponse& resp) {
   for (const TopicMetadata& t : resp.topics) {
     if (t.error != ErrorCode::NONE) continue;
     Topic& topic = topics_[t.name];
+    if (t.topic_id != 0 && t.topic_id != topic.id) {
+      topic.id = t.topic_id;  // a new incarnation: its epochs start again
+      topic.leaders.clear();
+    }
     topic.count = static_cast<std::int32_t>(t.partitions.size());
     for (const PartitionMetadata& p : t.partitions) {
       if (p.partition.value() < 0) continue;
       const auto i = static_cast<std::size_t>(p.partition.value());
       if (i >= topic.leaders.size()) topic.leaders.resize(i + 1);
+      Leader& known = topic.leaders[i];
+      // KIP-320: an answer from a broker whose metadata is behind (a deposed leader cut off from
+      // the controller, say) names an older leader epoch than one already seen: Kafka's client
+      // keeps what it knows rather than go back to the old leader.
+      if (p.leader_epoch.value() >= 0 && p.leader_epoch < known.last_seen) continue;
       const bool led = p.error == ErrorCode::NONE && p.leader.value() >= 0;
-      topic.leaders[i] = led ? Leader{p.leader, p.leader_epoch} : Leader{};
+      const LeaderEpoch last_seen = std::max(known.last_seen, p.leader_epoch);
+      known = led ? Leader{p.leader, p.leader_epoch, last_seen} : Leader{NodeId(-1), LeaderEpoch(-1), last_seen};
     }
   }
 }

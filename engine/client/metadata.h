@@ -41,11 +41,13 @@ class MetadataCache {
   struct Leader {
     NodeId node{-1};  // -1: none known
     LeaderEpoch epoch{-1};
+    LeaderEpoch last_seen{-1};  // the newest leader epoch any answer named (kept while no leader is known)
   };
   // One topic: its partition count and its partitions' leaders by partition number. (A topic
   // recreated with fewer partitions keeps the entries above its count, as answers never name
   // them; callers read the count first.)
   struct Topic {
+    std::int64_t id = 0;  // the incarnation the leaders are of
     std::int32_t count = 0;
     std::vector<Leader> leaders;
   };

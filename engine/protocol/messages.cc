@@ -82,6 +82,7 @@ void MetadataResponse::fold(Digest& d) const {
   for (auto b : brokers) d.add(b);
   d.add(static_cast<std::uint64_t>(topics.size()));
   for (const auto& t : topics) {
+    // (topic_id is not folded: the controller's history, folded in its own messages, decides it.)
     d.add(t.name).add(t.error).add(static_cast<std::uint64_t>(t.partitions.size()));
     for (const auto& p : t.partitions) {
       d.add(p.partition).add(p.error).add(p.leader).add(p.leader_epoch);

@@ -171,6 +171,9 @@ struct TopicMetadata {
   std::string name;
   ErrorCode error = ErrorCode::NONE;
   std::vector<PartitionMetadata> partitions;
+  // Which incarnation of the topic (KIP-516's topic id; 0: unknown): a re-created topic's leader
+  // epochs start again, so a client compares epochs only within one incarnation.
+  std::int64_t topic_id = 0;
 };
 
 struct MetadataResponse {

@@ -27,6 +27,7 @@ void handle_metadata(BrokerState& b, NodeId from, const MetadataRequest& req) {
       const PartitionState& s = it->second;
       const ErrorCode e = s.leader.value() < 0 ? ErrorCode::LEADER_NOT_AVAILABLE : ErrorCode::NONE;
       tm.partitions.push_back(PartitionMetadata{s.partition, e, s.leader, s.leader_epoch, s.replicas, s.isr});
+      tm.topic_id = s.topic_id;
     }
     if (tm.partitions.empty()) tm.error = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
     resp.topics.push_back(std::move(tm));

@@ -73,5 +73,30 @@ TEST(MetadataCache, ACopyAnswersFromItsOwnTopicsNotTheOriginals) {
   EXPECT_EQ(copy.leader_epoch("t", PartitionId(0)), LeaderEpoch(1));
 }
 
+// KIP-320: a broker whose metadata is behind (a deposed leader cut off from the controller)
+// answers with an older leader epoch; the client keeps the newer leader it knows, even after an
+// answer without a leader. A re-created topic (a new topic id) starts its epochs again.
+TEST(MetadataCache, AnOlderLeaderEpochIsIgnoredWithinOneIncarnationOfTheTopic) {
+  MetadataCache cache;
+  const auto topic = [](std::vector<PartitionMetadata> ps, std::int64_t id) {
+    TopicMetadata t{"t", ErrorCode::NONE, std::move(ps)};
+    t.topic_id = id;
+    return t;
+  };
+  cache.update(answer({topic({led(0, 2, 5)}, 7)}));
+  cache.update(answer({topic({led(0, 1, 4)}, 7)}));  // stale: broker 1 led in epoch 4
+  EXPECT_EQ(cache.leader("t", PartitionId(0)), NodeId(2));
+  EXPECT_EQ(cache.leader_epoch("t", PartitionId(0)), LeaderEpoch(5));
+  cache.update(answer({topic({led(0, -1, 6)}, 7)}));  // epoch 6: no leader for now
+  EXPECT_EQ(cache.leader("t", PartitionId(0)), std::nullopt);
+  cache.update(answer({topic({led(0, 2, 5)}, 7)}));  // stale again
+  EXPECT_EQ(cache.leader("t", PartitionId(0)), std::nullopt);
+  cache.update(answer({topic({led(0, 3, 6)}, 7)}));  // the same epoch, its leader now known
+  EXPECT_EQ(cache.leader("t", PartitionId(0)), NodeId(3));
+  cache.update(answer({topic({led(0, 1, 0)}, 8)}));  // deleted and created again
+  EXPECT_EQ(cache.leader("t", PartitionId(0)), NodeId(1));
+  EXPECT_EQ(cache.leader_epoch("t", PartitionId(0)), LeaderEpoch(0));
+}
+
 }  // namespace
 }  // namespace logsim::engine
