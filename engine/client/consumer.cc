@@ -136,6 +136,18 @@ void Consumer::seek_to(const TopicPartition& tp, std::int64_t timestamp_ms) {
   pump(tp);
 }
 
+void Consumer::seek_to_committed(const TopicPartition& tp) {
+  LOGSIM_ASSERT(group_.subscribed(), "seek_to_committed on a consumer without a group");
+  auto it = partitions_.find(tp);
+  LOGSIM_ASSERT(it != partitions_.end(), "seek on an unassigned partition " + tp.topic);
+  PartitionState& st = it->second;
+  drop_fetching(st);
+  st.position.reset();
+  st.position_epoch.reset();
+  st.awaiting_committed = true;
+  group_.fetch_committed();
+}
+
 // Forgets what was fetched for the old position: the buffer, and the request in flight (its
 // answer is dropped when it comes, and its timeout or a pending delay must not hold the next
 // request back).

@@ -82,6 +82,12 @@ class Consumer : private GroupHost {
   // after it, or the end when there is none) for an assigned partition: the position is asked
   // of the leader with ListOffsets, and take_resets() says where it landed.
   void seek_to(const TopicPartition& tp, std::int64_t timestamp_ms);
+  // Back to the group's committed offset for an assigned partition, as an application that
+  // asks committed() and seeks there (Kafka Streams after an aborted transaction): the position
+  // is fetched again from the coordinator (OffsetFetch; under read_committed it waits while a
+  // transaction's offsets are pending), and no record of it is handed out meanwhile. Only for a
+  // consumer that subscribed.
+  void seek_to_committed(const TopicPartition& tp);
   std::optional<Offset> position(const TopicPartition& tp) const;
   // Kafka's pause/resume: a paused partition is not fetched and poll() hands out none of its
   // records; what was already fetched stays buffered (KAFKA-7548) and comes after resume(). A

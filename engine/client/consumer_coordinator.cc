@@ -374,6 +374,7 @@ bool ConsumerCoordinator::on_message(const Message& msg) {
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, FindCoordinatorResponse>) {
+          if (m.correlation_id != group_.find_in_flight) return false;  // another client's on this node
           on_find_coordinator(m);
         } else if constexpr (std::is_same_v<M, JoinGroupResponse>) {
           on_join(m);
