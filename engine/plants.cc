@@ -5,7 +5,7 @@
 
 namespace logsim {
 namespace {
-constexpr std::array<PlantInfo, 14> kPlants{{
+constexpr std::array<PlantInfo, 15> kPlants{{
     {Plant::kAcceptStaleCommit, "accept-stale-commit",
      "the group coordinator accepts an offset commit from a stale generation (a fenced zombie's)", "stale-commit-accepted"},
     {Plant::kAutoCommitFetchedOnRebalance, "auto-commit-fetched-on-rebalance",
@@ -45,6 +45,10 @@ constexpr std::array<PlantInfo, 14> kPlants{{
     {Plant::kFencedWriteAccepted, "fenced-write-accepted",
      "KAFKA-17754's class: the leader accepts a produce from a fenced (older) producer epoch into a transaction",
      "zombie-write", "unseen"},
+    {Plant::kTxnOffsetsOnAbort, "txn-offsets-on-abort",
+     "the group coordinator applies a transaction's offsets when it aborts, so an exactly-once pipeline's committed "
+     "positions pass input whose output was aborted",
+     "eos-lost"},
 }};
 }  // namespace
 

@@ -88,6 +88,14 @@ enum class Plant : std::uint8_t {
   // as unseen when a retry the zombie made before it was fenced lands (a transaction partly
   // visible: the group owes the rest of it).
   kFencedWriteAccepted = 13,
+  // The group coordinator applies a transaction's offsets (TxnOffsetCommit, from
+  // sendOffsetsToTransaction) when its ABORT marker comes, as if it had committed (the marker's
+  // result ignored, where Kafka's GroupMetadataManager.handleTxnCompletion drops them): an
+  // exactly-once pipeline's positions move past input whose output was aborted. A member that
+  // aborts goes back to where it was, so only the next owner of the partition (after a
+  // rebalance or a restart) starts past that input. Loading the group from its log replays the
+  // marker correctly. Found as eos-lost.
+  kTxnOffsetsOnAbort = 14,
 };
 
 struct PlantInfo {

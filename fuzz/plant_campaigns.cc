@@ -15,7 +15,7 @@ constexpr std::string_view kAppFaults = "crash,isolate,partition,pause,member-cr
 // unanswered batch alone, as Kafka's does, Kafka's five remembered batches suffice in every
 // schedule fuzzed (1,500 seeds of replicated-writes); scenarios/idempotent-failover-five-batch-
 // cache.json shows the failover it used to break passing with the plant.
-constexpr std::array<PlantCampaign, 13> kCampaigns{{
+constexpr std::array<PlantCampaign, 14> kCampaigns{{
     {Plant::kAcceptStaleCommit, "scenarios/templates/zombie-members.json", kMemberFaults, 30},
     {Plant::kAutoCommitFetchedOnRebalance, "scenarios/templates/slow-consumers.json", kMemberFaults, 30},
     {Plant::kAdvanceHwWithoutIsr, "scenarios/templates/replicated-writes.json", kBrokerFaults, 30},
@@ -29,6 +29,7 @@ constexpr std::array<PlantCampaign, 13> kCampaigns{{
     {Plant::kMarkersBeforeDurable, "scenarios/templates/transaction-log-under-replicated.json", kBrokerFaults, 100},
     {Plant::kLsoPastOpenTransaction, "scenarios/templates/transactions.json", kBrokerFaults, 30},
     {Plant::kFencedWriteAccepted, "scenarios/templates/zombie-producers.json", kAppFaults, 30},
+    {Plant::kTxnOffsetsOnAbort, "scenarios/templates/exactly-once-pipeline.json", kAppFaults, 100},
 }};
 
 }  // namespace

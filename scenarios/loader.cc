@@ -50,7 +50,8 @@ namespace {
 void check_transaction_log(const JsonReader& root, const Scenario& s) {
   const BrokerSettings& c = s.cluster.config;
   const bool transactional = std::any_of(s.producers.begin(), s.producers.end(),
-                                         [](const ProducerSpec& p) { return p.config.transactional_id.has_value(); });
+                                         [](const ProducerSpec& p) { return p.config.transactional_id.has_value(); }) ||
+                             std::any_of(s.groups.begin(), s.groups.end(), [](const GroupSpec& g) { return g.exactly_once.has_value(); });
   if (!transactional || c.transaction_state_log_replication_factor <= s.cluster.brokers) return;
   const bool set = root.has("cluster") && root.at("cluster").has("config") &&
                    root.at("cluster").at("config").has("transaction.state.log.replication.factor");
@@ -496,9 +497,9 @@ Scenario parse_scenario(std::string_view text, const std::string& file, const st
   read_topics(root.at("topics"), s);
   scan_created_topics(root, s);
   if (auto v = root.get("producers")) read_producers(*v, s, apps);
-  check_transaction_log(root, s);
   if (auto v = root.get("consumers")) read_consumers(*v, s);
   if (root.has("groups")) read_groups(root, s, apps);
+  check_transaction_log(root, s);
   check_unique_names(root, s);
   if (auto v = root.get("timeline")) read_timeline(*v, s);
   if (auto v = root.get("faults")) s.faults = read_faults(*v, s);

@@ -30,11 +30,16 @@ using engine::OffsetReset;
 // turned off when another setting conflicts (acks other than all, retries 0, more than five
 // requests in flight); set explicitly to true with such a setting it is a configuration error.
 // A transactional.id needs idempotence: it cannot be turned off, and a conflict is an error.
+// The setting that rules idempotence out, if any.
+std::string idempotence_conflict(const engine::ProducerConfig& c) {
+  if (c.acks != -1) return "acks=" + std::to_string(c.acks);
+  if (c.retries == 0) return "retries=0";
+  if (c.max_in_flight > 5) return "max.in.flight.requests.per.connection=" + std::to_string(c.max_in_flight);
+  return "";
+}
+
 void resolve_idempotence(const JsonReader& r, engine::ProducerConfig& c, std::optional<bool> explicit_idempotence) {
-  std::string conflict;
-  if (c.acks != -1) conflict = "acks=" + std::to_string(c.acks);
-  else if (c.retries == 0) conflict = "retries=0";
-  else if (c.max_in_flight > 5) conflict = "max.in.flight.requests.per.connection=" + std::to_string(c.max_in_flight);
+  const std::string conflict = idempotence_conflict(c);
   if (c.transactional_id) {
     if (explicit_idempotence == false) {
       r.at("enable.idempotence").fail("enable.idempotence=false with a transactional.id",
@@ -348,13 +353,57 @@ FailureSpec read_failures(const JsonReader& r, const Scenario& s) {
   return f;
 }
 
+// A group's "exactly_once": the output topic and the members' producer configs.
+ExactlyOnceSpec read_exactly_once(const JsonReader& r, const Scenario& s) {
+  r.expect_object({"to", "config", "group_metadata"});
+  ExactlyOnceSpec e;
+  e.to = check_topic(r.at("to"), s);
+  if (auto v = r.get("group_metadata")) e.group_metadata = v->boolean();
+  if (r.has("config") && r.at("config").has("transactional.id")) {
+    r.at("config").at("transactional.id").fail("each member of an exactly-once group has its own transactional.id (its name)",
+                                                "no transactional.id here");
+  }
+  if (auto v = r.get("config")) {
+    read_producer_config(*v, e.config);
+    std::string conflict = idempotence_conflict(e.config);
+    if (conflict.empty() && v->has("enable.idempotence") && !e.config.enable_idempotence) conflict = "enable.idempotence=false";
+    if (!conflict.empty()) {
+      v->fail("the members' producers are transactional, which " + conflict + " rules out",
+              "acks=all, retries > 0, max.in.flight.requests.per.connection <= 5 and enable.idempotence unset or true");
+    }
+  }
+  e.config.enable_idempotence = true;  // transactional.id: each member's name, set by the run
+  return e;
+}
+
+// What an exactly-once group decides itself, refused beside it.
+void check_exactly_once_group(const JsonReader& g, GroupSpec& spec) {
+  for (const char* key : {"commit", "failures", "app"}) {
+    if (g.has(key)) {
+      g.at(key).fail(std::string("\"") + key + "\" beside \"exactly_once\": an exactly-once pipeline commits its positions "
+                         "in each transaction and handles every record",
+                     std::string("no \"") + key + "\"");
+    }
+  }
+  for (const std::string& t : spec.topics) {
+    if (t == spec.exactly_once->to) {
+      g.at("exactly_once").at("to").fail("the pipeline would copy its own output (\"" + t + "\" is also under topics)",
+                                         "an output topic the group does not read");
+    }
+  }
+  spec.commit = CommitStrategy::kInTransaction;
+  // As Kafka Streams with exactly-once: its consumers read only committed transactions.
+  const bool isolation_given = g.has("config") && g.at("config").has("isolation.level");
+  if (!isolation_given) spec.config.isolation_level = IsolationLevel::kReadCommitted;
+}
+
 }  // namespace
 
 void read_groups(const JsonReader& root, Scenario& s, const std::vector<std::string>& apps) {
   const JsonReader r = root.at("groups");
   for (const auto& g : r.items()) {
     g.expect_object({"name", "topics", "members", "static_membership", "start", "poll_interval", "processing", "commit",
-                     "failures", "config", "app"});
+                     "failures", "config", "app", "exactly_once"});
     GroupSpec spec;
     if (g.has("app")) {
       spec.app = read_app(g, apps, {"poll_interval", "processing", "commit", "failures"});
@@ -390,6 +439,10 @@ void read_groups(const JsonReader& root, Scenario& s, const std::vector<std::str
     }
     if (auto v = g.get("failures")) spec.failures = read_failures(*v, s);
     if (auto v = g.get("config")) read_consumer_config(*v, spec.config, true);
+    if (auto v = g.get("exactly_once")) {
+      spec.exactly_once = read_exactly_once(*v, s);
+      check_exactly_once_group(g, spec);
+    }
     if (spec.static_membership && spec.config.group_instance_id) {
       g.at("config").at("group.instance.id").fail(
           "static_membership gives each member its own group.instance.id (its name), so a group.instance.id for every member contradicts it",

@@ -108,6 +108,24 @@ enum class CommitStrategy : std::uint8_t {
   kAfterEachBatch,     // commitSync of the batch's positions after processing a poll's records
   kAfterEachBatchAsync,  // commitAsync of them (no wait, no retry), and a commitSync on close
   kBeforeProcessing,   // the anti-pattern: commitSync of the batch's end, then process
+  kInTransaction,      // an exactly-once pipeline's: the batch's positions go into the
+                       // transaction that holds its output (sendOffsetsToTransaction)
+};
+
+// An exactly-once pipeline (KIP-98's consume-transform-produce, with KIP-447's group
+// fencing): each member of the group has a transactional producer (transactional.id: the
+// member's name) and handles each poll's records in one transaction: it copies every record it
+// processes to `to` (the copy names its input: source_value_id), then sends the batch's
+// positions to the transaction with its group metadata, and commits. After an abort it goes
+// back to the group's committed offsets; when the outcome is unknown or the producer failed for
+// good, it first makes a new producer (whose InitProducerId ends the old transaction).
+struct ExactlyOnceSpec {
+  std::string to;                  // the output topic
+  engine::ProducerConfig config;   // the members' producer configs (transactional.id: each member's name)
+  // false: the offsets name only the group, as the deprecated sendOffsetsToTransaction(offsets,
+  // groupId) overload does before KIP-447, so the coordinator cannot refuse a zombie member's
+  // offsets (with per-member transactional.ids nothing else fences it).
+  bool group_metadata = true;
 };
 
 // How a group member's handler fails, and what the application does about it (the seeds'
@@ -137,6 +155,7 @@ struct GroupSpec {
   Nanos processing_max = 0;
   CommitStrategy commit = CommitStrategy::kAuto;
   FailureSpec failures;
+  std::optional<ExactlyOnceSpec> exactly_once;  // an exactly-once pipeline (commit is kInTransaction)
   engine::ConsumerConfig config;      // Kafka consumer configs (bootstrap, group.id filled by the run)
   std::string app;                    // a user's registered application (api/app.h); empty: logsim's own
 

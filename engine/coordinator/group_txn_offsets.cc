@@ -116,7 +116,8 @@ void GroupCoordinator::Impl::on_txn_completed(ProducerId producer_id, std::int32
     if (partition_of(id) != partition) continue;
     auto it = g.pending_txn_offsets().find(producer_id);
     if (it == g.pending_txn_offsets().end()) continue;
-    if (commit && !g.is(GroupState::kDead)) apply_txn_offsets(g.offsets(), it->second);
+    const bool applied = commit || config.plants.has(Plant::kTxnOffsetsOnAbort);  // the plant: also on ABORT
+    if (applied && !g.is(GroupState::kDead)) apply_txn_offsets(g.offsets(), it->second);
     g.pending_txn_offsets().erase(it);
   }
 }

@@ -367,6 +367,120 @@ TEST(EosChecker, TwoCommittedCopiesOfOneInputAreAnEosDuplicate) {
   EXPECT_EQ(c.violations()[0].first_event, 13u);
 }
 
+// A pipeline member "m" of group "copier" processes input records and copies each in the
+// transaction open at the time. eos-lost is an input record whose every copy aborted while the
+// group committed a copy of a later record of its partition; a copy of unknown outcome, a later
+// committed copy of the same record, or a seek of the group past it excuses it. An input value
+// that is in the log twice (a producer's duplicate) is two records: copying each is no
+// eos-duplicate.
+class Pipeline {
+ public:
+  Pipeline() { h_.observe([&](const HistoryEvent& e) { c_.observe(e); }); }
+  // Processes the input record at `offset` of orders/`partition` and copies it as `copy`.
+  void copy(int partition, std::int64_t offset, std::uint64_t input, std::uint64_t copy) {
+    HistoryEvent p = at(OpKind::kProcess, partition, offset);
+    p.value_id = input;
+    p.read_committed = true;
+    h_.append(p);
+    HistoryEvent s;
+    s.kind = OpKind::kSendInvoke;
+    s.process = "m";
+    s.topic = "enriched";
+    s.value_id = copy;
+    s.source_value_id = input;
+    h_.append(s);
+  }
+  void txn(OpKind kind) {
+    HistoryEvent e;
+    e.kind = kind;
+    e.process = "m";
+    h_.append(e);
+  }
+  void seek(int partition, std::int64_t offset) { h_.append(at(OpKind::kSeek, partition, offset)); }
+  std::vector<std::string> finish() {
+    c_.finish();
+    std::vector<std::string> out;
+    for (const auto& v : c_.violations()) {
+      out.push_back(v.anomaly + "@" + std::to_string(v.first_event) + ":" + v.topic + "/" +
+                    std::to_string(v.partition ? v.partition->value() : -1) + "+" +
+                    std::to_string(v.offset ? v.offset->value() : -1));
+    }
+    return out;
+  }
+  std::uint64_t next() const { return h_.size(); }
+
+ private:
+  static HistoryEvent at(OpKind kind, int partition, std::int64_t offset) {
+    HistoryEvent e;
+    e.kind = kind;
+    e.process = "m";
+    e.group = "copier";
+    e.topic = "orders";
+    e.partition = PartitionId(partition);
+    e.offset = Offset(offset);
+    return e;
+  }
+  History h_;
+  EosChecker c_;
+};
+
+TEST(EosChecker, AnInputRecordWhoseCopiesAllAbortedIsLostOnceTheGroupCommitsPastIt) {
+  Pipeline p;
+  // orders/0: input 1 copied only in an aborted transaction, then input 2 committed: lost.
+  p.txn(OpKind::kTxnBegin);
+  p.copy(0, 0, 1, 101);
+  p.txn(OpKind::kTxnAbort);
+  p.txn(OpKind::kTxnBegin);
+  p.copy(0, 1, 2, 102);
+  const std::uint64_t lost_at = p.next();
+  p.txn(OpKind::kTxnCommit);
+  // orders/1: input 3 aborted, then copied again and committed with input 4: not lost.
+  p.txn(OpKind::kTxnBegin);
+  p.copy(1, 0, 3, 103);
+  p.txn(OpKind::kTxnAbort);
+  p.txn(OpKind::kTxnBegin);
+  p.copy(1, 0, 3, 113);
+  p.copy(1, 1, 4, 104);
+  p.txn(OpKind::kTxnCommit);
+  // orders/2: input 5's copy has an unknown outcome (it may have committed), then input 6 commits.
+  p.txn(OpKind::kTxnBegin);
+  p.copy(2, 0, 5, 105);
+  p.txn(OpKind::kTxnInfo);
+  p.txn(OpKind::kTxnBegin);
+  p.copy(2, 1, 6, 106);
+  p.txn(OpKind::kTxnCommit);
+  // orders/3: input 7 aborted, then the group seeks past it (a reset), and input 8 commits.
+  p.txn(OpKind::kTxnBegin);
+  p.copy(3, 0, 7, 107);
+  p.txn(OpKind::kTxnAbort);
+  p.seek(3, 1);
+  p.txn(OpKind::kTxnBegin);
+  p.copy(3, 1, 8, 108);
+  p.txn(OpKind::kTxnCommit);
+  // orders/4: value 9 is in the log twice (offsets 0 and 1); each record is copied once.
+  p.txn(OpKind::kTxnBegin);
+  p.copy(4, 0, 9, 109);
+  p.copy(4, 1, 9, 119);
+  p.txn(OpKind::kTxnCommit);
+  // orders/5: input 10 aborted, and nothing later of its partition committed: not (yet) lost.
+  p.txn(OpKind::kTxnBegin);
+  p.copy(5, 0, 10, 110);
+  p.txn(OpKind::kTxnAbort);
+  EXPECT_EQ(p.finish(), std::vector<std::string>{"eos-lost@" + std::to_string(lost_at) + ":orders/0+0"});
+}
+
+TEST(EosChecker, TheSameRecordCopiedTwiceIntoCommittedTransactionsIsADuplicate) {
+  Pipeline p;
+  p.txn(OpKind::kTxnBegin);
+  p.copy(0, 0, 1, 101);
+  p.txn(OpKind::kTxnCommit);
+  p.txn(OpKind::kTxnBegin);
+  p.copy(0, 0, 1, 111);  // processed again from offset 0: its offsets were not committed with it
+  const std::uint64_t second = p.next();
+  p.txn(OpKind::kTxnCommit);
+  EXPECT_EQ(p.finish(), std::vector<std::string>{"eos-duplicate@" + std::to_string(second) + ":/-1+-1"});
+}
+
 TEST(TxnWitness, KnowsEachValuesTransactionOutcome) {
   Symbols symbols;
   History h;

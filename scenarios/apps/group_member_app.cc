@@ -9,7 +9,6 @@
 
 namespace logsim::scenarios {
 namespace {
-constexpr std::uint64_t kPollTag = 1000;       // time to poll
 constexpr std::uint64_t kProcessedTag = 1001;  // the attempt on the front record of the batch ended
 }  // namespace
 
@@ -24,7 +23,7 @@ GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name
         c.enable_auto_commit = spec.commit == CommitStrategy::kAuto;
         if (spec.static_membership) c.group_instance_id = name_;
         return c;
-      }()), steps_(timeline, name_) {
+      }()), steps_(timeline, name_), bootstrap_(bootstrap) {
   if (spec.failures.enabled() && spec.failures.on_failure == FailureSpec::Policy::kDeadLetter) {
     engine::ProducerConfig pc;
     pc.bootstrap_servers = std::move(bootstrap);
@@ -34,6 +33,7 @@ GroupMemberApp::GroupMemberApp(Env& env, const GroupSpec& spec, std::string name
 
 void GroupMemberApp::on_start() {
   if (dead_letters_) dead_letters_->start();
+  if (spec_.exactly_once) make_producer();
   consumer_.subscribe(spec_.topics, this);
   env_.set_timer(0, kPollTag);
   steps_.arm(env_, ctx_);
@@ -60,11 +60,13 @@ void GroupMemberApp::on_stop() {
 
 void GroupMemberApp::on_message(NodeId from, const Message& msg) {
   if (consumer_.on_message(from, msg)) return;
+  if (txn_ && txn_->on_message(from, msg)) return;
   if (dead_letters_) dead_letters_->on_message(from, msg);
 }
 
 void GroupMemberApp::on_disconnect(NodeId peer) {
   consumer_.on_disconnect(peer);
+  if (txn_) txn_->on_disconnect(peer);
   if (dead_letters_) dead_letters_->on_disconnect(peer);
 }
 
@@ -76,11 +78,14 @@ void GroupMemberApp::on_timer(TimerId id, std::uint64_t tag) {
     poll();
   } else if (tag == kProcessedTag) {
     processed_front();
+  } else if (tag == kRenewTag) {
+    renew_producer();
   }
 }
 
 void GroupMemberApp::poll() {
   if (fatal_) return;
+  if (txn_ && !producer_ready()) return;
   const EventMaker maker = [this](properties::OpKind kind) { return event(kind); };
   for (const steps::Seek* step : std::exchange(seeks_, {})) seek_step(consumer_, *step, env_.now(), maker, ctx_.history);
   auto records = consumer_.poll();
@@ -90,6 +95,7 @@ void GroupMemberApp::poll() {
     return;
   }
   record_poll(records.size(), maker, ctx_.history);
+  if (txn_) begin_transaction(records);
   batch_end_.clear();
   for (auto& r : records) {
     batch_end_[r.tp] = r.record.offset + 1;
@@ -137,6 +143,7 @@ void GroupMemberApp::handled_front(const std::string& note) {
   const engine::ConsumerRecord& r = batch_.front();
   record_processed(r.tp, r.record.offset, r.record.record.key, parse_value_id(r.record.record), consumer_.read_committed(), note,
                    [this](properties::OpKind kind) { return event(kind); }, ctx_.history);
+  if (txn_) copy_front();
   const TopicPartition tp = r.tp;
   const Offset next = r.record.offset + 1;
   batch_.pop_front();
@@ -176,6 +183,7 @@ void GroupMemberApp::dead_letter_front() {
 }
 
 void GroupMemberApp::finish_batch() {
+  if (spec_.commit == CommitStrategy::kInTransaction) return end_transaction();
   if (spec_.commit == CommitStrategy::kAfterEachBatchAsync && !batch_end_.empty()) {
     consumer_.commit(std::move(batch_end_), false);
     batch_end_.clear();
@@ -212,9 +220,15 @@ void GroupMemberApp::record_assignment(const char* why, const std::vector<TopicP
   scenarios::record_assignment(consumer_, why, gone, [this](properties::OpKind kind) { return event(kind); }, ctx_.history);
 }
 
-void GroupMemberApp::on_partitions_revoked(const std::vector<TopicPartition>& ps) { record_assignment("revoked", ps); }
+void GroupMemberApp::on_partitions_revoked(const std::vector<TopicPartition>& ps) {
+  record_assignment("revoked", ps);
+  for (const auto& tp : ps) txn_revoked_ = txn_revoked_ || (txn_open_ && txn_start_.contains(tp));
+}
 void GroupMemberApp::on_partitions_assigned(const std::vector<TopicPartition>&) { record_assignment("assigned"); }
-void GroupMemberApp::on_partitions_lost(const std::vector<TopicPartition>& ps) { record_assignment("lost", ps); }
+void GroupMemberApp::on_partitions_lost(const std::vector<TopicPartition>& ps) {
+  record_assignment("lost", ps);
+  for (const auto& tp : ps) txn_revoked_ = txn_revoked_ || (txn_open_ && txn_start_.contains(tp));
+}
 
 void GroupMemberApp::on_commit(const engine::CommitEvent& c) {
   record_commit(c, [this](properties::OpKind kind) { return event(kind); }, ctx_.history);

@@ -16,6 +16,18 @@
 // processing, every commit requested and its outcome — with the member, group and generation
 // at the time. A graceful stop closes the consumer (commit, revoke, LeaveGroup).
 //
+// Exactly-once pipelines (the group's `exactly_once`): each poll's records are handled in one
+// transaction of the member's own transactional producer (transactional.id: the member's
+// name), which copies each record to the output topic as it is processed (send-invoke with the
+// input's value id in source_value_id), then sends the batch's positions with the group
+// metadata of the poll (KIP-447) and commits. The member records the transaction's txn-begin
+// and outcome and its offsets' commit-invoke and commit-ok / commit-fail, all as its own
+// process. After an abort (a send or the offsets failed, or a partition of the batch was
+// revoked or lost meanwhile) the member goes back to the group's committed offsets (fetched once
+// no transaction's offsets are pending), as Kafka's exactly-once example and Kafka Streams do;
+// after an unknown outcome or a producer that failed for good (fenced, its transaction timed
+// out) it first makes a new producer, whose InitProducerId ends the old transaction.
+//
 // Timeline `seek` steps: the member seeks at its next poll after the step is due (between
 // batches, where a real application's loop would), so a member stuck retrying a record seeks
 // only when it gets past it.
@@ -62,6 +74,20 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   // lost, which the client still lists while its callback runs).
   void record_assignment(const char* why, const std::vector<TopicPartition>& gone = {});
   Nanos processing_time();
+  // Exactly-once pipelines (group_member_txn.cc).
+  void make_producer();
+  bool producer_ready();  // begin_transaction() can be called now (else poll again later)
+  void begin_transaction(const std::vector<engine::ConsumerRecord>& records);
+  void copy_front();      // sends the front record's copy in the transaction
+  void end_transaction();
+  void abort_transaction(ErrorCode why, const std::string& note);
+  void transaction_ended(properties::OpKind outcome, ErrorCode error, const std::string& note);
+  void record_txn_offsets(properties::OpKind kind, ErrorCode error);
+  void back_to_committed(const char* why);
+  void renew_producer();  // after an unknown outcome or a fatal error
+  static constexpr std::uint64_t kPollTag = 1000;   // time to poll
+  static constexpr std::uint64_t kRenewTag = 1002;  // time to renew_producer() (not from the producer's own callback)
+
   properties::HistoryEvent event(properties::OpKind kind) const;
 
   Env& env_;
@@ -77,6 +103,16 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   bool fatal_ = false;
   AppSteps<steps::Seek> steps_;                            // the seek steps aimed at this member
   std::vector<const steps::Seek*> seeks_;     // due, to do at the next poll
+  // Exactly-once pipelines: the transactional producer and the open transaction.
+  std::vector<NodeId> bootstrap_;
+  std::unique_ptr<engine::Producer> txn_;
+  bool announced_ = false;  // a txn-begin has named the transactional.id (initTransactions completed)
+  bool txn_open_ = false;
+  bool txn_revoked_ = false;  // a partition of the open transaction was revoked or lost
+  std::map<TopicPartition, Offset> txn_start_;  // the open transaction's partitions (first offset of each)
+  std::map<TopicPartition, Offset> txn_offsets_;  // the offsets it sent (sendOffsetsToTransaction)
+  engine::ConsumerGroupMetadata txn_group_;    // the group metadata at the poll that began it
+  std::uint64_t txn_commit_id_ = 0;  // commit ids of the member's transactional offset commits
 };
 
 }  // namespace logsim::scenarios

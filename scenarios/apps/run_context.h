@@ -35,6 +35,8 @@ struct RunContext {
   // Dead-letter copies are numbered from 2^48, apart from the producers' values, so that
   // dead-lettering does not renumber (and so re-draw the failures of) the records after it.
   std::uint64_t last_dead_letter_id = std::uint64_t{1} << 48;
+  // Exactly-once pipelines' copies are numbered from 2^49, for the same reason.
+  std::uint64_t last_copy_id = std::uint64_t{2} << 48;
   // The application steps (produce, seek; from the timeline and the fault schedule) that have
   // begun, by index in the run's list of them: each is carried out once, whatever restarts its
   // application goes through.

@@ -130,5 +130,56 @@ TEST(GroupsLoader, MistakesAreReportedWhereTheyAre) {
   EXPECT_NE(clash.problem().find("g-1"), std::string::npos);
 }
 
+// An exactly-once pipeline group: its members' transactional producers, read_committed by
+// default, and what it decides itself refused beside it.
+std::string pipeline(const std::string& group, const std::string& cluster_config = "{}") {
+  return R"({"name": "s", "cluster": {"brokers": 3, "config": )" + cluster_config +
+         R"(}, "topics": [{"name": "orders", "partitions": 3}, {"name": "enriched", "partitions": 3}], "groups": [)" + group +
+         "]}";
+}
+
+TEST(GroupsLoader, AnExactlyOnceGroupCommitsInItsTransactionsAndReadsCommitted) {
+  const Scenario s = parse_scenario(pipeline(R"({"name": "copier", "topics": ["orders"], "members": 2,
+      "exactly_once": {"to": "enriched", "config": {"transaction.timeout.ms": 8000, "linger.ms": 5}}})"), "mem.json");
+  const GroupSpec& g = s.groups[0];
+  ASSERT_TRUE(g.exactly_once.has_value());
+  EXPECT_EQ(g.exactly_once->to, "enriched");
+  EXPECT_EQ(g.commit, CommitStrategy::kInTransaction);
+  EXPECT_EQ(g.config.isolation_level, IsolationLevel::kReadCommitted);
+  EXPECT_EQ(g.exactly_once->config.transaction_timeout_ms, 8000);
+  EXPECT_EQ(g.exactly_once->config.linger_ms, 5);
+  EXPECT_TRUE(g.exactly_once->config.enable_idempotence);
+  // read_uncommitted when asked (a pipeline that would copy aborted input).
+  const Scenario u = parse_scenario(pipeline(R"({"name": "copier", "topics": ["orders"], "exactly_once": {"to": "enriched", "group_metadata": false},
+      "config": {"isolation.level": "read_uncommitted"}})"), "mem.json");
+  EXPECT_EQ(u.groups[0].config.isolation_level, IsolationLevel::kReadUncommitted);
+  EXPECT_TRUE(g.exactly_once->group_metadata);
+  EXPECT_FALSE(u.groups[0].exactly_once->group_metadata);
+}
+
+TEST(GroupsLoader, AnExactlyOnceGroupRefusesWhatItDecidesItself) {
+  const auto refused = [](const std::string& group) { return error_of(pipeline(group)); };
+  EXPECT_EQ(refused(R"({"name": "c", "topics": ["orders"], "commit": "auto", "exactly_once": {"to": "enriched"}})").pointer(),
+            "/groups/0/commit");
+  EXPECT_EQ(refused(R"({"name": "c", "topics": ["orders"], "failures": {"poison_probability": 0.1},
+                        "exactly_once": {"to": "enriched"}})").pointer(),
+            "/groups/0/failures");
+  const ScenarioError own = refused(R"({"name": "c", "topics": ["orders", "enriched"], "exactly_once": {"to": "enriched"}})");
+  EXPECT_EQ(own.pointer(), "/groups/0/exactly_once/to");
+  EXPECT_NE(own.problem().find("its own output"), std::string::npos) << own.what();
+  EXPECT_EQ(refused(R"({"name": "c", "topics": ["orders"], "exactly_once": {"to": "enrich"}})").expected(),
+            "did you mean \"enriched\"?");
+  EXPECT_EQ(refused(R"({"name": "c", "topics": ["orders"], "exactly_once": {"to": "enriched", "config": {"transactional.id": "x"}}})")
+                .pointer(),
+            "/groups/0/exactly_once/config/transactional.id");
+  EXPECT_EQ(refused(R"({"name": "c", "topics": ["orders"], "exactly_once": {"to": "enriched", "config": {"acks": 1}}})").pointer(),
+            "/groups/0/exactly_once/config")
+      << "a transactional producer needs acks=all";
+  // __transaction_state must fit the cluster, as for a transactional producer.
+  const ScenarioError log = error_of(pipeline(R"({"name": "c", "topics": ["orders"], "exactly_once": {"to": "enriched"}})",
+                                              R"({"transaction.state.log.replication.factor": 4})"));
+  EXPECT_NE(log.problem().find("__transaction_state"), std::string::npos) << log.what();
+}
+
 }  // namespace
 }  // namespace logsim::scenarios
