@@ -115,36 +115,29 @@ void Consumer::committed(const TopicPartition& tp, std::optional<Offset> offset)
   pump(tp);  // no commit: auto.offset.reset decides
 }
 
-void Consumer::seek(const TopicPartition& tp, Offset offset) {
-  auto it = partitions_.find(tp);
-  LOGSIM_ASSERT(it != partitions_.end(), "seek on an unassigned partition " + tp.topic);
-  PartitionState& st = it->second;
-  drop_fetching(st);
-  st.position = offset;
-  st.position_epoch.reset();
-  pump(tp);
-}
-
-void Consumer::seek_to(const TopicPartition& tp, std::int64_t timestamp_ms) {
+Consumer::PartitionState& Consumer::reposition(const TopicPartition& tp) {
   auto it = partitions_.find(tp);
   LOGSIM_ASSERT(it != partitions_.end(), "seek on an unassigned partition " + tp.topic);
   PartitionState& st = it->second;
   drop_fetching(st);
   st.position.reset();
   st.position_epoch.reset();
-  st.seek_to = timestamp_ms;
+  return st;
+}
+
+void Consumer::seek(const TopicPartition& tp, Offset offset) {
+  reposition(tp).position = offset;
+  pump(tp);
+}
+
+void Consumer::seek_to(const TopicPartition& tp, std::int64_t timestamp_ms) {
+  reposition(tp).seek_to = timestamp_ms;
   pump(tp);
 }
 
 void Consumer::seek_to_committed(const TopicPartition& tp) {
   LOGSIM_ASSERT(group_.subscribed(), "seek_to_committed on a consumer without a group");
-  auto it = partitions_.find(tp);
-  LOGSIM_ASSERT(it != partitions_.end(), "seek on an unassigned partition " + tp.topic);
-  PartitionState& st = it->second;
-  drop_fetching(st);
-  st.position.reset();
-  st.position_epoch.reset();
-  st.awaiting_committed = true;
+  reposition(tp).awaiting_committed = true;
   group_.fetch_committed();
 }
 

@@ -227,6 +227,8 @@ class Consumer : private GroupHost {
   // Fails the Fetch, ListOffsets and Metadata requests in flight to `peer` as a disconnect.
   void close_connection(NodeId peer);
   void drop_fetching(PartitionState& st);
+  // An assigned partition's state with its position and what was fetched for it forgotten (a seek).
+  PartitionState& reposition(const TopicPartition& tp);
   void on_fetch(const FetchResponse& resp);
   void on_list_offsets(const ListOffsetsResponse& resp);
   PartitionState* answered(CorrelationId id, TopicPartition& tp);
