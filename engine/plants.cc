@@ -41,7 +41,7 @@ constexpr std::array<PlantInfo, 15> kPlants{{
      "liveness"},
     {Plant::kLsoPastOpenTransaction, "lso-past-open-transaction",
      "the leader's last stable offset ignores open transactions: read_committed consumers read undecided records",
-     "aborted-read"},
+     "precommitted-read", "aborted-read"},
     {Plant::kFencedWriteAccepted, "fenced-write-accepted",
      "KAFKA-17754's class: the leader accepts a produce from a fenced (older) producer epoch into a transaction",
      "zombie-write", "unseen"},

@@ -79,7 +79,8 @@ enum class Plant : std::uint8_t {
   kMarkersBeforeDurable = 11,
   // The partition leader's last stable offset ignores open transactions (it is the high
   // watermark), so read_committed consumers are served records of transactions not yet decided
-  // and keep them when the transaction aborts. Found as aborted-read.
+  // and keep them when the transaction aborts. Found as precommitted-read (a read before the
+  // commit was asked for), or as aborted-read.
   kLsoPastOpenTransaction = 12,
   // KAFKA-17754's class: the partition leader accepts a produce from an epoch older than the
   // producer id's current one (a zombie fenced by a newer incarnation of its transactional.id)

@@ -11,6 +11,7 @@ void AbortedReadChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
       if (const std::uint64_t* read = first_rc_read_.find(value_key(v))) report_txn_read(e, v, *read, e.index, true);
     }
   }
+  if (e.kind == OpKind::kTxnCommitInvoke) report_precommitted(e, ids.process);
   txns_.observe(e, ids);
   if (e.value_id == 0) return;
   const std::int64_t value = value_key(e.value_id);
@@ -38,6 +39,22 @@ void AbortedReadChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
     }
     default:
       return;
+  }
+}
+
+// The process asked to commit its transaction: a value of it that a read_committed reader has
+// already processed was served before anything was decided.
+void AbortedReadChecker::report_precommitted(const HistoryEvent& invoke, Id process) {
+  for (const std::uint64_t v : txns_.open_values(process)) {
+    const std::uint64_t* read = first_rc_read_.find(value_key(v));
+    if (read == nullptr) continue;
+    Violation x = violation_at("precommitted-read", invoke);
+    x.explanation = "a read_committed consumer processed value " + std::to_string(v) + " (event #" + std::to_string(*read) +
+                    ") of a transaction of " + invoke.process + " before " + invoke.process +
+                    " asked to commit it (event #" + std::to_string(invoke.index) +
+                    "): a record past the last stable offset was served";
+    report(std::move(x));
+    return;  // one report per transaction
   }
 }
 

@@ -14,6 +14,12 @@
 // it; a read_uncommitted consumer may read it). See txn_witness.h for which sends belong to a
 // transaction.
 //
+// `precommitted-read`: a read_committed consumer processed a value of a transaction before its
+// producer asked to commit it (`txn-commit-invoke`): the broker served a record past the last
+// stable offset, which an undecided transaction holds back (the transaction may still commit,
+// so aborted-read would never see it). Found at the transaction's txn-commit-invoke; one report
+// per transaction. A history without txn-commit-invoke events is not judged for it.
+//
 // State: per value id (a paged table: a run's ids are dense), the history index of its first
 // processing and of its first processing under read_committed, and per value whose send failed,
 // that failure; the transactions' values (txn_witness.h). O(1) per event, O(size) per abort.
@@ -32,7 +38,8 @@ class AbortedReadChecker final : public Checker {
   std::string_view name() const override { return "aborted-reads"; }
   void on_event(const HistoryEvent& e, const EventIds& ids) override;
   KindSet kinds() const override {
-    return kinds_of({OpKind::kSendInvoke, OpKind::kSendOk, OpKind::kSendFail, OpKind::kSendInfo, OpKind::kProcess}) |
+    return kinds_of({OpKind::kSendInvoke, OpKind::kSendOk, OpKind::kSendFail, OpKind::kSendInfo, OpKind::kProcess,
+                     OpKind::kTxnCommitInvoke}) |
            TxnWitness::kKinds;
   }
 
@@ -52,6 +59,7 @@ class AbortedReadChecker final : public Checker {
   OffsetTable<std::uint64_t> first_read_;  // value id -> the index of its first processing
   OffsetTable<std::uint64_t> first_rc_read_;  // value id -> its first processing under read_committed
   OffsetSet txn_reported_;                 // values reported as read from an aborted transaction
+  void report_precommitted(const HistoryEvent& invoke, Id process);
   TxnWitness txns_;
 };
 

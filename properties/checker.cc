@@ -81,7 +81,7 @@ Verdict CheckerSet::finish() {
 const std::vector<std::string>& anomaly_names() {
   static const std::vector<std::string> kNames = {
       "nonmonotonic-poll", "int-nonmonotonic-poll", "poll-skip", "int-poll-skip", "nonmonotonic-send", "inconsistent-offsets", "lost-write", "duplicate",
-      "unseen", "lost-commit", "group-interference", "double-ownership", "stale-commit-accepted", "aborted-read",
+      "unseen", "lost-commit", "group-interference", "double-ownership", "stale-commit-accepted", "aborted-read", "precommitted-read",
       "nonmonotonic-commit", "zombie-write", "eos-duplicate", "eos-lost", "liveness", "realtime-lag", "assertion-failed"};
   return kNames;
 }
@@ -102,7 +102,7 @@ std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions&
     list.push_back(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{options.compacted_topics}));
   }
   if (wanted({"group-interference"})) list.push_back(std::make_unique<GroupInterferenceChecker>());
-  if (wanted({"aborted-read"})) list.push_back(std::make_unique<AbortedReadChecker>());
+  if (wanted({"aborted-read", "precommitted-read"})) list.push_back(std::make_unique<AbortedReadChecker>());
   if (wanted({"nonmonotonic-commit"})) list.push_back(std::make_unique<CommitOrderChecker>());
   if (wanted({"zombie-write"})) list.push_back(std::make_unique<ZombieWriteChecker>());
   if (wanted({"eos-duplicate", "eos-lost"})) list.push_back(std::make_unique<EosChecker>());

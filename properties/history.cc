@@ -24,6 +24,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, kOpKinds> kNames{{
     {OpKind::kTxnCommit, "txn-commit"},
     {OpKind::kTxnAbort, "txn-abort"},
     {OpKind::kTxnInfo, "txn-info"},
+    {OpKind::kTxnCommitInvoke, "txn-commit-invoke"},
 }};
 }  // namespace
 

@@ -47,9 +47,11 @@ enum class OpKind : std::uint8_t {
   kTxnCommit,     // its commit succeeded: every record of it is committed
   kTxnAbort,      // it definitely aborted (error: why, when it was a commit that failed)
   kTxnInfo,       // its outcome is unknown (error: why); a transaction never ended is unknown too
+  kTxnCommitInvoke,  // the process asked to commit its open transaction (commitTransaction): before
+                     // this, no reader may see the transaction under read_committed
 };
 // How many kinds there are (the last one's number, plus one).
-inline constexpr std::size_t kOpKinds = static_cast<std::size_t>(OpKind::kTxnInfo) + 1;
+inline constexpr std::size_t kOpKinds = static_cast<std::size_t>(OpKind::kTxnCommitInvoke) + 1;
 
 // The history's form of an engine value that uses Kafka's -1 for none (an offset an acks=0
 // producer cannot know, a member without a generation).

@@ -207,6 +207,41 @@ TEST(TxnCheckers, ReadUncommittedOrCommittedOrUnknownReadsAreNoAbortedReads) {
   }
 }
 
+// precommitted-read: a read_committed read of a transaction's record before its producer asked
+// to commit it (txn-commit-invoke), even though the transaction then commits. Reads after the
+// invoke (the commit decided, its markers written, before the producer hears back), reads under
+// read_uncommitted, and histories whose producers record no invoke are not judged.
+TEST(TxnCheckers, AReadCommittedReadBeforeTheCommitWasAskedForIsAPrecommittedRead) {
+  {
+    AbortedReadChecker c;
+    Txns t(c);
+    t.txn(OpKind::kTxnBegin);
+    t.sent(2, 0);
+    t.sent(3, 1);
+    t.assign();
+    t.process(3, 1);
+    t.txn(OpKind::kTxnCommitInvoke);  // event 7: shows that the read came first
+    t.txn(OpKind::kTxnCommit);
+    EXPECT_EQ(t.finish(), std::vector<std::string>{"precommitted-read@7"});
+  }
+  {
+    AbortedReadChecker c;
+    Txns t(c);
+    t.txn(OpKind::kTxnBegin);
+    t.sent(2, 0);
+    t.assign();
+    t.process(2, 0, /*read_committed=*/false);  // read_uncommitted may read it
+    t.txn(OpKind::kTxnCommitInvoke);
+    t.process(2, 0);  // after the invoke: the commit may be decided
+    t.txn(OpKind::kTxnCommit);
+    t.txn(OpKind::kTxnBegin);
+    t.sent(3, 2);
+    t.process(3, 2);  // no txn-commit-invoke recorded for this one: not judged
+    t.txn(OpKind::kTxnCommit);
+    EXPECT_TRUE(t.finish().empty());
+  }
+}
+
 // An unknown transaction a read_committed reader saw a record of committed: its other records
 // are owed. Here the reader processes value 2 (offset 1) of it and then passes value 3.
 TEST(TxnCheckers, AnUnknownTransactionPartlyVisibleUnderReadCommittedIsALoss) {

@@ -84,6 +84,7 @@ void GroupMemberApp::end_transaction() {
   std::vector<TxnOffsetCommitPartition> offsets;
   for (const auto& [tp, at] : txn_offsets_) offsets.push_back({tp, at, ""});
   txn_->send_offsets_to_transaction(std::move(offsets), txn_group_, [](ErrorCode) {});
+  ctx_.history.append(ctx_.event(properties::OpKind::kTxnCommitInvoke, name_));
   txn_->commit_transaction([this](ErrorCode e) {
     if (e == ErrorCode::NONE) {
       transaction_ended(properties::OpKind::kTxnCommit, e, "");

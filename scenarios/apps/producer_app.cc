@@ -236,6 +236,7 @@ void ProducerApp::end_transaction() {
     }
     return;
   }
+  ctx_.history.append(ctx_.event(properties::OpKind::kTxnCommitInvoke, spec_.name));
   producer_.commit_transaction([this](ErrorCode e) {
     if (e == ErrorCode::NONE) return ended(properties::OpKind::kTxnCommit, e, "");
     if (producer_.txn_phase() != engine::TxnPhase::kAbortableError) return ended(properties::OpKind::kTxnInfo, e, "the commit failed");
