@@ -222,12 +222,12 @@ void GroupMemberApp::record_assignment(const char* why, const std::vector<TopicP
 
 void GroupMemberApp::on_partitions_revoked(const std::vector<TopicPartition>& ps) {
   record_assignment("revoked", ps);
-  for (const auto& tp : ps) txn_revoked_ = txn_revoked_ || (txn_open_ && txn_start_.contains(tp));
+  for (const auto& tp : ps) txn_revoked_ = txn_revoked_ || (txn_open_ && txn_partitions_.contains(tp));
 }
 void GroupMemberApp::on_partitions_assigned(const std::vector<TopicPartition>&) { record_assignment("assigned"); }
 void GroupMemberApp::on_partitions_lost(const std::vector<TopicPartition>& ps) {
   record_assignment("lost", ps);
-  for (const auto& tp : ps) txn_revoked_ = txn_revoked_ || (txn_open_ && txn_start_.contains(tp));
+  for (const auto& tp : ps) txn_revoked_ = txn_revoked_ || (txn_open_ && txn_partitions_.contains(tp));
 }
 
 void GroupMemberApp::on_commit(const engine::CommitEvent& c) {

@@ -35,6 +35,7 @@
 
 #include <deque>
 #include <memory>
+#include <set>
 
 #include "engine/client/consumer.h"
 #include "engine/timer_mux.h"
@@ -109,7 +110,7 @@ class GroupMemberApp final : public Node, private engine::RebalanceListener {
   bool announced_ = false;  // a txn-begin has named the transactional.id (initTransactions completed)
   bool txn_open_ = false;
   bool txn_revoked_ = false;  // a partition of the open transaction was revoked or lost
-  std::map<TopicPartition, Offset> txn_start_;  // the open transaction's partitions (first offset of each)
+  std::set<TopicPartition> txn_partitions_;  // the open transaction's partitions
   std::map<TopicPartition, Offset> txn_offsets_;  // the offsets it sent (sendOffsetsToTransaction)
   engine::ConsumerGroupMetadata txn_group_;    // the group metadata at the poll that began it
   std::uint64_t txn_commit_id_ = 0;  // commit ids of the member's transactional offset commits

@@ -38,8 +38,8 @@ void GroupMemberApp::begin_transaction(const std::vector<engine::ConsumerRecord>
   LOGSIM_ASSERT(e == ErrorCode::NONE, "begin_transaction on a producer that is not ready");
   txn_open_ = true;
   txn_revoked_ = false;
-  txn_start_.clear();
-  for (const auto& r : records) txn_start_.emplace(r.tp, r.record.offset);  // the first of each partition
+  txn_partitions_.clear();
+  for (const auto& r : records) txn_partitions_.insert(r.tp);
   txn_group_ = engine::ConsumerGroupMetadata{spec_.name, consumer_.generation(), consumer_.member_id(),
                                              spec_.config.group_instance_id};
   if (spec_.static_membership) txn_group_.group_instance_id = name_;
