@@ -1,7 +1,11 @@
 // The broker-side history of a live run (see serve_recorder.h).
 #include "cli/serve_recorder.h"
 
+#include <iterator>
 #include <limits>
+
+#include "engine/protocol/aborted_batches.h"
+#include "engine/protocol/record_batch.h"
 
 namespace logsim::cli {
 
@@ -24,6 +28,8 @@ bool nothing_written(ErrorCode e) {
     case ErrorCode::NOT_ENOUGH_REPLICAS:
     case ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER:
     case ErrorCode::INVALID_PRODUCER_EPOCH:
+    case ErrorCode::PRODUCER_FENCED:
+    case ErrorCode::INVALID_TXN_STATE:
     case ErrorCode::FENCED_LEADER_EPOCH:
     case ErrorCode::UNKNOWN_LEADER_EPOCH:
       return true;
@@ -48,6 +54,40 @@ std::uint64_t text_hash(const std::string& s) {
     h *= 0x100000001b3ULL;
   }
   return h;
+}
+
+// What a read_committed consumer keeps of the batches a fetch served: the records at or above
+// `from`, less those of the aborted transactions listed (engine/protocol/aborted_batches.h).
+std::vector<live::SeenRecord> committed_records(std::string_view batches, Offset from,
+                                                const std::vector<AbortedTransaction>& aborted) {
+  std::vector<live::SeenRecord> out;
+  AbortedBatches filter(aborted);
+  for (std::size_t at = 0; at < batches.size();) {
+    const std::optional<BatchHeader> h = parse_batch_header(batches.substr(at));
+    if (!h || h->size_bytes() > batches.size() - at) break;
+    const std::string_view batch = batches.substr(at, static_cast<std::size_t>(h->size_bytes()));
+    at += batch.size();
+    const std::optional<TxnMarker> marker = h->control() ? parse_control_batch(batch) : std::nullopt;
+    if (filter.aborted(*h, marker)) continue;
+    std::vector<live::SeenRecord> kept = live::seen_records(batch, from, false);
+    out.insert(out.end(), std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));
+  }
+  return out;
+}
+
+// EndTxn errors after which the client sends it again (or finds its coordinator and does):
+// the transaction is still open.
+bool retried(ErrorCode e) {
+  switch (e) {
+    case ErrorCode::NOT_COORDINATOR:
+    case ErrorCode::COORDINATOR_NOT_AVAILABLE:
+    case ErrorCode::COORDINATOR_LOAD_IN_PROGRESS:
+    case ErrorCode::CONCURRENT_TRANSACTIONS:
+    case ErrorCode::REQUEST_TIMED_OUT:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -84,9 +124,9 @@ void ServeRecorder::produce_answered(std::uint64_t token, ErrorCode error, Offse
   noted_.push_back({now_(), ProduceAnswered{token, error, base_offset}});
 }
 
-void ServeRecorder::served(const std::string& reader, const std::string& topic, PartitionId partition, SharedBytes batches,
-                           Offset from) {
-  noted_.push_back({now_(), Served{reader, topic, partition, std::move(batches), from}});
+void ServeRecorder::served(const std::string& reader, const std::string& topic, PartitionId partition, Fetched fetched) {
+  noted_.push_back({now_(), Served{reader, topic, partition, std::move(fetched.batches), fetched.from, fetched.read_committed,
+                                   std::move(fetched.aborted)}});
 }
 
 void ServeRecorder::commit_sent(std::uint64_t token, const OffsetCommitRequest& request) {
@@ -96,6 +136,8 @@ void ServeRecorder::commit_sent(std::uint64_t token, const OffsetCommitRequest& 
 void ServeRecorder::commit_answered(std::uint64_t token, const OffsetCommitResponse& response) {
   noted_.push_back({now_(), CommitAnswered{token, response}});
 }
+
+void ServeRecorder::txn(const TxnStep& step) { noted_.push_back({now_(), step}); }
 
 void ServeRecorder::fault(const std::string& what) { noted_.push_back({now_(), Fault{what}}); }
 
@@ -125,8 +167,14 @@ void ServeRecorder::finish() {
 void ServeRecorder::record(const ProduceSent& n) {
   std::string scratch;
   bool idempotent = false;
-  std::vector<live::SeenRecord> records = live::produced_records(n.batches.contiguous(scratch), idempotent);
-  const std::string& client = n.client;
+  const std::string_view bytes = n.batches.contiguous(scratch);
+  std::vector<live::SeenRecord> records = live::produced_records(bytes, idempotent);
+  std::string process = n.client;
+  if (const std::optional<BatchHeader> h = parse_batch_header(bytes); h && h->transactional()) {
+    process = txn_process("", h->producer_id, h->producer_epoch);
+    begin_if_closed(process);
+  }
+  const std::string& client = process;
   const std::string& topic = n.topic;
   const PartitionId partition = n.partition;
   Send send{client, topic, partition, std::move(records), {}};
@@ -185,7 +233,9 @@ void ServeRecorder::record(const ProduceAnswered& n) {
 
 void ServeRecorder::record(const Served& n) {
   std::string scratch;
-  const std::vector<live::SeenRecord> records = live::seen_records(n.batches.contiguous(scratch), n.from, false);
+  const std::vector<live::SeenRecord> records =
+      n.read_committed ? committed_records(n.batches.contiguous(scratch), n.from, n.aborted)
+                       : live::seen_records(n.batches.contiguous(scratch), n.from, false);
   const std::string& reader = n.reader;
   const std::string& topic = n.topic;
   const PartitionId partition = n.partition;
@@ -199,6 +249,7 @@ void ServeRecorder::record(const Served& n) {
     const auto acked = stored.find(r.offset.value());
     e.value_id = acked != stored.end() && acked->second.content == r.content ? acked->second.value_id : value_id(mix(r.content, 0));
     e.note = "served";
+    e.read_committed = n.read_committed;
     history_.append(std::move(e));
     ++served_;
   }
@@ -243,6 +294,72 @@ void ServeRecorder::record(const CommitAnswered& n) {
     history_.append(std::move(e));
   }
   commits_.erase(it);
+}
+
+// ---- Transactions.
+
+std::string ServeRecorder::txn_process(const std::string& transactional_id, ProducerId id, ProducerEpoch epoch) {
+  const auto known = txn_processes_.find({id.value(), epoch.value()});
+  if (known != txn_processes_.end()) return known->second;
+  // Not seen initialised (a producer id from before this run): named by what is known of it.
+  const std::string name = (transactional_id.empty() ? "producer-" + std::to_string(id.value()) : transactional_id) + "@" +
+                           std::to_string(epoch.value());
+  txn_processes_[{id.value(), epoch.value()}] = name;
+  incarnations_[name].transactional_id = transactional_id;
+  return name;
+}
+
+void ServeRecorder::begin_if_closed(const std::string& process) {
+  Incarnation& inc = incarnations_[process];
+  if (inc.open) return;
+  inc.open = true;
+  inc.invoked = false;
+  HistoryEvent e = event(OpKind::kTxnBegin, process);
+  e.note = "transactional.id=" + inc.transactional_id;
+  if (!inc.announced && !inc.transactional_id.empty()) e.key = inc.transactional_id;
+  inc.announced = true;
+  history_.append(std::move(e));
+}
+
+void ServeRecorder::end_txn(const std::string& process, OpKind kind, ErrorCode error) {
+  Incarnation& inc = incarnations_[process];
+  if (!inc.open) return;
+  inc.open = false;
+  HistoryEvent e = event(kind, process);
+  if (error != ErrorCode::NONE) e.error = std::string(error_name(error));
+  history_.append(std::move(e));
+}
+
+void ServeRecorder::record(const TxnStep& n) {
+  switch (n.kind) {
+    case TxnStep::kInit: {
+      const std::string name = n.transactional_id + "@" + std::to_string(n.producer_epoch.value());
+      txn_processes_[{n.producer_id.value(), n.producer_epoch.value()}] = name;
+      incarnations_[name] = Incarnation{n.transactional_id};
+      return;
+    }
+    case TxnStep::kAdd:
+      return begin_if_closed(txn_process(n.transactional_id, n.producer_id, n.producer_epoch));
+    case TxnStep::kEndSent: {
+      const std::string process = txn_process(n.transactional_id, n.producer_id, n.producer_epoch);
+      Incarnation& inc = incarnations_[process];
+      if (n.committed && inc.open && !inc.invoked) {
+        inc.invoked = true;
+        history_.append(event(OpKind::kTxnCommitInvoke, process));
+      }
+      ends_[n.token] = {process, n.committed};
+      return;
+    }
+    case TxnStep::kEndAnswered: {
+      const auto it = ends_.find(n.token);
+      if (it == ends_.end()) return;
+      const auto [process, committed] = it->second;
+      ends_.erase(it);
+      if (n.error == ErrorCode::NONE) return end_txn(process, committed ? OpKind::kTxnCommit : OpKind::kTxnAbort, n.error);
+      if (!retried(n.error)) end_txn(process, OpKind::kTxnInfo, n.error);
+      return;
+    }
+  }
 }
 
 void ServeRecorder::record(const Fault& n) {

@@ -16,6 +16,14 @@
 //   served record takes the id of the acknowledged record at its offset when its bytes are
 //   those bytes, else an id of its bytes alone (and inconsistent-offsets says so).
 // - A member's OffsetCommit is commit-invoke per partition, then commit-ok or commit-fail.
+// - Transactions: each transactional.id at each epoch (from its InitProducerId) is a process,
+//   "transactional.id@epoch", of its sends and of its transactions: txn-begin when its first
+//   partition or offsets join one (the first after InitProducerId names the id, fencing the
+//   older epochs), txn-commit-invoke at EndTxn(COMMIT), and txn-commit or txn-abort when EndTxn
+//   succeeds, txn-info when it fails for good (the client retries the others). Records a
+//   read_committed fetch served are the ones its client keeps: none of an aborted transaction
+//   the answer lists (Kafka's consumer drops them). TxnOffsetCommit is not recorded (like the
+//   group checkers, offsets in a transaction are left out of a broker-side verdict).
 // - Every fault the timeline injected is a fault event.
 //
 // What a broker-side history can judge is in broker_side_ignored(): no group assignments are
@@ -53,10 +61,10 @@ class ServeRecorder final : public live::GatewayObserver {
   void produce_sent(std::uint64_t token, const std::string& client, const std::string& topic, PartitionId partition,
                     SharedBytes batches) override;
   void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) override;
-  void served(const std::string& reader, const std::string& topic, PartitionId partition, SharedBytes batches,
-              Offset from) override;
+  void served(const std::string& reader, const std::string& topic, PartitionId partition, Fetched fetched) override;
   void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) override;
   void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) override;
+  void txn(const TxnStep& step) override;
   void fault(const std::string& what);
 
   // How many observations wait to be recorded.
@@ -87,6 +95,8 @@ class ServeRecorder final : public live::GatewayObserver {
     PartitionId partition;
     SharedBytes batches;
     Offset from;
+    bool read_committed;
+    std::vector<AbortedTransaction> aborted;
   };
   struct CommitSent {
     std::uint64_t token;
@@ -101,13 +111,14 @@ class ServeRecorder final : public live::GatewayObserver {
   };
   struct Noted {
     Nanos at = 0;
-    std::variant<ProduceSent, ProduceAnswered, Served, CommitSent, CommitAnswered, Fault> what;
+    std::variant<ProduceSent, ProduceAnswered, Served, CommitSent, CommitAnswered, TxnStep, Fault> what;
   };
   void record(const ProduceSent& n);
   void record(const ProduceAnswered& n);
   void record(const Served& n);
   void record(const CommitSent& n);
   void record(const CommitAnswered& n);
+  void record(const TxnStep& n);
   void record(const Fault& n);
 
   struct Send {
@@ -128,6 +139,22 @@ class ServeRecorder final : public live::GatewayObserver {
   // (the checkers keep their tables dense by small ids, as the simulator's).
   std::uint64_t value_id(std::uint64_t identity);
   void outcome(const Send& s, properties::OpKind kind, std::optional<Offset> base, const std::string& error);
+
+  // A transactional producer's incarnation (its transactional.id at one epoch) is a process of
+  // its own, "transactional.id@epoch", so that a newer one fences an older (zombie-write).
+  struct Incarnation {
+    std::string transactional_id;
+    bool announced = false;  // its first txn-begin, which names the id, is recorded
+    bool open = false;       // a transaction is open
+    bool invoked = false;    // ... and its commit was asked for
+  };
+  // The incarnation's process, known from its InitProducerId or else named from what is given.
+  std::string txn_process(const std::string& transactional_id, ProducerId id, ProducerEpoch epoch);
+  void begin_if_closed(const std::string& process);
+  void end_txn(const std::string& process, properties::OpKind kind, ErrorCode error);
+  std::map<std::pair<std::int64_t, std::int16_t>, std::string> txn_processes_;  // (producer id, epoch) -> process
+  std::map<std::string, Incarnation> incarnations_;                             // by process
+  std::map<std::uint64_t, std::pair<std::string, bool>> ends_;                  // EndTxn token -> process, committed
 
   properties::History& history_;
   std::function<Nanos()> now_;

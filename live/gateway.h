@@ -19,7 +19,9 @@
 //   named topic the cluster lacks is created (auto.create.topics.enable, num.partitions) and
 //   answered LEADER_NOT_AVAILABLE until it exists, as Kafka does.
 // - The group APIs go to this broker one to one (its coordinator answers, or says
-//   NOT_COORDINATOR); the admin APIs go to the engine's controller.
+//   NOT_COORDINATOR), and so do InitProducerId and the transactional APIs (AddPartitionsToTxn,
+//   AddOffsetsToTxn, EndTxn to its transaction coordinator, TxnOffsetCommit to its group
+//   coordinator); the admin APIs go to the engine's controller.
 // Responses leave in request order, as a Kafka broker sends them.
 //
 // Bad input: a frame that does not decode closes the connection (Output::close, with the
@@ -85,12 +87,32 @@ class GatewayObserver {
   virtual void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) = 0;
   // The batches of one partition a fetch response served to a client, of which the records at
   // or above `from` (the offset it asked for) count. `reader` names the client and its
-  // connection.
-  virtual void served(const std::string& reader, const std::string& topic, PartitionId partition, SharedBytes batches,
-                      Offset from) = 0;
+  // connection. A read_committed fetch also names the aborted transactions among the batches
+  // (whose records the client drops, as Kafka's consumer does).
+  struct Fetched {
+    SharedBytes batches;
+    Offset from;
+    bool read_committed = false;
+    std::vector<AbortedTransaction> aborted;
+  };
+  virtual void served(const std::string& reader, const std::string& topic, PartitionId partition, Fetched fetched) = 0;
   // A group member's OffsetCommit, and the coordinator's answer per partition.
   virtual void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) = 0;
   virtual void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) = 0;
+  // A transactional producer's steps, by its transactional.id, producer id and epoch: its
+  // InitProducerId answered (kInit, error NONE), a partition or a group's offsets joining its
+  // transaction (kAdd, when sent), and EndTxn sent (kEndSent, committed: COMMIT or ABORT) and
+  // answered (kEndAnswered, the same token, with the error).
+  struct TxnStep {
+    enum Kind { kInit, kAdd, kEndSent, kEndAnswered } kind = kInit;
+    std::uint64_t token = 0;
+    std::string transactional_id;
+    ProducerId producer_id{-1};
+    ProducerEpoch producer_epoch{-1};
+    bool committed = false;
+    ErrorCode error = ErrorCode::NONE;
+  };
+  virtual void txn(const TxnStep& step) = 0;
 };
 
 // Faults on client connections (a scenario's client-faults steps): while the world's clock is
@@ -99,8 +121,8 @@ class GatewayObserver {
 // as a Kafka broker answers a connection's requests in order, nothing after it is answered
 // either), has its connection reset with probability `reset`, or is answered `error` on every
 // partition it names, without reaching the broker, with probability `error_share` (Produce,
-// Fetch and ListOffsets; a coordinator error answers the group APIs instead; Metadata and the
-// rest pass).
+// Fetch and ListOffsets; a coordinator error answers the group and transaction-coordinator APIs
+// instead; Metadata and the rest pass).
 struct ClientFaultRule {
   std::optional<NodeId> broker;
   Nanos until = 0;

@@ -1,6 +1,5 @@
 // The gateway's admin APIs (see gateway.h): CreateTopics, DeleteTopics, CreatePartitions and
-// DescribeConfigs go to the engine's controller, one request per topic; InitProducerId to the
-// connection's broker.
+// DescribeConfigs go to the engine's controller, one request per topic.
 #include <algorithm>
 
 #include "live/gateway_apis.h"
@@ -128,24 +127,6 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::DescribeCon
     }
   };
   if (p.outstanding == 0) p.done = true;
-}
-
-void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::InitProducerIdRequest& req) {
-  if (req.transactional_id) {  // transactions are not modelled (yet)
-    wire::InitProducerIdResponse out;
-    out.error_code = wire::kUnsupportedVersionError;
-    p.response = out;
-    p.done = true;
-    return;
-  }
-  ask_one<InitProducerIdResponse>(g, p, broker(g), InitProducerIdRequest{0, ProducerId(-1), ProducerEpoch(-1)},
-                                  [](const InitProducerIdResponse& r) {
-                                    wire::InitProducerIdResponse out;
-                                    out.error_code = code(r.error);
-                                    out.producer_id = r.producer_id.value();
-                                    out.producer_epoch = r.producer_epoch.value();
-                                    return wire::ResponseBody(out);
-                                  });
 }
 
 }  // namespace logsim::live

@@ -1,7 +1,7 @@
 // The gateway's inside (see gateway.h): a wire request waiting for its engine answers, and the
 // per-API translations, which gateway_data.cc (Produce, Fetch, ListOffsets, Metadata),
-// gateway_groups.cc (the group and offset APIs) and gateway_admin.cc (the admin APIs and
-// InitProducerId) implement. Private to live/.
+// gateway_groups.cc (the group and offset APIs), gateway_admin.cc (the admin APIs) and
+// gateway_txn.cc (InitProducerId and the transactional APIs) implement. Private to live/.
 #pragma once
 
 #include <functional>
@@ -80,6 +80,10 @@ struct GatewayApis {
   static void start(Gateway& g, Gateway::Pending& p, const wire::CreatePartitionsRequest& req);
   static void start(Gateway& g, Gateway::Pending& p, const wire::DescribeConfigsRequest& req);
   static void start(Gateway& g, Gateway::Pending& p, const wire::InitProducerIdRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::AddPartitionsToTxnRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::AddOffsetsToTxnRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::EndTxnRequest& req);
+  static void start(Gateway& g, Gateway::Pending& p, const wire::TxnOffsetCommitRequest& req);
 
   static void fetch_round(Gateway& g, Gateway::Pending& p, bool wait);
   static void fetch_answer(Gateway& g, Gateway::Pending& p, const FetchResponse& r);

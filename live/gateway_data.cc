@@ -173,7 +173,10 @@ void GatewayApis::fetch_answer(Gateway& g, Gateway::Pending& p, const FetchRespo
         std::string bytes;
         bytes.reserve(r.records.size());
         for (const auto& s : r.records.slices()) bytes.append(s.view());
-        if (GatewayObserver* o = observer(g)) o->served(reader(g, p), r.topic, r.partition, r.records, fetch_offset(p, r));
+        if (GatewayObserver* o = observer(g)) {
+          o->served(reader(g, p), r.topic, r.partition,
+                    {r.records, fetch_offset(p, r), p.fetch.isolation_level == 1, r.aborted_transactions});
+        }
         part.records = std::move(bytes);
       }
     }

@@ -10,7 +10,8 @@ namespace {
 
 // The response that answers `req` with `error` on every partition (or group) it names, without
 // asking the broker; none for an API the faults leave alone.
-// A coordinator error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE) answers the group APIs;
+// A coordinator error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE) answers the group APIs and
+// the transaction coordinator's (AddPartitionsToTxn, AddOffsetsToTxn, EndTxn);
 // any other answers Produce, Fetch and ListOffsets, on every partition. Metadata is never
 // refused: a broker answers it with the cluster as it is.
 std::optional<wire::ResponseBody> error_response(const wire::RequestBody& body, ErrorCode code_of_error) {
@@ -89,6 +90,17 @@ std::optional<wire::ResponseBody> error_response(const wire::RequestBody& body, 
                 topic.partitions.push_back(p);
               }
             }
+          }
+          return r;
+        } else if constexpr (std::is_same_v<T, wire::AddOffsetsToTxnRequest> || std::is_same_v<T, wire::EndTxnRequest>) {
+          using Response = std::conditional_t<std::is_same_v<T, wire::EndTxnRequest>, wire::EndTxnResponse, wire::AddOffsetsToTxnResponse>;
+          return Response{0, error};
+        } else if constexpr (std::is_same_v<T, wire::AddPartitionsToTxnRequest>) {
+          wire::AddPartitionsToTxnResponse r;
+          for (const auto& t : req.topics) {
+            auto& topic = r.results.emplace_back();
+            topic.name = t.name;
+            for (const std::int32_t i : t.partitions) topic.partitions.push_back({i, error});
           }
           return r;
         } else {

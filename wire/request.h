@@ -21,6 +21,7 @@
 #include "wire/core_messages.h"
 #include "wire/group_messages.h"
 #include "wire/offset_messages.h"
+#include "wire/txn_messages.h"
 
 namespace logsim::wire {
 
@@ -30,12 +31,14 @@ using RequestBody =
                  OffsetFetchRequest, FindCoordinatorRequest, JoinGroupRequest, HeartbeatRequest,
                  LeaveGroupRequest, SyncGroupRequest, DescribeGroupsRequest, ListGroupsRequest,
                  ApiVersionsRequest, CreateTopicsRequest, DeleteTopicsRequest, InitProducerIdRequest,
+                 AddPartitionsToTxnRequest, AddOffsetsToTxnRequest, EndTxnRequest, TxnOffsetCommitRequest,
                  DescribeConfigsRequest, CreatePartitionsRequest, DeleteGroupsRequest, OffsetDeleteRequest>;
 using ResponseBody =
     std::variant<ProduceResponse, FetchResponse, ListOffsetsResponse, MetadataResponse, OffsetCommitResponse,
                  OffsetFetchResponse, FindCoordinatorResponse, JoinGroupResponse, HeartbeatResponse,
                  LeaveGroupResponse, SyncGroupResponse, DescribeGroupsResponse, ListGroupsResponse,
                  ApiVersionsResponse, CreateTopicsResponse, DeleteTopicsResponse, InitProducerIdResponse,
+                 AddPartitionsToTxnResponse, AddOffsetsToTxnResponse, EndTxnResponse, TxnOffsetCommitResponse,
                  DescribeConfigsResponse, CreatePartitionsResponse, DeleteGroupsResponse,
                  OffsetDeleteResponse>;
 

@@ -3,7 +3,8 @@
 # once under BUILD/npm-kafkajs): admin, keyed produce, groups, offsets reset, a throwing
 # handler, idle members, manual commits, seek, list and delete groups (live_test.js); then a
 # broker crash and restart under an idempotent acks=-1 producer, after which every acknowledged
-# value is read back once (crash_test.js).
+# value is read back once (crash_test.js); then transactions, read_committed, offsets in a
+# transaction and a fenced zombie, and their broker-side history (txn_test.js).
 # Every wait is bounded; the server is stopped by its process id.
 # Usage: kafkajs_test.sh LOGSIM SOURCE_ROOT BUILD_DIR
 set -u
@@ -15,7 +16,7 @@ if [ ! -f "$npm_dir/node_modules/kafkajs/package.json" ]; then
   cp "$root/live/tests/kafkajs/package.json" "$root/live/tests/kafkajs/package-lock.json" "$npm_dir/"
   (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || { echo "npm ci failed (is the npm registry reachable?)"; exit 1; }
 fi
-cp "$root/live/tests/kafkajs/live_test.js" "$root/live/tests/kafkajs/crash_test.js" "$npm_dir/"
+cp "$root/live/tests/kafkajs/live_test.js" "$root/live/tests/kafkajs/crash_test.js" "$root/live/tests/kafkajs/txn_test.js" "$npm_dir/"
 tmp=$(mktemp -d)
 pid=
 cleanup() {
@@ -63,4 +64,25 @@ for a in $(grep -o '"anomaly": "[a-z-]*"' "$tmp/run/summary.json" | sort -u | cu
   if grep -q "\"anomaly\": \"$a\"" "$tmp/check.json"; then ok "logsim check finds $a again"; else bad "logsim check finds $a again"; fi
 done
 [ $crash_rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/crash.err"; }
-[ $rc -eq 0 ] && [ $crash_rc -eq 0 ]
+
+# Transactions (txn_test.js) and what the broker-side history makes of them.
+rm -f "$tmp/bootstrap"
+"$logsim" serve "$root/scenarios/live/cluster.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bootstrap" --duration 200s \
+  --out "$tmp/txn" > /dev/null 2> "$tmp/txn.err" &
+pid=$!
+for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
+(cd "$npm_dir" && timeout 150 node txn_test.js "$(cat "$tmp/bootstrap")")
+txn_rc=$?
+kill -TERM "$pid"; wait "$pid"; serve_rc=$?; pid=
+tbad() { echo "FAIL $1"; txn_rc=1; }
+if [ $serve_rc -eq 0 ] && grep -q '"verdict": "pass"' "$tmp/txn/summary.json"; then ok "the transactions' broker-side verdict is a pass"; else tbad "the transactions' broker-side verdict is a pass (exit $serve_rc)"; fi
+h=$tmp/txn/history.jsonl
+for op in txn-begin txn-commit-invoke txn-commit txn-abort; do
+  if grep -q "\"op\":\"$op\".*\"process\":\"tx-payments@0\"\|\"process\":\"tx-payments@0\".*\"op\":\"$op\"" "$h"; then ok "the history has tx-payments' $op"; else tbad "the history has tx-payments' $op"; fi
+done
+if grep -q '"read_committed":true' "$h"; then ok "read_committed reads are marked so"; else tbad "read_committed reads are marked so"; fi
+# logsim check judges the whole history (every checker) without an aborted or precommitted read.
+"$logsim" check "$h" --json > "$tmp/txn-check.json"
+if grep -q '"anomaly": "aborted-read"\|"anomaly": "precommitted-read"\|"anomaly": "zombie-write"' "$tmp/txn-check.json"; then tbad "logsim check finds no aborted, precommitted or zombie write"; else ok "logsim check finds no aborted, precommitted or zombie write"; fi
+[ $txn_rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/txn.err"; }
+[ $rc -eq 0 ] && [ $crash_rc -eq 0 ] && [ $txn_rc -eq 0 ]

@@ -135,6 +135,18 @@ inline std::string fetch_v11_response() {
               hex("00 00 00 49"), record_batch()});  // records: 73 bytes
 }
 
+// TxnOffsetCommit v3 (flexible; what librdkafka 2.0.2 sends): transactional id "t", group "g",
+// producer 5 epoch 1, generation 2, member "m", no instance id, topic "o" partition 0 at 9.
+inline std::string txn_offset_commit_v3() {
+  return cat({hex("00 1c 00 03 00 00 00 07 00 01 63 00"),  // key 28, v3, id 7, client "c", no tags
+              hex("02 74 02 67"),                          // transactional_id "t", group_id "g"
+              hex("00 00 00 00 00 00 00 05 00 01"),        // producer id 5, epoch 1
+              hex("00 00 00 02 02 6d 00"),                 // generation 2, member "m", no instance id
+              hex("02 02 6f 02"),                          // 1 topic "o", 1 partition:
+              hex("00 00 00 00 00 00 00 00 00 00 00 09"),  //   index 0, offset 9
+              hex("ff ff ff ff 00 00 00 00")});            //   epoch -1, metadata null; tags x3
+}
+
 // The request frames that seed the fuzzer, with their corpus file names.
 struct NamedFrame {
   std::string name;
@@ -145,7 +157,8 @@ inline std::vector<NamedFrame> corpus_frames() {
           {"api_versions_v0_librdkafka.bin", api_versions_v0_librdkafka()},
           {"api_versions_v2_kafkajs.bin", api_versions_v2_kafkajs()},
           {"metadata_v1_all_topics.bin", metadata_v1_all_topics()},
-          {"produce_v7.bin", produce_v7_request()}};
+          {"produce_v7.bin", produce_v7_request()},
+          {"txn_offset_commit_v3.bin", txn_offset_commit_v3()}};
 }
 
 }  // namespace logsim::wire::golden

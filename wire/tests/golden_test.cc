@@ -138,6 +138,26 @@ TEST(Golden, FetchV11ResponseFieldsThatKafkajsNeeds) {
   EXPECT_EQ(encode_response(request, m), framed(empty_list));
 }
 
+// TxnOffsetCommit v3 (what librdkafka 2.0.2 sends): request header v2, compact strings and
+// arrays, the consumer's generation and member (KIP-447), a tagged-field section per struct.
+TEST(Golden, TxnOffsetCommitV3IsFlexibleAndNamesTheMember) {
+  const std::string frame = golden::txn_offset_commit_v3();
+  const DecodedRequest d = decode_request(as_bytes(frame));
+  EXPECT_EQ(d.header, (RequestHeader{ApiKey::TXN_OFFSET_COMMIT, 3, 7, "c"}));
+  TxnOffsetCommitRequest expected{"t", "g", 5, 1, 2, "m", std::nullopt, {{"o", {{0, 9, -1, std::nullopt}}}}};
+  EXPECT_EQ(body_as<TxnOffsetCommitRequest>(d), expected);
+  EXPECT_EQ(encode_request(d.header, expected), framed(frame));
+}
+
+// EndTxn v1 (what kafkajs 2.2.4 sends): plain strings, committed as one byte.
+TEST(Golden, EndTxnV1) {
+  const std::string frame = cat({hex("00 1a 00 01 00 00 00 03 00 07 6b 61 66 6b 61 6a 73"),  // key 26, v1, id 3, "kafkajs"
+                                 hex("00 02 74 78 00 00 00 00 00 00 03 e9 00 04 01")});    // "tx", pid 1001, epoch 4, commit
+  const DecodedRequest d = decode_request(as_bytes(frame));
+  EXPECT_EQ(body_as<EndTxnRequest>(d), (EndTxnRequest{"tx", 1001, 4, true}));
+  EXPECT_EQ(encode_request(d.header, body_as<EndTxnRequest>(d)), framed(frame));
+}
+
 // The fuzzer's seed corpus holds the golden request frames. Set LOGSIM_UPDATE_CORPUS=1 to
 // write them again after changing golden_frames.h.
 TEST(Golden, CorpusFilesAreTheGoldenFrames) {

@@ -22,11 +22,12 @@ std::vector<Sample> core_samples();   // ApiVersions, Metadata, Produce, Fetch, 
 std::vector<Sample> group_samples();  // the consumer-group and offset APIs
 std::vector<Sample> admin_samples();  // CreateTopics, DeleteTopics, CreatePartitions,
                                       // DescribeConfigs, InitProducerId
+std::vector<Sample> txn_samples();    // AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit
 
 // Every sample, of every supported API.
 inline std::vector<Sample> all_samples() {
   std::vector<Sample> all;
-  for (auto part : {core_samples, group_samples, admin_samples}) {
+  for (auto part : {core_samples, group_samples, admin_samples, txn_samples}) {
     for (const Sample& s : part()) all.push_back(s);
   }
   return all;

@@ -1,0 +1,114 @@
+// The broker-side history of transactions (serve_recorder.h): each transactional.id at each
+// epoch is a process with its own transactions, EndTxn's answer ends one (or, retried, leaves
+// it open), and a read_committed fetch records only what its client keeps.
+#include "cli/serve_recorder.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/protocol/record_batch.h"
+
+namespace logsim::cli {
+namespace {
+
+using properties::OpKind;
+using Step = live::GatewayObserver::TxnStep;
+
+// A batch of `values` at `base`, of producer `pid` (epoch 0) when pid >= 0, transactional or not.
+SharedBytes batch(std::int64_t base, std::vector<std::string> values, std::int64_t pid = -1, bool transactional = false) {
+  std::vector<Record> records;
+  for (auto& v : values) records.push_back({v, v});
+  BatchMeta meta{Offset(base), LeaderEpoch(0), ProducerId(pid), ProducerEpoch(pid >= 0 ? 0 : -1), Sequence(pid >= 0 ? 0 : -1),
+                 transactional};
+  return SharedBytes(encode_batch(records, meta));
+}
+
+// Producer pid's abort marker at `offset`.
+std::string abort_marker(std::int64_t pid, std::int64_t offset) {
+  std::string b = encode_control_batch({ProducerId(pid), ProducerEpoch(0), ControlType::kAbort, 0}, 0);
+  BatchHeader h = *parse_batch_header(b);
+  h.base_offset = Offset(offset);  // outside the CRC
+  write_batch_header(h, b.data());
+  return b;
+}
+
+struct Recorded {
+  properties::History history;
+  Nanos now = 0;
+  ServeRecorder recorder{history, [this] { return now; }};
+
+  std::vector<std::string> ops(const std::string& process = "") {
+    recorder.drain(~0ULL);
+    std::vector<std::string> out;
+    for (const auto& e : history.events()) {
+      if (process.empty() || e.process == process) out.emplace_back(properties::op_kind_name(e.kind));
+    }
+    return out;
+  }
+  void step(Step::Kind kind, std::uint64_t token, std::int16_t epoch, bool committed = true, ErrorCode error = ErrorCode::NONE) {
+    recorder.txn({kind, token, "tx", ProducerId(7), ProducerEpoch(epoch), committed, error});
+  }
+};
+
+TEST(ServeRecorder, ATransactionalIdAtAnEpochIsAProcessWithItsTransactions) {
+  Recorded r;
+  r.step(Step::kInit, 0, 0);
+  r.step(Step::kAdd, 0, 0);
+  r.recorder.produce_sent(1, "client-a", "t", PartitionId(0), batch(0, {"v1", "v2"}, 7, true));
+  r.recorder.produce_answered(1, ErrorCode::NONE, Offset(10));
+  r.step(Step::kEndSent, 2, 0);
+  r.step(Step::kEndAnswered, 2, 0);
+  EXPECT_EQ(r.ops("tx@0"), (std::vector<std::string>{"txn-begin", "send-invoke", "send-invoke", "send-ok", "send-ok",
+                                                    "txn-commit-invoke", "txn-commit"}));
+  EXPECT_EQ(r.history.events()[0].key, std::optional<std::string>("tx")) << "the first txn-begin names the id (it fences)";
+  // The next transaction's begin does not name it again; an abort ends it.
+  r.step(Step::kAdd, 0, 0);
+  r.step(Step::kEndSent, 3, 0, false);
+  r.step(Step::kEndAnswered, 3, 0, false);
+  EXPECT_EQ(r.ops().back(), "txn-abort");
+  EXPECT_EQ(r.history.events()[r.history.size() - 2].key, std::nullopt);
+  EXPECT_EQ(r.ops("client-a"), std::vector<std::string>{}) << "a transactional send is the incarnation's, not the client's";
+}
+
+TEST(ServeRecorder, EndTxnRetriedLeavesTheTransactionOpenAndAFatalErrorMakesItUnknown) {
+  Recorded r;
+  r.step(Step::kInit, 0, 3);
+  r.step(Step::kAdd, 0, 3);
+  r.step(Step::kEndSent, 1, 3);
+  r.step(Step::kEndAnswered, 1, 3, true, ErrorCode::CONCURRENT_TRANSACTIONS);
+  r.step(Step::kEndSent, 2, 3);  // the client's retry: no second invoke
+  EXPECT_EQ(r.ops("tx@3"), (std::vector<std::string>{"txn-begin", "txn-commit-invoke"}));
+  r.step(Step::kEndAnswered, 2, 3, true, ErrorCode::PRODUCER_FENCED);
+  EXPECT_EQ(r.ops("tx@3").back(), "txn-info");
+  EXPECT_EQ(r.history.events()[r.history.size() - 1].error, "PRODUCER_FENCED");
+}
+
+TEST(ServeRecorder, AReadCommittedFetchRecordsWhatItsClientKeeps) {
+  // Offsets 0-1: producer 7's aborted transaction; 2: its abort marker; 3-4: a plain batch.
+  std::string bytes;
+  for (const auto& b : {batch(0, {"a1", "a2"}, 7, true), SharedBytes(abort_marker(7, 2)), batch(3, {"p1", "p2"})}) {
+    std::string scratch;
+    bytes += b.contiguous(scratch);
+  }
+  const SharedBytes served(bytes);
+  Recorded r;
+  r.recorder.served("c#1", "t", PartitionId(0), {served, Offset(0), true, {{ProducerId(7), Offset(0)}}});
+  r.recorder.served("u#2", "t", PartitionId(0), {served, Offset(1), false, {}});
+  r.recorder.drain(~0ULL);
+  std::vector<std::pair<std::string, std::int64_t>> reads;
+  for (const auto& e : r.history.events()) {
+    reads.emplace_back(e.process, e.offset->value());
+    EXPECT_EQ(e.read_committed, e.process == "c#1");
+  }
+  EXPECT_EQ(reads, (std::vector<std::pair<std::string, std::int64_t>>{{"c#1", 3}, {"c#1", 4}, {"u#2", 1}, {"u#2", 3}, {"u#2", 4}}));
+  // Without the aborted list the same read_committed fetch keeps the aborted records: what a
+  // broker that forgot to list them would have shown (aborted-read judges it).
+  Recorded forgot;
+  forgot.recorder.served("c#1", "t", PartitionId(0), {served, Offset(0), true, {}});
+  EXPECT_EQ(forgot.ops().size(), 4U);
+}
+
+}  // namespace
+}  // namespace logsim::cli
