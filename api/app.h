@@ -86,6 +86,12 @@ struct ConsumedRecord {
   TopicPartition topic_partition() const { return {topic, partition}; }
 };
 
+// The commit's outcome: empty on success, else Kafka's error name (REBALANCE_IN_PROGRESS,
+// ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REQUEST_TIMED_OUT, ...).
+using CommitCallback = std::function<void(const std::string& error)>;
+
+class Consumer;
+
 // The node's producer: the scenario's producer "config" for a producer's node, Kafka's defaults
 // on a group member's node. Created at the first producer() call.
 class Producer {
@@ -96,6 +102,36 @@ class Producer {
             std::vector<RecordHeader> headers = {}, std::function<void(const SendResult&)> done = {});
   // Sends not yet ended.
   std::size_t in_flight() const;
+
+  // Transactions (Kafka's transactional producer, KIP-98), for a producer with a
+  // transactional.id: a producer's node whose scenario "config" names one, or any node's
+  // producer made by AppContext::transactional_producer(). initTransactions() is sent when the
+  // producer is made (it fences older producers of the id); every send then belongs to the
+  // transaction begun before it (a send outside one fails with INVALID_TXN_STATE). The history
+  // records each transaction as logsim's own transactional producers do (txn-begin,
+  // txn-commit-invoke, txn-commit / txn-abort / txn-info; docs/history.md), and offsets sent to a
+  // transaction as the group's commit, made (commit-ok) only if the transaction commits.
+  bool transactional() const;
+  // Kafka's TransactionManager state: "UNINITIALIZED" (initTransactions under way), "READY" (no
+  // transaction open: begin_transaction() may be called), "IN_TRANSACTION", "COMMITTING_TRANSACTION",
+  // "ABORTING_TRANSACTION", "ABORTABLE_ERROR" (a send failed: abort it), "FATAL_ERROR" (fenced by
+  // a newer producer of the id, or another fatal error: make no more calls); "NONE" for a
+  // producer without a transactional.id.
+  std::string transaction_state() const;
+  bool ready() const { return transaction_state() == "READY"; }
+  // beginTransaction(): empty on success, else the error (INVALID_TXN_STATE when not READY).
+  std::string begin_transaction();
+  // sendOffsetsToTransaction(offsets, consumer.groupMetadata()): these offsets of the consumer's
+  // group (each the next offset to consume) become its committed offsets if, and only if, the
+  // transaction commits; fenced like the member's own commits (KIP-447). `done` (optional) when
+  // the group's coordinator holds them, or why not (the transaction is then abortable).
+  void send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets, const Consumer& consumer,
+                                   CommitCallback done = {});
+  // commitTransaction(): empty once the commit is decided; else the error, and the transaction
+  // is abortable (ABORTABLE_ERROR: call abort_transaction()) or its outcome unknown.
+  void commit_transaction(CommitCallback done);
+  // abortTransaction(): empty once the abort is decided; else the error (outcome unknown).
+  void abort_transaction(CommitCallback done);
 
  private:
   friend class AppContext;
@@ -112,9 +148,6 @@ struct RebalanceCallbacks {
   std::function<void(const std::vector<TopicPartition>&)> lost;
 };
 
-// The commit's outcome: empty on success, else Kafka's error name (REBALANCE_IN_PROGRESS,
-// ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REQUEST_TIMED_OUT, ...).
-using CommitCallback = std::function<void(const std::string& error)>;
 
 // The run loop in KafkaJS's style (consumer.run({eachMessage}) / eachBatch). Your handler gets
 // a record (or one partition's records from a poll) and a `done` to call when their work is
@@ -230,6 +263,10 @@ class AppContext {
   const std::string& group_id() const;            // the group (empty on a producer's node)
 
   Producer& producer();
+  // The node's producer made transactional with `transactional_id` (enable.idempotence and
+  // acks=all, as Kafka requires; the rest as producer() would have it): Kafka's consume-
+  // transform-produce. Call it before the first producer() (the node has one producer).
+  Producer& transactional_producer(const std::string& transactional_id);
   Consumer& consumer();  // only on a group member's node
   bool has_consumer() const;
   Admin& admin();

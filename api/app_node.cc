@@ -108,6 +108,7 @@ engine::Producer& AppNode::producer() {
   if (!producer_) {
     engine::ProducerConfig c = site_.producer != nullptr ? site_.producer->config : engine::ProducerConfig{};
     c.bootstrap_servers = site_.bootstrap;
+    txn_id_ = c.transactional_id.value_or("");
     producer_ = std::make_unique<engine::Producer>(env_, timers_, std::move(c));
     producer_->start();
   }

@@ -38,6 +38,13 @@ class AppNode final : public Node, private engine::RebalanceListener {
   const scenarios::AppSite& site() const { return site_; }
   scenarios::RunContext& run() { return *site_.ctx; }
   engine::Producer& producer();
+  // The producer, made transactional with `transactional_id` (precondition: not made yet).
+  engine::Producer& transactional_producer(const std::string& transactional_id);
+  // Transactions (app_transactions.cc): the Producer wrapper's calls, recorded.
+  ErrorCode begin_transaction();
+  void send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets, CommitCallback done);
+  void commit_transaction(CommitCallback done);
+  void abort_transaction(CommitCallback done);
   engine::Consumer& consumer();
   bool has_consumer() const { return site_.group != nullptr; }
   Store& store();  // opened at the first call
@@ -94,6 +101,17 @@ class AppNode final : public Node, private engine::RebalanceListener {
     bool awaiting = false;                           // the last unit handed out is not yet done
   };
   std::optional<RunLoop> loop_;
+  // Transactions: whether a txn-begin named the id since the producer was made (the first
+  // does: it fences older incarnations), whether one is open, and the offsets sent to it, which
+  // are recorded as the group's commit (commit_id from kTxnCommitIds up, apart from the
+  // consumer's own) and made only if it commits (txn_offsets_: all of them so far).
+  void transaction_ended(properties::OpKind outcome, ErrorCode error, const std::string& note);
+  void record_txn_offsets(properties::OpKind kind, ErrorCode error, const engine::CommitEvent& offsets);
+  static constexpr std::uint64_t kTxnCommitIds = std::uint64_t{1} << 40;
+  std::string txn_id_;  // the producer's transactional.id (empty: none)
+  bool txn_announced_ = false;
+  bool txn_open_ = false;
+  engine::CommitEvent txn_offsets_;
   std::map<TimerId, TimerCallback> app_timers_;  // the App's, armed on the Env (ids ascend: ordered)
   // Last, so that it goes first: the clients' callbacks into it never run once it is gone.
   AppContext context_;

@@ -30,6 +30,7 @@ bool nothing_written(ErrorCode e) {
     case ErrorCode::INVALID_PRODUCER_EPOCH:
     case ErrorCode::PRODUCER_FENCED:
     case ErrorCode::INVALID_TXN_STATE:
+    case ErrorCode::INVALID_TOPIC_EXCEPTION:
     case ErrorCode::FENCED_LEADER_EPOCH:
     case ErrorCode::UNKNOWN_LEADER_EPOCH:
       return true;

@@ -14,8 +14,8 @@
 //   its loader then ignores the tombstone for that key): a transaction left open pins it;
 // - a TxnOffsetCommit arriving after its transaction's marker at the same epoch opens a
 //   transaction nothing ends (Kafka's hazard before KIP-890's verification);
-// - a replayed record counts as transactional by its producer id (produce to
-//   __consumer_offsets is not refused, as Kafka's is);
+// (A replayed record counts as transactional by its producer id: a client's Produce to
+// __consumer_offsets is refused, as Kafka's is, so only the coordinator writes there.)
 #include <utility>
 
 #include "engine/coordinator/group_coordinator_impl.h"

@@ -16,7 +16,8 @@ if [ ! -f "$npm_dir/node_modules/kafkajs/package.json" ]; then
   cp "$root/live/tests/kafkajs/package.json" "$root/live/tests/kafkajs/package-lock.json" "$npm_dir/"
   (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || { echo "npm ci failed (is the npm registry reachable?)"; exit 1; }
 fi
-cp "$root/live/tests/kafkajs/live_test.js" "$root/live/tests/kafkajs/crash_test.js" "$root/live/tests/kafkajs/txn_test.js" "$npm_dir/"
+cp "$root/live/tests/kafkajs/live_test.js" "$root/live/tests/kafkajs/crash_test.js" "$root/live/tests/kafkajs/txn_test.js" \
+  "$root/live/tests/kafkajs/checks.js" "$npm_dir/"
 tmp=$(mktemp -d)
 pid=
 cleanup() {

@@ -1,6 +1,8 @@
 // Produce: append to the leader's log; answer at once for acks=0/1, or when the high watermark
 // passes the records for acks=all (with min.insync.replicas checked before and after).
 #include "engine/broker/broker.h"
+#include "engine/coordinator/group_coordinator.h"
+#include "engine/coordinator/txn_metadata.h"
 #include "engine/protocol/record_batch.h"
 
 namespace logsim::engine {
@@ -28,6 +30,9 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
     if (req.acks != 0) b.env.send(from, resp);
   };
   if (req.acks != 0 && req.acks != 1 && req.acks != -1) return answer(ErrorCode::INVALID_REQUIRED_ACKS);
+  // Only the coordinators write to the internal topics, and not through Produce (Kafka's
+  // ReplicaManager refuses a client's append there).
+  if (req.topic == kConsumerOffsetsTopic || req.topic == kTransactionStateTopic) return answer(ErrorCode::INVALID_TOPIC_EXCEPTION);
   if (b.find(req.topic, req.partition) == nullptr && b.cluster.count(TopicPartitionView{req.topic, req.partition}) == 0) {
     return answer(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
   }

@@ -337,6 +337,22 @@ TEST_F(BrokerTxnCoordinator, OffsetsSentToATransactionTakeEffectOnlyWhenItCommit
   EXPECT_LT(transactional[1], markers[1].offset);
 }
 
+// A client's Produce to an internal topic is refused (Kafka's INVALID_TOPIC_EXCEPTION): only
+// the coordinators write there, so a replay can take every record of a producer id for the
+// coordinator's own.
+TEST_F(BrokerTxnCoordinator, AClientsProduceToAnInternalTopicIsRefused) {
+  find("g", CoordinatorKeyType::kGroup);
+  find("tx", CoordinatorKeyType::kTransaction);
+  for (const std::string topic : {"__consumer_offsets", "__transaction_state"}) {
+    const Partition& log = broker.state().partitions.at({topic, PartitionId(0)});
+    const Offset end = log.log->log_end_offset();
+    ProduceRequest req{5, topic, PartitionId(0), -1, 1000, SharedBytes(encode_batch(std::vector<Record>{{"k", "v"}}))};
+    const auto r = call<ProduceResponse>(req);
+    EXPECT_EQ(r.error, ErrorCode::INVALID_TOPIC_EXCEPTION) << topic;
+    EXPECT_EQ(log.log->log_end_offset(), end) << topic << ": nothing written";
+  }
+}
+
 // A zombie's TxnOffsetCommit (an epoch the partition has seen superseded) is refused by the
 // __consumer_offsets partition's producer state, as Kafka's coordinator-origin append is.
 TEST_F(BrokerTxnCoordinator, AnOlderEpochsTransactionalOffsetsAreRefused) {

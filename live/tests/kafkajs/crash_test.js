@@ -13,6 +13,7 @@
 const { Kafka, logLevel } = require('kafkajs');
 
 const { execFileSync } = require('child_process');
+const { check, sleep, finish } = require('./checks');
 const [bootstrap, logsim] = process.argv.slice(2);
 const partitionOf = new Map();  // key -> the partition Kafka's murmur2 picks of 4
 function partition(key) {
@@ -21,12 +22,6 @@ function partition(key) {
 }
 const kafka = new Kafka({ clientId: 'crash-test', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING,
                           retry: { retries: 20, initialRetryTime: 100, maxRetryTime: 1000 } });
-let failed = 0;
-function check(name, ok, detail) {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${ok || detail === undefined ? '' : ': ' + detail}`);
-  if (!ok) failed++;
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
@@ -84,4 +79,4 @@ async function main() {
 const timer = setTimeout(() => { check('finished within 120 s', false); process.exit(1); }, 120000);
 main()
   .catch((e) => { check('no unexpected error', false, e.stack || String(e)); })
-  .finally(() => { clearTimeout(timer); console.log(`${failed} failed`); process.exit(failed > 0 ? 1 : 0); });
+  .finally(() => { clearTimeout(timer); finish(); });

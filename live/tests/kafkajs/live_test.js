@@ -4,21 +4,11 @@
 'use strict';
 const { Kafka, logLevel, AssignerProtocol } = require('kafkajs');
 const { execFileSync } = require('child_process');
+const { check, withTimeout, sleep, finish } = require('./checks');
 
 const [bootstrap, logsim] = process.argv.slice(2);
 const kafka = new Kafka({ clientId: 'live-test', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING,
                           retry: { retries: 8, initialRetryTime: 100 } });
-let failed = 0;
-function check(name, ok, detail) {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${ok || detail === undefined ? '' : ': ' + detail}`);
-  if (!ok) failed++;
-}
-function withTimeout(promise, ms, what) {
-  let timer;
-  return Promise.race([promise, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms); })])
-    .finally(() => clearTimeout(timer));
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // The number of partitions each member of a Stable group of `members` holds, as DescribeGroups
 // tells (waiting up to 15 s for the group to settle); [] if it never does.
@@ -173,4 +163,4 @@ async function main() {
 
 withTimeout(main(), 240000, 'the whole test')
   .catch((e) => { check('no unexpected error', false, e.stack || String(e)); })
-  .finally(() => { console.log(`${failed} failed`); process.exit(failed > 0 ? 1 : 0); });
+  .finally(finish);

@@ -5,20 +5,11 @@
 // same transactional.id fences the first. Every wait is bounded.
 'use strict';
 const { Kafka, logLevel } = require('kafkajs');
+const { check, withTimeout, finish } = require('./checks');
 
 const [bootstrap] = process.argv.slice(2);
 const kafka = new Kafka({ clientId: 'txn-test', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING,
                           retry: { retries: 10, initialRetryTime: 100 } });
-let failed = 0;
-function check(name, ok, detail) {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${ok || detail === undefined ? '' : ': ' + detail}`);
-  if (!ok) failed++;
-}
-function withTimeout(promise, ms, what) {
-  let timer;
-  return Promise.race([promise, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms); })])
-    .finally(() => clearTimeout(timer));
-}
 
 // The values a new consumer of `groupId` reads from the beginning of `topic` within `ms`
 // (stopping early once `count` have come).
@@ -93,4 +84,4 @@ async function main() {
 
 withTimeout(main(), 120000, 'the transaction test')
   .catch((e) => { check('no unexpected error', false, e.stack || String(e)); })
-  .finally(() => process.exit(failed === 0 ? 0 : 1));
+  .finally(finish);
