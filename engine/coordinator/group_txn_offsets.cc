@@ -8,14 +8,15 @@
 //   record is later in the log (a plain commit appended after it wins); ABORT drops them;
 // - a tombstone (DeleteGroups, OffsetDelete) forgets the pending offsets of its key written
 //   before it;
-// - loading replays the same rules in log order (group_offsets.cc).
-// Departures and gaps, each kept consistent between the live coordinator and a replay:
-// - retention does not expire an offset with a transaction pending on it (Kafka's does, and
-//   its loader then ignores the tombstone for that key): a transaction left open pins it;
-// - a TxnOffsetCommit arriving after its transaction's marker at the same epoch opens a
-//   transaction nothing ends (Kafka's hazard before KIP-890's verification);
-// (A replayed record counts as transactional by its producer id: a client's Produce to
-// __consumer_offsets is refused, as Kafka's is, so only the coordinator writes there.)
+// - loading replays the same rules in log order (group_offsets.cc);
+// - retention does not expire an offset while a transaction's offset for its partition is
+//   pending, as the group coordinator of Kafka 3.7+ (OffsetMetadataManager) does; the older
+//   Scala coordinator expired it. A transaction left open pins the offset until it ends.
+// A gap, kept consistent between the live coordinator and a replay: a TxnOffsetCommit arriving
+// after its transaction's marker at the same epoch opens a transaction nothing ends (Kafka's
+// hazard before KIP-890's verification). A replayed record counts as transactional by its
+// producer id: a client's Produce to __consumer_offsets is refused, as Kafka's is, so only the
+// coordinator writes there.
 #include <utility>
 
 #include "engine/coordinator/group_coordinator_impl.h"
