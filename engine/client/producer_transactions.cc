@@ -31,6 +31,22 @@
 
 namespace logsim::engine {
 
+namespace {
+
+// Fails the sends still waiting for their topic's metadata: none reached a batch, so none was
+// written. (A template so that it need not name the producer's private PendingSend.)
+template <class Sends>
+void fail_unplaced(Sends& unplaced, std::size_t& sends_pending, ErrorCode error) {
+  Sends waiting = std::move(unplaced);
+  unplaced.clear();
+  for (auto& w : waiting) {
+    --sends_pending;
+    w.done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), error});
+  }
+}
+
+}  // namespace
+
 std::string_view txn_phase_name(TxnPhase phase) {
   switch (phase) {
     case TxnPhase::kUninitialized:
@@ -91,12 +107,7 @@ void Producer::abort_transaction(std::function<void(ErrorCode)> done) {
     if (find_batch(key, id) != nullptr) complete(key, id, SendOutcome::kFailed, Offset(-1), ErrorCode::OPERATION_NOT_ATTEMPTED);
   }
   // So are sends still waiting for their topic's metadata.
-  std::vector<PendingSend> waiting = std::move(unplaced_);
-  unplaced_.clear();
-  for (PendingSend& w : waiting) {
-    --sends_pending_;
-    w.done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), ErrorCode::OPERATION_NOT_ATTEMPTED});
-  }
+  fail_unplaced(unplaced_, sends_pending_, ErrorCode::OPERATION_NOT_ATTEMPTED);
   txn_next();
 }
 
@@ -251,12 +262,7 @@ void Producer::txn_fail_pending_sends() {
   for (const auto& [key, id, sent] : pending) {
     if (find_batch(key, id) != nullptr) complete(key, id, sent ? SendOutcome::kUnknown : SendOutcome::kFailed, Offset(-1), txn_.error);
   }
-  std::vector<PendingSend> waiting = std::move(unplaced_);
-  unplaced_.clear();
-  for (PendingSend& w : waiting) {
-    --sends_pending_;
-    w.done(SendResult{SendOutcome::kFailed, PartitionId(-1), Offset(-1), txn_.error});
-  }
+  fail_unplaced(unplaced_, sends_pending_, txn_.error);
 }
 
 // Sends the most urgent transactional request that is due, unless one is in flight or waited for.
