@@ -82,6 +82,7 @@ void print_text(const CheckArgs& args, std::uint64_t events, bool judged, const 
 int check_command(const CheckArgs& args) {
   properties::CheckerOptions checker_options;
   checker_options.max_realtime_lag = args.max_lag;
+  checker_options.write_isolation = args.write_isolation;
   if (args.any_compacted) {
     checker_options.compacted_topics.reset();
   } else {

@@ -17,6 +17,7 @@ struct CheckArgs {
   std::vector<std::string> compacted;
   bool any_compacted = false;  // any topic may be compacted (lenient: see docs/history.md)
   std::optional<Nanos> max_lag;  // realtime-lag's bound (none: the figure only)
+  bool write_isolation = false;  // int-send-skip is a violation (else the figure only)
 };
 
 // Exit codes: 0 every property held, 1 a violation, 4 a liveness failure, 2 a malformed file

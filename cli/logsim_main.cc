@@ -114,6 +114,10 @@ void add_check_command(CLI::App& app, Commands& c) {
         c.check.max_lag = *d;
       },
       "The longest an acknowledged record may wait before a reader first processes it (realtime-lag, exit 4 when exceeded)");
+  check_cmd->add_flag("--write-isolation", c.check.write_isolation,
+                      "Transactions promise isolated writes: another producer's record stored between two sends of "
+                      "one transaction to a partition is an int-send-skip (Kafka does not promise it: by default only "
+                      "the figure int-send-skip.count)");
   check_cmd->add_flag("--any-compacted", c.check.any_compacted,
                       "Treat every topic as possibly compacted (lenient: a lost keyed record whose key was written "
                       "again is not reported)");

@@ -15,6 +15,7 @@
 #include "properties/order_checker.h"
 #include "properties/poll_skip_checker.h"
 #include "properties/realtime_lag_checker.h"
+#include "properties/send_skip_checker.h"
 #include "properties/send_order_checker.h"
 #include "properties/zombie_write_checker.h"
 
@@ -82,7 +83,7 @@ const std::vector<std::string>& anomaly_names() {
   static const std::vector<std::string> kNames = {
       "nonmonotonic-poll", "int-nonmonotonic-poll", "poll-skip", "int-poll-skip", "nonmonotonic-send", "inconsistent-offsets", "lost-write", "duplicate",
       "unseen", "lost-commit", "group-interference", "double-ownership", "stale-commit-accepted", "aborted-read", "precommitted-read",
-      "nonmonotonic-commit", "zombie-write", "eos-duplicate", "eos-lost", "liveness", "realtime-lag", "assertion-failed"};
+      "nonmonotonic-commit", "zombie-write", "eos-duplicate", "eos-lost", "int-send-skip", "liveness", "realtime-lag", "assertion-failed"};
   return kNames;
 }
 
@@ -106,6 +107,7 @@ std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions&
   if (wanted({"nonmonotonic-commit"})) list.push_back(std::make_unique<CommitOrderChecker>());
   if (wanted({"zombie-write"})) list.push_back(std::make_unique<ZombieWriteChecker>());
   if (wanted({"eos-duplicate", "eos-lost"})) list.push_back(std::make_unique<EosChecker>());
+  if (wanted({"int-send-skip"})) list.push_back(std::make_unique<SendSkipChecker>(options.write_isolation));
   if (wanted({"realtime-lag"})) list.push_back(std::make_unique<RealtimeLagChecker>(options.max_realtime_lag));
   if (wanted({"assertion-failed"})) list.push_back(std::make_unique<AssertionChecker>());
   return list;

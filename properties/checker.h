@@ -118,6 +118,9 @@ struct CheckerOptions {
   // The longest an acknowledged record may wait before a group that reads its partition first
   // processes it (realtime-lag); nullopt: no bound, the figure only.
   std::optional<Nanos> max_realtime_lag;
+  // Whether transactions promise isolated writes: int-send-skip is then a violation; without,
+  // only the figure int-send-skip.count (Kafka does not isolate them).
+  bool write_isolation = false;
 };
 
 // The checkers a run uses by default, one by one (options.ignored is for the set to apply).

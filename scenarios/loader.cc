@@ -282,15 +282,16 @@ Found read_found(const JsonReader& r) {
 }
 
 // "properties": which anomalies are checked — {"check": [...]} (only these) or {"ignore": [...]}
-// (all but these) — and bounds: {"max_realtime_lag": "10s"}.
+// (all but these) — and bounds: {"max_realtime_lag": "10s"}, {"write_isolation": true}.
 void read_properties(const JsonReader& r, Scenario& s) {
-  r.expect_object({"check", "ignore", "max_realtime_lag"});
+  r.expect_object({"check", "ignore", "max_realtime_lag", "write_isolation"});
   if (auto v = r.get("max_realtime_lag")) s.max_realtime_lag = v->duration();
+  if (auto v = r.get("write_isolation")) s.write_isolation = v->boolean();
   if (!r.has("check") && !r.has("ignore")) {
-    if (s.max_realtime_lag) return;
+    if (s.max_realtime_lag || r.has("write_isolation")) return;
     r.fail("found neither \"check\" nor \"ignore\"",
            "one of {\"check\": [anomalies to check]} or {\"ignore\": [anomalies not to check]}, or a bound such as "
-           "{\"max_realtime_lag\": \"10s\"}");
+           "{\"max_realtime_lag\": \"10s\"} or {\"write_isolation\": true}");
   }
   if (r.has("check") && r.has("ignore")) {
     r.fail("found both \"check\" and \"ignore\"",

@@ -503,6 +503,7 @@ properties::CheckerOptions checker_options(const Scenario& scenario) {
   }
   options.ignored = scenario.ignored;
   options.max_realtime_lag = scenario.max_realtime_lag;
+  options.write_isolation = scenario.write_isolation;
   return options;
 }
 

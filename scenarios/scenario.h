@@ -204,6 +204,9 @@ struct Scenario {
   // "properties": {"max_realtime_lag": "10s"}: the longest an acknowledged record may wait before
   // a group first processes it (the realtime-lag checker); none: the figure only.
   std::optional<Nanos> max_realtime_lag;
+  // "properties": {"write_isolation": true}: transactions promise isolated writes (int-send-skip
+  // is a violation); by default only measured, as Kafka does not isolate them.
+  bool write_isolation = false;
   std::set<std::string> ignored;      // anomalies "properties" turns off: not checked, not reported
   Plants plants;                      // planted bugs ("plant", or --plant): none by default
   std::optional<Found> found;         // a saved failure (written by logsim fuzz)

@@ -83,6 +83,24 @@ check "check names the anomaly" grep -q "VIOLATION  lost-write" "$tmp/h/check.tx
 "$logsim" check "$tmp/q.jsonl" --json > "$tmp/q.json"; rc=$?
 check "check of a clean history exits 0" test $rc -eq 0
 check "check --json prints the verdict" grep -q '"verdict": "pass"' "$tmp/q.json"
+# int-send-skip: measured by default, a violation with --write-isolation. Two successive sends of
+# one transaction to orders/0 with another producer's record between them.
+cat > "$tmp/skip.jsonl" <<'JSONL'
+{"at_ns": 1, "op": "txn-begin", "process": "shop", "key": "tx"}
+{"at_ns": 2, "op": "send-invoke", "process": "shop", "topic": "orders", "value_id": 1}
+{"at_ns": 3, "op": "send-ok", "process": "shop", "topic": "orders", "partition": 0, "offset": 0, "value_id": 1}
+{"at_ns": 4, "op": "send-invoke", "process": "other", "topic": "orders", "value_id": 2}
+{"at_ns": 5, "op": "send-ok", "process": "other", "topic": "orders", "partition": 0, "offset": 1, "value_id": 2}
+{"at_ns": 6, "op": "send-invoke", "process": "shop", "topic": "orders", "value_id": 3}
+{"at_ns": 7, "op": "send-ok", "process": "shop", "topic": "orders", "partition": 0, "offset": 2, "value_id": 3}
+{"at_ns": 8, "op": "txn-commit", "process": "shop"}
+JSONL
+out=$("$logsim" check "$tmp/skip.jsonl"); rc=$?
+check "int-send-skip is only counted by default" test $rc -eq 0
+check "int-send-skip.count is a figure" grep -q "int-send-skip.count = 1" <<<"$out"
+out=$("$logsim" check "$tmp/skip.jsonl" --write-isolation); rc=$?
+check "--write-isolation makes int-send-skip a violation" test $rc -eq 1
+check "--write-isolation names it" grep -q "VIOLATION  int-send-skip" <<<"$out"
 printf '{"at_ns": 1, "op": "sned-ok"}\n' > "$tmp/bad.jsonl"
 err=$("$logsim" check "$tmp/bad.jsonl" 2>&1); rc=$?
 check "bad history exits 2" test $rc -eq 2

@@ -173,6 +173,25 @@ TEST(TxnScenario, AnExactlyOncePipelineCopiesEveryOrderOnceThroughCrashes) {
   EXPECT_GT(reprocessed, 0) << "aborted work is processed again";
 }
 
+// The stalled member's transaction of the pre-KIP-447 pipeline interleaves its writes with the
+// new owner's: int-send-skip, counted always, a violation only where write isolation is promised.
+TEST(TxnScenario, InterleavedTransactionalWritesAreCountedAndJudgedOnlyUnderWriteIsolation) {
+  Scenario s = load_scenario_file(LOGSIM_SOURCE_DIR "/scenarios/exactly-once-without-group-metadata-duplicates.json");
+  const RunOutput plain = run_scenario(s, {s.seed, false});
+  ASSERT_TRUE(plain.result.stats.contains("int-send-skip.count"));
+  const std::int64_t skips = plain.result.stats.at("int-send-skip.count");
+  EXPECT_GT(skips, 0);
+  for (const auto& v : plain.result.verdict.violations) EXPECT_NE(v.anomaly, "int-send-skip");
+  s.write_isolation = true;
+  const RunOutput isolated = run_scenario(s, {s.seed, false});
+  EXPECT_EQ(isolated.result.stats.at("int-send-skip.count"), skips) << "the same run";
+  std::set<std::string> members;
+  for (const auto& v : isolated.result.verdict.violations) {
+    if (v.anomaly == "int-send-skip") members.insert(v.process);
+  }
+  EXPECT_FALSE(members.empty());
+}
+
 TEST(TxnScenario, SameSeedSameTrace) {
   const Scenario s = load_scenario_file(LOGSIM_SOURCE_DIR "/scenarios/transactions-survive-coordinator-failover.json");
   EXPECT_EQ(run_scenario(s, {s.seed, false}).trace.hash(), run_scenario(s, {s.seed, true}).trace.hash());
