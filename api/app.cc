@@ -112,7 +112,8 @@ void Producer::send(const std::string& topic, std::optional<std::string> key, st
   invoke.topic = topic;
   invoke.key = record.key;
   invoke.value_id = value_id;
-  invoke.idempotent = node.site().producer ? node.site().producer->config.enable_idempotence : true;
+  // A transactional producer is idempotent whatever the scenario's config says (transactional_producer()).
+  invoke.idempotent = client.transactional() || (node.site().producer ? node.site().producer->config.enable_idempotence : true);
   invoke.tombstone = tombstone;
   std::optional<std::string> sent_key = record.key;
   run.history.append(std::move(invoke));

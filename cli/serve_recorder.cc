@@ -322,19 +322,31 @@ void ServeRecorder::begin_if_closed(const std::string& process) {
   history_.append(std::move(e));
 }
 
-void ServeRecorder::end_txn(const std::string& process, OpKind kind, ErrorCode error) {
+void ServeRecorder::end_txn(const std::string& process, OpKind kind, ErrorCode error, const std::string& note) {
   Incarnation& inc = incarnations_[process];
   if (!inc.open) return;
   inc.open = false;
   HistoryEvent e = event(kind, process);
   if (error != ErrorCode::NONE) e.error = std::string(error_name(error));
+  e.note = note;
   history_.append(std::move(e));
 }
 
 void ServeRecorder::record(const TxnStep& n) {
   switch (n.kind) {
     case TxnStep::kInit: {
-      const std::string name = n.transactional_id + "@" + std::to_string(n.producer_epoch.value());
+      std::string name = n.transactional_id + "@" + std::to_string(n.producer_epoch.value());
+      // A new producer id (the epochs ran out, or the id's state expired) starts at epoch 0 again.
+      if (incarnations_.contains(name)) name += "/" + std::to_string(n.producer_id.value());
+      // The coordinator answers a new InitProducerId only once the older incarnation's
+      // transaction is complete (CONCURRENT_TRANSACTIONS until then): aborted, unless that one
+      // had asked to commit (then its outcome stays with its EndTxn's answer).
+      if (const auto older = newest_.find(n.transactional_id); older != newest_.end()) {
+        if (!incarnations_[older->second].invoked) {
+          end_txn(older->second, OpKind::kTxnAbort, ErrorCode::NONE, "aborted by the coordinator: a newer producer of the id initialised");
+        }
+      }
+      newest_[n.transactional_id] = name;
       txn_processes_[{n.producer_id.value(), n.producer_epoch.value()}] = name;
       incarnations_[name] = Incarnation{n.transactional_id};
       return;

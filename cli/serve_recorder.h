@@ -18,9 +18,11 @@
 // - A member's OffsetCommit is commit-invoke per partition, then commit-ok or commit-fail.
 // - Transactions: each transactional.id at each epoch (from its InitProducerId) is a process,
 //   "transactional.id@epoch", of its sends and of its transactions: txn-begin when its first
-//   partition or offsets join one (the first after InitProducerId names the id, fencing the
+//   partition or offsets joined one (the first after InitProducerId names the id, fencing the
 //   older epochs), txn-commit-invoke at EndTxn(COMMIT), and txn-commit or txn-abort when EndTxn
-//   succeeds, txn-info when it fails for good (the client retries the others). Records a
+//   succeeds, txn-info when it fails for good (the client retries the others). A newer
+//   InitProducerId of the id ends the older incarnation's open transaction as txn-abort (the
+//   coordinator aborted it first) unless that one had asked to commit. Records a
 //   read_committed fetch served are the ones its client keeps: none of an aborted transaction
 //   the answer lists (Kafka's consumer drops them). TxnOffsetCommit is not recorded (like the
 //   group checkers, offsets in a transaction are left out of a broker-side verdict).
@@ -151,9 +153,10 @@ class ServeRecorder final : public live::GatewayObserver {
   // The incarnation's process, known from its InitProducerId or else named from what is given.
   std::string txn_process(const std::string& transactional_id, ProducerId id, ProducerEpoch epoch);
   void begin_if_closed(const std::string& process);
-  void end_txn(const std::string& process, properties::OpKind kind, ErrorCode error);
+  void end_txn(const std::string& process, properties::OpKind kind, ErrorCode error, const std::string& note = "");
   std::map<std::pair<std::int64_t, std::int16_t>, std::string> txn_processes_;  // (producer id, epoch) -> process
   std::map<std::string, Incarnation> incarnations_;                             // by process
+  std::map<std::string, std::string> newest_;  // transactional.id -> its newest incarnation's process
   std::map<std::uint64_t, std::pair<std::string, bool>> ends_;                  // EndTxn token -> process, committed
 
   properties::History& history_;

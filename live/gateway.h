@@ -101,8 +101,8 @@ class GatewayObserver {
   virtual void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) = 0;
   // A transactional producer's steps, by its transactional.id, producer id and epoch: its
   // InitProducerId answered (kInit, error NONE), a partition or a group's offsets joining its
-  // transaction (kAdd, when sent), and EndTxn sent (kEndSent, committed: COMMIT or ABORT) and
-  // answered (kEndAnswered, the same token, with the error).
+  // transaction (kAdd, when the coordinator took it), and EndTxn sent (kEndSent, committed:
+  // COMMIT or ABORT) and answered (kEndAnswered, the same token, with the error).
   struct TxnStep {
     enum Kind { kInit, kAdd, kEndSent, kEndAnswered } kind = kInit;
     std::uint64_t token = 0;

@@ -10,8 +10,9 @@ namespace {
 
 // The response that answers `req` with `error` on every partition (or group) it names, without
 // asking the broker; none for an API the faults leave alone.
-// A coordinator error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE) answers the group APIs and
-// the transaction coordinator's (AddPartitionsToTxn, AddOffsetsToTxn, EndTxn);
+// A coordinator error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE) answers the group APIs
+// (TxnOffsetCommit among them) and the transaction coordinator's (a transactional
+// InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn);
 // any other answers Produce, Fetch and ListOffsets, on every partition. Metadata is never
 // refused: a broker answers it with the cluster as it is.
 std::optional<wire::ResponseBody> error_response(const wire::RequestBody& body, ErrorCode code_of_error) {
@@ -95,6 +96,19 @@ std::optional<wire::ResponseBody> error_response(const wire::RequestBody& body, 
         } else if constexpr (std::is_same_v<T, wire::AddOffsetsToTxnRequest> || std::is_same_v<T, wire::EndTxnRequest>) {
           using Response = std::conditional_t<std::is_same_v<T, wire::EndTxnRequest>, wire::EndTxnResponse, wire::AddOffsetsToTxnResponse>;
           return Response{0, error};
+        } else if constexpr (std::is_same_v<T, wire::InitProducerIdRequest>) {
+          if (!req.transactional_id) return std::nullopt;  // any broker answers an idempotent producer
+          wire::InitProducerIdResponse r;
+          r.error_code = error;
+          return r;
+        } else if constexpr (std::is_same_v<T, wire::TxnOffsetCommitRequest>) {
+          wire::TxnOffsetCommitResponse r;
+          for (const auto& t : req.topics) {
+            auto& topic = r.topics.emplace_back();
+            topic.name = t.name;
+            for (const auto& part : t.partitions) topic.partitions.push_back({part.partition_index, error});
+          }
+          return r;
         } else if constexpr (std::is_same_v<T, wire::AddPartitionsToTxnRequest>) {
           wire::AddPartitionsToTxnResponse r;
           for (const auto& t : req.topics) {

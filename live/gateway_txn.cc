@@ -49,16 +49,21 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::AddPartitio
   for (const auto& t : req.topics) {
     for (const std::int32_t partition : t.partitions) ask.partitions.push_back({t.name, PartitionId(partition)});
   }
-  tell(g, {GatewayObserver::TxnStep::kAdd, 0, req.transactional_id, ask.producer_id, ask.producer_epoch, false, ErrorCode::NONE});
-  ask_one<AddPartitionsToTxnResponse>(g, p, broker(g), std::move(ask), [](const AddPartitionsToTxnResponse& r) {
+  const GatewayObserver::TxnStep added{GatewayObserver::TxnStep::kAdd, 0, req.transactional_id, ask.producer_id, ask.producer_epoch};
+  ask_one<AddPartitionsToTxnResponse>(g, p, broker(g), std::move(ask), [&g, added](const AddPartitionsToTxnResponse& r) {
+    // The transaction began if the coordinator took a partition (a fenced or refused add did not).
+    if (std::any_of(r.results.begin(), r.results.end(), [](const TxnPartitionResult& x) { return x.error == ErrorCode::NONE; })) {
+      tell(g, added);
+    }
     return wire::ResponseBody(wire::AddPartitionsToTxnResponse{0, by_topic(r.results)});
   });
 }
 
 void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::AddOffsetsToTxnRequest& req) {
   AddOffsetsToTxnRequest ask{0, req.transactional_id, ProducerId(req.producer_id), ProducerEpoch(req.producer_epoch), req.group_id};
-  tell(g, {GatewayObserver::TxnStep::kAdd, 0, req.transactional_id, ask.producer_id, ask.producer_epoch, false, ErrorCode::NONE});
-  ask_one<AddOffsetsToTxnResponse>(g, p, broker(g), std::move(ask), [](const AddOffsetsToTxnResponse& r) {
+  const GatewayObserver::TxnStep added{GatewayObserver::TxnStep::kAdd, 0, req.transactional_id, ask.producer_id, ask.producer_epoch};
+  ask_one<AddOffsetsToTxnResponse>(g, p, broker(g), std::move(ask), [&g, added](const AddOffsetsToTxnResponse& r) {
+    if (r.error == ErrorCode::NONE) tell(g, added);
     return wire::ResponseBody(wire::AddOffsetsToTxnResponse{0, code(r.error)});
   });
 }

@@ -85,6 +85,25 @@ TEST(ServeRecorder, EndTxnRetriedLeavesTheTransactionOpenAndAFatalErrorMakesItUn
   EXPECT_EQ(r.history.events()[r.history.size() - 1].error, "PRODUCER_FENCED");
 }
 
+// A newer InitProducerId of the id is answered only once the coordinator aborted the older
+// producer's open transaction: that one is a txn-abort, unless it had asked to commit. A new
+// producer id starting at epoch 0 again is another process.
+TEST(ServeRecorder, ANewerIncarnationEndsTheOlderOnesOpenTransaction) {
+  Recorded r;
+  r.step(Step::kInit, 0, 0);
+  r.step(Step::kAdd, 0, 0);
+  r.step(Step::kInit, 0, 1);
+  EXPECT_EQ(r.ops("tx@0"), (std::vector<std::string>{"txn-begin", "txn-abort"}));
+  r.step(Step::kAdd, 0, 1);
+  r.step(Step::kEndSent, 5, 1);  // asked to commit: the coordinator finishes the commit first
+  r.step(Step::kInit, 0, 2);
+  EXPECT_EQ(r.ops("tx@1"), (std::vector<std::string>{"txn-begin", "txn-commit-invoke"}));
+  r.recorder.txn({Step::kInit, 0, "tx", ProducerId(8), ProducerEpoch(0)});
+  r.recorder.txn({Step::kAdd, 0, "tx", ProducerId(8), ProducerEpoch(0)});
+  EXPECT_EQ(r.ops("tx@0/8"), (std::vector<std::string>{"txn-begin"}));
+  EXPECT_EQ(r.ops("tx@0"), (std::vector<std::string>{"txn-begin", "txn-abort"})) << "the first producer's process is its own";
+}
+
 TEST(ServeRecorder, AReadCommittedFetchRecordsWhatItsClientKeeps) {
   // Offsets 0-1: producer 7's aborted transaction; 2: its abort marker; 3-4: a plain batch.
   std::string bytes;
