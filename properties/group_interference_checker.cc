@@ -6,12 +6,43 @@
 
 namespace logsim::properties {
 
-std::size_t GroupInterferenceChecker::AtHash::operator()(const At& a) const noexcept {
-  std::uint64_t x = a.id * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(a.offset);
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return static_cast<std::size_t>(x);
+GroupInterferenceChecker::GroupPartition& GroupInterferenceChecker::group_partition(Id group, Id tp) {
+  const auto [index, added] = gp_index_.try_emplace(pack(group, tp), static_cast<std::uint32_t>(gps_.size()));
+  if (added) {
+    gps_.emplace_back().group = group;
+    if (tp >= by_tp_.size()) by_tp_.resize(tp + 1);
+    by_tp_[tp].push_back(*index);
+  }
+  return gps_[*index];
+}
+
+bool GroupInterferenceChecker::owns(GroupPartition& gp, std::int64_t offset) {
+  auto& own = gp.own;
+  if (gp.own_sorted < own.size()) {
+    const auto mid = own.begin() + static_cast<std::ptrdiff_t>(gp.own_sorted);
+    std::sort(mid, own.end());
+    std::inplace_merge(own.begin(), mid, own.end());
+    own.erase(std::unique(own.begin(), own.end()), own.end());
+    gp.own_sorted = own.size();
+  }
+  return std::binary_search(own.begin(), own.end(), offset);
+}
+
+const GroupInterferenceChecker::Set* GroupInterferenceChecker::first_set(GroupPartition& gp, std::int64_t offset) {
+  auto& sets = gp.sets;
+  if (gp.sets_sorted < sets.size()) {
+    // By offset, then by event: the first setting of an offset comes first and is the one kept.
+    const auto before = [](const Set& a, const Set& b) { return a.offset != b.offset ? a.offset < b.offset : a.event < b.event; };
+    const auto mid = sets.begin() + static_cast<std::ptrdiff_t>(gp.sets_sorted);
+    std::sort(mid, sets.end(), before);
+    std::inplace_merge(sets.begin(), mid, sets.end(), before);
+    sets.erase(std::unique(sets.begin(), sets.end(), [](const Set& a, const Set& b) { return a.offset == b.offset; }),
+               sets.end());
+    gp.sets_sorted = sets.size();
+  }
+  const auto it = std::lower_bound(sets.begin(), sets.end(), offset,
+                                   [](const Set& s, std::int64_t o) { return s.offset < o; });
+  return it != sets.end() && it->offset == offset ? &*it : nullptr;
 }
 
 void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
@@ -26,14 +57,14 @@ void GroupInterferenceChecker::on_event(const HistoryEvent& e, const EventIds& i
       return;
     case OpKind::kSeek:
       if (!e.offset) {
-        settled_.erase(pack(ids.group, ids.tp));  // delete-offsets: no committed offset until it commits again
+        group_partition(ids.group, ids.tp).settled = kNever;  // delete-offsets: none until it commits again
       } else {
-        own_.try_emplace(At{pack(ids.group, ids.tp), e.offset->value()}, true);
+        add_own(group_partition(ids.group, ids.tp), e.offset->value());
         on_set(e, ids, /*reset=*/true);
       }
       return;
     case OpKind::kCommitInvoke:
-      if (e.offset) own_.try_emplace(At{pack(ids.group, ids.tp), e.offset->value()}, true);
+      if (e.offset) add_own(group_partition(ids.group, ids.tp), e.offset->value());
       return;
     case OpKind::kCommitOk:
       if (e.offset) on_set(e, ids, /*reset=*/false);
@@ -85,13 +116,11 @@ void GroupInterferenceChecker::on_reset(const EventIds& ids) {
 }
 
 void GroupInterferenceChecker::on_set(const HistoryEvent& e, const EventIds& ids, bool reset) {
-  settled_.try_emplace(pack(ids.group, ids.tp), e.index);
-  std::uint32_t* head = set_by_.try_emplace(At{ids.tp, e.offset->value()}, UINT32_MAX).first;
-  for (std::uint32_t s = *head; s != UINT32_MAX; s = setters_[s].next) {
-    if (setters_[s].group == ids.group) return;
-  }
-  setters_.push_back(Setter{ids.group, ids.process, reset, *head, e.index});
-  *head = static_cast<std::uint32_t>(setters_.size() - 1);
+  GroupPartition& gp = group_partition(ids.group, ids.tp);
+  if (gp.settled == kNever) gp.settled = e.index;
+  const std::int64_t offset = e.offset->value();
+  if (!gp.sets.empty() && gp.sets.back().offset == offset) return;  // set again: the first setting stays
+  gp.sets.push_back(Set{offset, e.index, ids.process, reset});
 }
 
 void GroupInterferenceChecker::on_process(const HistoryEvent& e, const EventIds& ids) {
@@ -101,23 +130,28 @@ void GroupInterferenceChecker::on_process(const HistoryEvent& e, const EventIds&
   slot->group = kNoId;
   --members_[ids.process].waiting;
   const std::int64_t offset = e.offset->value();
-  const std::uint64_t gp = pack(pending.group, ids.tp);
-  if (own_.contains(At{gp, offset})) return;
-  const std::uint64_t* settled = settled_.find(gp);
-  if (settled == nullptr || *settled >= pending.assigned) return;
-  const std::uint32_t* setters = set_by_.find(At{ids.tp, offset});
-  if (setters == nullptr) return;
+  const std::uint32_t* own = gp_index_.find(pack(pending.group, ids.tp));
+  if (own == nullptr) return;  // it never had a committed offset there
+  GroupPartition& gp = gps_[*own];
+  if (owns(gp, offset)) return;
+  if (gp.settled == kNever || gp.settled >= pending.assigned) return;
   // The setter of another group whose name comes first (as a map by group name would give).
-  const Setter* setter = nullptr;
-  for (std::uint32_t s = *setters; s != UINT32_MAX; s = setters_[s].next) {
-    const Setter& candidate = setters_[s];
+  const Set* setter = nullptr;
+  Id setter_group = kNoId;
+  for (const std::uint32_t other : by_tp_[ids.tp]) {
+    GroupPartition& candidate = gps_[other];
     if (candidate.group == pending.group) continue;
-    if (setter == nullptr || symbols().group(candidate.group) < symbols().group(setter->group)) setter = &candidate;
+    const Set* set = first_set(candidate, offset);
+    if (set == nullptr) continue;
+    if (setter == nullptr || symbols().group(candidate.group) < symbols().group(setter_group)) {
+      setter = set;
+      setter_group = candidate.group;
+    }
   }
   if (setter == nullptr) return;
   if (!reported_.emplace(pending.group, ids.process, ids.tp).second) return;
   const std::string& group = symbols().group(pending.group);
-  const std::string& other = symbols().group(setter->group);
+  const std::string& other = symbols().group(setter_group);
   const std::string& setter_process = symbols().process(setter->process);
   Violation v = violation_at("group-interference", e);
   v.members = {e.process, setter_process};

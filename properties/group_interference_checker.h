@@ -27,11 +27,13 @@
 // State: integers only (interned ids, see symbols.h). Per process, its last assignment as a
 // sorted vector of topic-partition ids with, beside each, whether it is still waiting for its
 // first record (and the group and `assign` that added it), so a `process` with nothing pending
-// costs one comparison; per (group, partition) its offsets and when it was settled, and per
-// (partition, offset) the groups that set it, in hash tables fed only by commits and resets.
+// costs one comparison; per (group, partition), found through one small hash table, when it was
+// settled and the offsets it asked for and was set to, appended in order (commits and resets
+// only; a repeat of the last offset is not stored again).
 //
 // Cost: O(1) per event but a `process` of a pending partition (O(log a), a: the process's
-// assignment) and an `assign` (O(a log a)); memory linear in the commits.
+// assignment; and, once per start, sorting what its partition's groups committed since the last
+// start: O(c log c)) and an `assign` (O(a log a)); memory linear in the commits.
 #pragma once
 
 #include <cstdint>
@@ -63,40 +65,47 @@ class GroupInterferenceChecker final : public Checker {
     std::vector<Pending> pending;  // beside tps
     std::size_t waiting = 0;       // how many are pending
   };
-  // (partition, offset) and (group-partition, offset) keys.
-  struct At {
-    std::uint64_t id;
+  // An offset a group's commit or a reset aimed at it set, and the first event that set it.
+  struct Set {
     std::int64_t offset;
-    bool operator==(const At&) const = default;
-  };
-  struct AtHash {
-    std::size_t operator()(const At& a) const noexcept;
-  };
-  // The first setter of an offset per group, linked per (partition, offset).
-  struct Setter {
-    Id group;
+    std::uint64_t event;
     Id process;
     bool reset;
-    std::uint32_t next;  // index in setters_ of the next setter of the same offset, or UINT32_MAX
-    std::uint64_t event;
   };
+  // What one group did to one partition's committed offset. Both vectors are appended to in
+  // event order (offsets mostly rising) and sorted only when a start is judged: the first
+  // *_sorted entries of each are sorted and free of repeats, and only what came since is sorted
+  // and merged into them.
+  struct GroupPartition {
+    Id group = kNoId;
+    std::vector<std::int64_t> own;  // the offsets it asked to commit or was reset to
+    std::size_t own_sorted = 0;
+    std::vector<Set> sets;          // the first setting of each offset (commit-ok or reset)
+    std::size_t sets_sorted = 0;
+    std::uint64_t settled = kNever;  // the first event by which it certainly had a committed offset
+  };
+  static constexpr std::uint64_t kNever = UINT64_MAX;
 
   void on_assign(const HistoryEvent& e, const EventIds& ids);
   void on_reset(const EventIds& ids);  // a seek by auto.offset.reset
   // A commit accepted, or a reset aimed at the group, set e.offset as its committed offset.
   void on_set(const HistoryEvent& e, const EventIds& ids, bool reset);
   void on_process(const HistoryEvent& e, const EventIds& ids);
+  GroupPartition& group_partition(Id group, Id tp);
+  static void add_own(GroupPartition& gp, std::int64_t offset) {
+    if (gp.own.empty() || gp.own.back() != offset) gp.own.push_back(offset);
+  }
+  static bool owns(GroupPartition& gp, std::int64_t offset);
+  static const Set* first_set(GroupPartition& gp, std::int64_t offset);
   // The process's partition ids.tp when it still waits for its first record, else nullptr.
   Pending* pending_of(const EventIds& ids);
 
   std::vector<Member> members_;                                // process id -> its assignment
   std::vector<Id> now_;                                        // scratch: the new assignment
   std::vector<Pending> now_pending_;                           // scratch
-  // The three hash tables are looked up and erased from, never iterated.
-  FlatMap<At, bool, AtHash> own_;                      // (pack(group, tp), offset) the group asked for or was reset to
-  FlatMap<std::uint64_t, std::uint64_t> settled_;      // pack(group, tp) -> first event by which it certainly had one
-  FlatMap<At, std::uint32_t, AtHash> set_by_;          // (tp, offset) -> its first setter in setters_
-  std::vector<Setter> setters_;
+  FlatMap<std::uint64_t, std::uint32_t> gp_index_;  // pack(group, tp) -> index in gps_ (looked up only)
+  std::vector<GroupPartition> gps_;
+  std::vector<std::vector<std::uint32_t>> by_tp_;  // tp id -> its entries in gps_, one per group
   std::set<std::tuple<Id, Id, Id>> reported_;                  // (group, process, tp)
 };
 

@@ -128,6 +128,40 @@ TEST(GroupInterferenceChecker, ACommitWhoseAnswerCameLateOrFailedStillExplainsTh
   EXPECT_TRUE(h.finish().empty());
 }
 
+// Offsets committed out of order, some between two judged starts: each start is judged against
+// every offset set before it, and another group's offset set twice is named at its first setting.
+TEST(GroupInterferenceChecker, OffsetsCommittedOutOfOrderAreAllRemembered) {
+  GroupInterferenceChecker c;
+  Events h(c);
+  two_groups(h);
+  h.committed("b1", "billing", 40);
+  h.committed("b1", "billing", 12);  // back below 40 (after a seek)
+  h.committed("a1", "audit", 12);  // audit too: billing's own commits must explain its starts
+  h.committed("a1", "audit", 8);
+  const std::uint64_t first_30 = h.committed("a1", "audit", 30);
+  const std::uint64_t audit_18 = h.committed("a1", "audit", 18);
+  h.committed("a1", "audit", 30);
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
+  h.process("b2", "billing", 12);  // its own: no violation
+  h.assign("b2", "billing", {});
+  h.committed("b2", "billing", 8);  // below everything judged so far
+  h.committed("a1", "audit", 5);
+  h.assign("b3", "billing", {{"t", PartitionId(0)}});
+  const std::uint64_t at_18 = h.process("b3", "billing", 18);
+  h.assign("b3", "billing", {});
+  h.assign("b4", "billing", {{"t", PartitionId(0)}});
+  h.process("b4", "billing", 8);  // its own
+  h.assign("b4", "billing", {});
+  h.assign("b5", "billing", {{"t", PartitionId(0)}});
+  const std::uint64_t at_30 = h.process("b5", "billing", 30);
+  const auto v = h.finish();
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].first_event, at_18);
+  EXPECT_NE(v[0].explanation.find("committed at event #" + std::to_string(audit_18)), std::string::npos) << v[0].explanation;
+  EXPECT_EQ(v[1].first_event, at_30);
+  EXPECT_NE(v[1].explanation.find("committed at event #" + std::to_string(first_30)), std::string::npos) << v[1].explanation;
+}
+
 TEST(GroupInterferenceChecker, AResetAimedAtTheGroupExplainsTheStart) {
   GroupInterferenceChecker c;
   Events h(c);
