@@ -122,6 +122,8 @@ double record_again(const properties::History& history, properties::CheckerSet* 
 
 // Each checker the runner attaches for `s`, timed alone over `history`, less a recording without
 // checkers timed just before it (the heap warms from pass to pass, so one baseline won't do).
+// lost-commits feeds the GroupProgress that unseen shares (properties/checker.cc): its line
+// counts both, and unseen's only its judgement at the end.
 void per_checker(const scenarios::Scenario& s, const properties::History& history) {
   using namespace properties;
   for (auto& c : scenarios::scenario_checkers(s)) {

@@ -98,7 +98,16 @@ std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions&
   if (wanted({"duplicate"})) list.push_back(std::make_unique<DuplicateChecker>());
   if (wanted({"double-ownership"})) list.push_back(std::make_unique<DoubleOwnershipChecker>());
   if (wanted({"stale-commit-accepted"})) list.push_back(std::make_unique<StaleCommitChecker>());
-  if (wanted({"lost-commit"})) list.push_back(std::make_unique<LostCommitChecker>(options.compacted_topics));
+  // lost-commit and unseen share one GroupProgress: one of them feeds it.
+  const bool lost_commit = wanted({"lost-commit"});
+  const bool unseen = options.unseen_required_before && wanted({"unseen", "liveness"});
+  std::shared_ptr<GroupProgress> progress;
+  if (lost_commit && unseen) {
+    progress = std::make_shared<GroupProgress>(GroupProgress::Keep::kAcks, options.compacted_topics);
+    list.push_back(std::make_unique<LostCommitChecker>(SharedProgress{progress, /*feeds=*/true}));
+  } else if (lost_commit) {
+    list.push_back(std::make_unique<LostCommitChecker>(options.compacted_topics));
+  }
   if (wanted({"poll-skip", "int-poll-skip"})) {
     list.push_back(std::make_unique<PollSkipChecker>(PollSkipChecker::Options{options.compacted_topics}));
   }
@@ -110,6 +119,10 @@ std::vector<std::unique_ptr<Checker>> default_checker_list(const CheckerOptions&
   if (wanted({"int-send-skip"})) list.push_back(std::make_unique<SendSkipChecker>(options.write_isolation));
   if (wanted({"realtime-lag"})) list.push_back(std::make_unique<RealtimeLagChecker>(options.max_realtime_lag));
   if (wanted({"assertion-failed"})) list.push_back(std::make_unique<AssertionChecker>());
+  if (unseen) {
+    list.push_back(progress ? std::make_unique<UnseenChecker>(*options.unseen_required_before, SharedProgress{progress, false})
+                            : std::make_unique<UnseenChecker>(*options.unseen_required_before, options.compacted_topics));
+  }
   return list;
 }
 

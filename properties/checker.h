@@ -121,6 +121,10 @@ struct CheckerOptions {
   // Whether transactions promise isolated writes: int-send-skip is then a violation; without,
   // only the figure int-send-skip.count (Kafka does not isolate them).
   bool write_isolation = false;
+  // When set, groups owe what was acknowledged before this time (`unseen`, `liveness`: the
+  // runner passes the end of the fault phase, after which its quiet period lets groups catch
+  // up). nullopt: not judged (a history alone does not say when a group had to catch up).
+  std::optional<Nanos> unseen_required_before;
 };
 
 // The checkers a run uses by default, one by one (options.ignored is for the set to apply).

@@ -218,22 +218,20 @@ std::vector<Id> GroupProgress::by_name(const Symbols& symbols) const {
 // out of range, e.g. retention deleted the records first) skips records without any event in
 // the history that says so; the commits after the jump are reported here as `lost-commit`.
 void LostCommitChecker::finish() {
-  for (const Id slot : progress_.by_name(symbols())) {
-    const GroupProgress::Partition& p = progress_.partition(slot);
+  for (const Id slot : progress_->by_name(symbols())) {
+    const GroupProgress::Partition& p = progress_->partition(slot);
     const auto floor = p.floor();
     const auto committed = p.committed;
     if (!floor || !committed || *committed <= *floor) continue;
-    const Id tp = progress_.tp_of(slot);
-    const OffsetTable<Id>* acks = progress_.ack_keys(tp);
-    if (acks == nullptr) continue;
+    const Id tp = progress_->tp_of(slot);
     std::int64_t owed = 0;
     std::int64_t hole = -1;
     Id key = kNoId;
-    acks->for_each_in(*floor, *committed, [&](std::int64_t offset, Id k) {
+    progress_->for_each_ack_key(tp, *floor, *committed, [&](std::int64_t offset, Id k) {
       if (p.processed.contains(offset)) return true;
       // Compaction may have removed it before the commit that passed it.
-      if (progress_.compacted(tp, k, offset, p.first_past(offset)->event, symbols())) return true;
-      if (progress_.txn_excused(tp, offset)) return true;  // its transaction did not (surely) commit
+      if (progress_->compacted(tp, k, offset, p.first_past(offset)->event, symbols())) return true;
+      if (progress_->txn_excused(tp, offset)) return true;  // its transaction did not (surely) commit
       if (owed++ == 0) {
         hole = offset;
         key = k;
@@ -246,7 +244,7 @@ void LostCommitChecker::finish() {
     Violation v = violation_of("lost-commit", passed->event, passed->at, passed->process, tp, Offset(hole), key);
     const std::string by = passed->seek ? "a seek by " + process
                                         : "a commit by " + process + " in generation " + std::to_string(passed->generation);
-    v.explanation = "group " + symbols().group(progress_.group_of(slot)) + "'s committed offset of " + symbols().where(tp) +
+    v.explanation = "group " + symbols().group(progress_->group_of(slot)) + "'s committed offset of " + symbols().where(tp) +
                     " passed offset " + std::to_string(hole) + " at " + event_no(passed->event) + " (" + by +
                     ", to offset " + std::to_string(passed->offset) + ") and ended at " + std::to_string(*committed) +
                     ", but the group never processed " + std::to_string(owed) +
@@ -271,11 +269,11 @@ std::optional<UnseenChecker::Owed> UnseenChecker::owed_from(const GroupProgress:
 }
 
 void UnseenChecker::check(Id slot) {
-  const GroupProgress::Partition& p = progress_.partition(slot);
+  const GroupProgress::Partition& p = progress_->partition(slot);
   const auto owed = owed_from(p);
   if (!owed) return;
-  const Id tp = progress_.tp_of(slot);
-  const OffsetTable<GroupProgress::Ack>* acks = progress_.acks(tp);
+  const Id tp = progress_->tp_of(slot);
+  const OffsetTable<GroupProgress::Ack>* acks = progress_->acks(tp);
   if (acks == nullptr) return;
   std::int64_t unseen = 0;
   std::int64_t offset = -1;
@@ -283,8 +281,8 @@ void UnseenChecker::check(Id slot) {
   acks->for_each_from(owed->floor, [&](std::int64_t o, const GroupProgress::Ack& ack) {
     if (ack.at >= required_before_ || (owed->acked_after && ack.event <= *owed->acked_after)) return true;
     if (p.processed.contains(o)) return true;
-    if (progress_.compacted(tp, ack.key, o, UINT64_MAX, symbols())) return true;  // compaction removed it
-    if (progress_.txn_excused(tp, o)) return true;  // its transaction did not (surely) commit
+    if (progress_->compacted(tp, ack.key, o, UINT64_MAX, symbols())) return true;  // compaction removed it
+    if (progress_->txn_excused(tp, o)) return true;  // its transaction did not (surely) commit
     ++unseen;
     if (first == nullptr) {
       first = &ack;
@@ -300,10 +298,10 @@ void UnseenChecker::check(Id slot) {
   // the group (unseen, a safety violation). One that never got past it did not catch up
   // (liveness): lost and merely delayed look alike, and the quiet period decides.
   const bool skipped = p.processed.next_above(offset).has_value();
-  if (!skipped && progress_.deleted(progress_.group_of(slot))) return;  // deleted before it caught up: owes nothing more
+  if (!skipped && progress_->deleted(progress_->group_of(slot))) return;  // deleted before it caught up: owes nothing more
   Violation v = violation_of(skipped ? "unseen" : "liveness", ack.event, ack.at, ack.process, tp, Offset(offset), ack.key);
   if (!last_assignee.empty() && last_assignee != acked_to) v.members.push_back(last_assignee);
-  v.explanation = "group " + symbols().group(progress_.group_of(slot)) + " never processed " + std::to_string(unseen) +
+  v.explanation = "group " + symbols().group(progress_->group_of(slot)) + " never processed " + std::to_string(unseen) +
                   " record(s) of " + symbols().where(tp) + " acknowledged before " +
                   std::to_string(to_millis(required_before_)) + " ms at or after its starting offset " +
                   std::to_string(owed->floor) + ", the first at offset " + std::to_string(offset) + " (value " +
@@ -319,8 +317,8 @@ void UnseenChecker::check(Id slot) {
 // assignment of its topic (it held an acknowledged record by then) should have been read.
 void UnseenChecker::check_never_assigned(Id group, Id topic, std::uint64_t first_assigned) {
   for (Id tp = 0; tp < symbols().tps(); ++tp) {
-    if (symbols().topic_of(tp) != topic || progress_.find(group, tp) != kNoId) continue;
-    const OffsetTable<GroupProgress::Ack>* acks = progress_.acks(tp);
+    if (symbols().topic_of(tp) != topic || progress_->find(group, tp) != kNoId) continue;
+    const OffsetTable<GroupProgress::Ack>* acks = progress_->acks(tp);
     if (acks == nullptr) continue;
     // Did it exist at the group's first assignment of the topic? Else when did it show itself?
     bool existed = false;
@@ -366,18 +364,18 @@ void UnseenChecker::finish() {
   // The topics each group was ever assigned a partition of, as (group, topic) ids, with the
   // group's first assignment of the topic.
   std::map<std::uint64_t, std::uint64_t> subscribed;
-  for (Id slot = 0; slot < progress_.partitions(); ++slot) {
-    if (const auto assigned = progress_.partition(slot).first_assigned) {
+  for (Id slot = 0; slot < progress_->partitions(); ++slot) {
+    if (const auto assigned = progress_->partition(slot).first_assigned) {
       const auto [it, fresh] =
-          subscribed.emplace(pack(progress_.group_of(slot), symbols().topic_of(progress_.tp_of(slot))), *assigned);
+          subscribed.emplace(pack(progress_->group_of(slot), symbols().topic_of(progress_->tp_of(slot))), *assigned);
       if (!fresh) it->second = std::min(it->second, *assigned);
     }
   }
-  for (const Id slot : progress_.by_name(symbols())) {
-    if (subscribed.contains(pack(progress_.group_of(slot), symbols().topic_of(progress_.tp_of(slot))))) check(slot);
+  for (const Id slot : progress_->by_name(symbols())) {
+    if (subscribed.contains(pack(progress_->group_of(slot), symbols().topic_of(progress_->tp_of(slot))))) check(slot);
   }
   for (const auto& [group_topic, first_assigned] : subscribed) {
-    if (progress_.deleted(static_cast<Id>(group_topic >> 32))) continue;
+    if (progress_->deleted(static_cast<Id>(group_topic >> 32))) continue;
     check_never_assigned(static_cast<Id>(group_topic >> 32), static_cast<Id>(group_topic & 0xffffffffU), first_assigned);
   }
 }

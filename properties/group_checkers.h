@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -190,11 +191,18 @@ class GroupProgress {
   Id tp_of(Id slot) const { return slots_.tp_of(slot); }
   // The slots ordered by (group name, topic name, partition).
   std::vector<Id> by_name(const Symbols& symbols) const;
-  // Per partition, the first acknowledgement of each offset (nullptr: none): its key under
-  // Keep::kKeys, the whole Ack under Keep::kAcks.
-  const OffsetTable<Id>* ack_keys(Id tp) const {
-    return tp < tps_.size() && !tps_[tp].keys.empty() ? &tps_[tp].keys : nullptr;
+  // f(offset, key) for each first acknowledgement in [from, to) of `tp`, whichever is kept;
+  // f returns whether to go on.
+  template <class F>
+  void for_each_ack_key(Id tp, std::int64_t from, std::int64_t to, F&& f) const {
+    if (tp >= tps_.size()) return;
+    if (keep_ == Keep::kKeys) {
+      tps_[tp].keys.for_each_in(from, to, f);
+    } else {
+      tps_[tp].acks.for_each_in(from, to, [&](std::int64_t offset, const Ack& a) { return f(offset, a.key); });
+    }
   }
+  // Per partition, the first acknowledgement of each offset (nullptr: none), under Keep::kAcks.
   const OffsetTable<Ack>* acks(Id tp) const {
     return tp < tps_.size() && !tps_[tp].acks.empty() ? &tps_[tp].acks : nullptr;
   }
@@ -233,17 +241,29 @@ class GroupProgress {
   std::vector<TopicPartition> tps_;    // by topic-partition id
 };
 
+// LostCommitChecker and UnseenChecker may share one GroupProgress (Keep::kAcks), fed by one of
+// them only: the other reads no events (kinds() is empty) and judges from it at finish.
+struct SharedProgress {
+  std::shared_ptr<GroupProgress> progress;
+  bool feeds;  // whether this checker shows it the events
+};
+
 class LostCommitChecker final : public Checker {
  public:
   // compacted_topics: the topics whose cleanup.policy includes compact (nullopt: any may be).
   explicit LostCommitChecker(std::optional<std::set<std::string>> compacted_topics = std::nullopt)
-      : progress_(GroupProgress::Keep::kKeys, std::move(compacted_topics)) {}
+      : progress_(std::make_shared<GroupProgress>(GroupProgress::Keep::kKeys, std::move(compacted_topics))) {}
+  explicit LostCommitChecker(SharedProgress shared) : progress_(std::move(shared.progress)), feeds_(shared.feeds) {}
   std::string_view name() const override { return "lost-commits"; }
-  void on_event(const HistoryEvent& e, const EventIds& ids) override { progress_.observe(e, ids, symbols()); }
+  KindSet kinds() const override { return feeds_ ? kAllKinds : KindSet{0}; }
+  void on_event(const HistoryEvent& e, const EventIds& ids) override {
+    if (feeds_) progress_->observe(e, ids, symbols());
+  }
   void finish() override;
 
  private:
-  GroupProgress progress_;
+  std::shared_ptr<GroupProgress> progress_;
+  bool feeds_ = true;
 };
 
 // Reports `unseen` when the group processed later offsets of the partition (it skipped the
@@ -262,9 +282,16 @@ class UnseenChecker final : public Checker {
   // may have removed (compacted_topics: the topics whose cleanup.policy includes compact;
   // nullopt: any may be).
   explicit UnseenChecker(Nanos required_before, std::optional<std::set<std::string>> compacted_topics = std::nullopt)
-      : required_before_(required_before), progress_(GroupProgress::Keep::kAcks, std::move(compacted_topics)) {}
+      : required_before_(required_before),
+        progress_(std::make_shared<GroupProgress>(GroupProgress::Keep::kAcks, std::move(compacted_topics))) {}
+  // `shared` keeps Keep::kAcks.
+  UnseenChecker(Nanos required_before, SharedProgress shared)
+      : required_before_(required_before), progress_(std::move(shared.progress)), feeds_(shared.feeds) {}
   std::string_view name() const override { return "unseen"; }
-  void on_event(const HistoryEvent& e, const EventIds& ids) override { progress_.observe(e, ids, symbols()); }
+  KindSet kinds() const override { return feeds_ ? kAllKinds : KindSet{0}; }
+  void on_event(const HistoryEvent& e, const EventIds& ids) override {
+    if (feeds_) progress_->observe(e, ids, symbols());
+  }
   void finish() override;
 
  private:
@@ -282,7 +309,8 @@ class UnseenChecker final : public Checker {
   static constexpr Nanos kNewPartitionGrace = 360 * kNanosPerSecond;
 
   Nanos required_before_;
-  GroupProgress progress_;
+  std::shared_ptr<GroupProgress> progress_;
+  bool feeds_ = true;
 };
 
 }  // namespace logsim::properties

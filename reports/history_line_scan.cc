@@ -8,6 +8,7 @@
 // reader checks escapes and UTF-8), a number that is not a plain integer of at most 18 digits,
 // a duplicate or unknown key, a value out of its range or of another type, or anything after
 // the closing brace but whitespace.
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -76,6 +77,17 @@ std::optional<OpKind> op_of(std::string_view op) {
   return properties::op_kind_from_name(op);
 }
 
+// For each byte of w (as loaded from memory on a little-endian machine) that is '"', '\\', below
+// 0x20 or 0x80 and above, a set high bit; the lowest set bit is exact (a borrow only marks bytes
+// after a true one).
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+constexpr std::uint64_t below(std::uint64_t w, std::uint8_t n) { return (w - kOnes * n) & ~w & kHighs; }
+constexpr std::uint64_t stops(std::uint64_t w) {
+  return below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1) | below(w, 0x20) | (w & kHighs);
+}
+static_assert(std::endian::native == std::endian::little, "the scanner reads strings eight bytes at a time, little-endian");
+
 class Scanner {
  public:
   explicit Scanner(std::string_view line) : p_(line.data()), end_(line.data() + line.size()) {}
@@ -103,6 +115,19 @@ class Scanner {
   bool string(std::string_view& out) {
     if (!take('"')) return false;
     const char* start = p_;
+    // Eight bytes at a time up to the first byte that is a quote, a backslash, a control
+    // character or not ASCII; then byte by byte, as for the line's last few bytes.
+    while (end_ - p_ >= 8) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, p_, 8);
+      const std::uint64_t special = stops(w);
+      if (special == 0) {
+        p_ += 8;
+        continue;
+      }
+      p_ += static_cast<unsigned>(__builtin_ctzll(special)) / 8;  // the first such byte (little-endian)
+      break;
+    }
     while (p_ < end_) {
       const auto c = static_cast<unsigned char>(*p_);
       if (c == '"') {

@@ -504,16 +504,13 @@ properties::CheckerOptions checker_options(const Scenario& scenario) {
   options.ignored = scenario.ignored;
   options.max_realtime_lag = scenario.max_realtime_lag;
   options.write_isolation = scenario.write_isolation;
+  // Groups owe what was acknowledged during the fault phase only when a quiet period follows it.
+  if (scenario.quiesce > 0) options.unseen_required_before = scenario.duration;
   return options;
 }
 
 std::vector<std::unique_ptr<properties::Checker>> scenario_checkers(const Scenario& scenario) {
-  const properties::CheckerOptions options = checker_options(scenario);
-  auto list = properties::default_checker_list(options);
-  if (scenario.quiesce > 0 && !(scenario.ignored.contains("unseen") && scenario.ignored.contains("liveness"))) {
-    list.push_back(std::make_unique<properties::UnseenChecker>(scenario.duration, options.compacted_topics));
-  }
-  return list;
+  return properties::default_checker_list(checker_options(scenario));
 }
 
 }  // namespace logsim::scenarios

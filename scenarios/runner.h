@@ -90,10 +90,11 @@ struct RunOutput {
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options);
 
-// What the run's checkers know of the scenario: its compacted topics and ignored anomalies.
+// What the run's checkers know of the scenario: its compacted topics, ignored anomalies, bounds
+// and, with a quiet period, the end of the fault phase (groups owe what came before: unseen).
 properties::CheckerOptions checker_options(const Scenario& scenario);
-// The checkers a run of the scenario attaches, one by one: the default ones and, with a quiet
-// period, the unseen checker. A CheckerSet of them ignores checker_options(scenario).ignored.
+// The checkers a run of the scenario attaches, one by one: the default ones for
+// checker_options(scenario). A CheckerSet of them ignores checker_options(scenario).ignored.
 std::vector<std::unique_ptr<properties::Checker>> scenario_checkers(const Scenario& scenario);
 
 // Compares a verdict with the scenario's `expect`: a scenario that demonstrates a known

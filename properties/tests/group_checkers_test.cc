@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -571,6 +573,48 @@ TEST(UnseenChecker, IsNotADefaultChecker) {
   ack.offset = Offset(0);
   history.append(ack);
   EXPECT_EQ(set.finish().outcome, Outcome::kPass);
+}
+
+// In the default list, lost-commit and unseen share one GroupProgress that one of them feeds:
+// each still judges, whichever of them is left out.
+class Forward final : public Checker {
+ public:
+  explicit Forward(CheckerSet& set) : set_(set) {}
+  std::string_view name() const override { return "forward"; }
+  void on_event(const HistoryEvent& e, const EventIds&) override { set_.observe(e); }
+
+ private:
+  CheckerSet& set_;
+};
+
+std::multiset<std::string> default_anomalies(std::optional<Nanos> required_before, std::set<std::string> ignored) {
+  CheckerOptions options;
+  options.unseen_required_before = required_before;
+  options.ignored = std::move(ignored);
+  options.ignored.insert("poll-skip");  // email's skip is one too; not this test's subject
+  CheckerSet set = default_checkers(options);
+  Forward forward(set);
+  Events h(forward);
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}});
+  h.assign("email-1", "email", 1, {{"orders", PartitionId(1)}});
+  h.acks(0, 0, 6);
+  h.acks(1, 0, 6);
+  h.processes("billing-1", "billing", 1, 0, 0, 3);
+  h.committed("billing-1", "billing", 1, 0, 5);  // past 3 and 4, never processed: lost-commit
+  h.processes("email-1", "email", 1, 1, 0, 2);
+  h.processes("email-1", "email", 1, 1, 4, 6);   // 2 and 3 skipped: unseen
+  std::multiset<std::string> found;
+  for (const Violation& v : set.finish().violations) found.insert(v.anomaly);
+  return found;
+}
+
+TEST(SharedGroupProgress, LostCommitAndUnseenEachJudgeWhicheverIsLeftOut) {
+  using Found = std::multiset<std::string>;
+  // billing never got past 3 (liveness), and committed past what it never processed.
+  EXPECT_EQ(default_anomalies(seconds(60), {}), (Found{"liveness", "lost-commit", "unseen"}));
+  EXPECT_EQ(default_anomalies(seconds(60), {"lost-commit"}), (Found{"liveness", "unseen"}));
+  EXPECT_EQ(default_anomalies(seconds(60), {"unseen", "liveness"}), (Found{"lost-commit"}));
+  EXPECT_EQ(default_anomalies(std::nullopt, {}), (Found{"lost-commit"})) << "without a cutoff, unseen is not judged";
 }
 
 // --- incarnations ------------------------------------------------------------------------

@@ -136,6 +136,33 @@ TEST(HistoryStream, TheScannerTakesLogsimsOwnLinesAndLeavesEscapesAndUnicode) {
   for (std::size_t i = 19; i < kValidLines.size(); ++i) EXPECT_FALSE(scan_history_line(kValidLines[i], 0, e)) << kValidLines[i];
 }
 
+// The scanner reads strings eight bytes at a time: a byte it must leave to the strict reader is
+// found at every position of a word and of the tail, and the bytes next to them in value
+// (space, DEL, '#', ']') are not mistaken for them.
+TEST(HistoryStream, TheScannerFindsEachByteItCannotTakeAtEveryPositionOfAString) {
+  for (std::size_t length = 1; length <= 26; ++length) {
+    for (std::size_t at = 0; at < length; ++at) {
+      for (const char c : {'\\', '\x01', '\x1f', '\x7f', '\x80', '\xff', ' ', '#', '!', ']', '"'}) {
+        std::string note(length, 'a');
+        note[at] = c;
+        const std::string line = R"({"at_ns":1,"op":"fault","note":")" + note + R"(","process":"p"})";
+        HistoryEvent e;
+        const bool scanned = scan_history_line(line, 0, e);
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\\' || u < 0x20 || u >= 0x80) {
+          EXPECT_FALSE(scanned) << "byte " << int{u} << " at " << at << " of " << length;
+        } else if (c == '"') {
+          EXPECT_FALSE(scanned) << "a quote inside ends the string early, and what follows is not JSON";
+        } else {
+          ASSERT_TRUE(scanned) << "byte " << int{u} << " at " << at << " of " << length;
+          EXPECT_EQ(e.note, note);
+          EXPECT_EQ(e.process, "p");
+        }
+      }
+    }
+  }
+}
+
 TEST(HistoryStream, SameEventsAsTheStrictReader) {
   std::string text;
   for (const auto& line : kValidLines) text += line + "\n";
