@@ -40,25 +40,27 @@ void SendSkipChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
 }
 
 void SendSkipChecker::finish() {
+  std::vector<std::uint64_t> own;  // the value ids of a transaction's sends to one partition, sorted
   for (Txn& txn : txns_) {
     bool reported = false;
     for (auto& [tp, sends] : txn.sends) {
       std::sort(sends.begin(), sends.end(), [](const Sent& a, const Sent& b) { return a.order < b.order; });
+      own.clear();
+      for (const Sent& s : sends) own.push_back(s.value_id);
+      std::sort(own.begin(), own.end());
       for (std::size_t i = 1; i < sends.size(); ++i) {
         const Sent& a = sends[i - 1];
         const Sent& b = sends[i];
         if (b.offset <= a.offset + 1) continue;  // adjacent, or out of order (nonmonotonic-send's)
         // The first record between them that is not this transaction's.
-        const auto& log = stored_[tp];
         std::uint64_t between = 0;
         std::int64_t at = -1;
-        for (auto it = log.upper_bound(a.offset); it != log.end() && it->first < b.offset; ++it) {
-          const auto owner = std::find_if(sends.begin(), sends.end(), [&](const Sent& s) { return s.value_id == it->second; });
-          if (owner != sends.end()) continue;
-          between = it->second;
-          at = it->first;
-          break;
-        }
+        stored_[tp].for_each_in(a.offset + 1, b.offset, [&](std::int64_t offset, std::uint64_t value) {
+          if (std::binary_search(own.begin(), own.end(), value)) return true;
+          between = value;
+          at = offset;
+          return false;
+        });
         if (at < 0) continue;
         ++count_;
         if (!write_isolation_ || reported) continue;
