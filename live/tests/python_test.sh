@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# logsim serve against confluent-kafka-python (Debian's python3-confluent-kafka, librdkafka
+# underneath) while scenarios/live/broker-crash.json crashes and restarts broker-2
+# (python/client_test.py); then the broker-side verdict and history of it.
+# Every wait is bounded; the server is stopped by its process id.
+# Usage: python_test.sh LOGSIM SOURCE_ROOT
+set -u
+logsim=$1 root=$2
+# Debian's module is for Debian's python3, not for another python3 first on PATH (pyenv, venvs).
+py=/usr/bin/python3
+if ! "$py" -c 'import confluent_kafka' 2>/dev/null; then
+  echo "FAIL $py cannot import confluent_kafka (scripts/install-deps installs python3-confluent-kafka)"
+  exit 1
+fi
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+"$logsim" serve "$root/scenarios/live/broker-crash.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bootstrap" \
+  --duration 200s --out "$tmp/run" > /dev/null 2> "$tmp/serve.err" &
+pid=$!
+for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
+[ -s "$tmp/bootstrap" ] || { echo "FAIL serve never wrote its bootstrap file"; tail -20 "$tmp/serve.err"; exit 1; }
+timeout 170 "$py" "$root/live/tests/python/client_test.py" "$(cat "$tmp/bootstrap")"
+rc=$?
+[ $rc -eq 124 ] && echo "FAIL the client did not finish in 170 s"
+kill -TERM "$pid"; wait "$pid"; serve_rc=$?; pid=
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; rc=1; }
+for line in "crash broker-2" "restart broker-2"; do
+  if grep -q "$line" "$tmp/serve.err"; then ok "serve logs: $line"; else bad "serve logs: $line"; fi
+done
+if [ $serve_rc -eq 0 ] && grep -q '"verdict": "pass"' "$tmp/run/summary.json"; then ok "the broker-side verdict is a pass"; else bad "the broker-side verdict is a pass (exit $serve_rc)"; fi
+h=$tmp/run/history.jsonl
+# Each of the 400 values acknowledged to the producer (its value ids: an idempotent producer's
+# records are identified by partition, producer id, epoch and sequence).
+acked=$(grep '"op":"send-ok"' "$h" | grep '"process":"py-payments"' | grep -o '"value_id":[0-9]*' | sort -u | wc -l)
+if [ "$acked" -ge 400 ]; then ok "the history has the producer's 400 acknowledgements ($acked)"; else bad "the history has the producer's 400 acknowledgements ($acked)"; fi
+if grep '"op":"commit-ok"' "$h" | grep -q '"group":"py-readers"'; then ok "the history has the group's accepted commits"; else bad "the history has the group's accepted commits"; fi
+if "$logsim" check "$h" > "$tmp/check.out" 2>&1; then ok "logsim check of the history passes"; else bad "logsim check of the history passes"; cat "$tmp/check.out"; fi
+[ $rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
+exit $rc
