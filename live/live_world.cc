@@ -128,6 +128,11 @@ void LiveWorld::boot(Slot& s) {
   s.state = NodeState::kUp;
   s.node = s.factory(*s.env);
   s.node->on_start();
+  changed(s);
+}
+
+void LiveWorld::changed(const Slot& s) {
+  if (on_state && !s.endpoint) on_state(s.id, s.state);
 }
 
 void LiveWorld::kill(Slot& s, bool tell_peers) {
@@ -166,6 +171,7 @@ void LiveWorld::crash(NodeId id) {
   fault(s, "crash");
   kill(s, true);
   s.state = NodeState::kCrashed;
+  changed(s);
 }
 
 void LiveWorld::power_loss(NodeId id) {
@@ -176,6 +182,7 @@ void LiveWorld::power_loss(NodeId id) {
   if (s.state == NodeState::kUp || s.state == NodeState::kPaused) {
     kill(s, false);
     s.state = NodeState::kCrashed;
+    changed(s);
   }
 }
 
@@ -187,6 +194,7 @@ void LiveWorld::stop(NodeId id) {
   s.node->on_stop();
   kill(s, true);
   s.state = NodeState::kDown;
+  changed(s);
 }
 
 void LiveWorld::remove(NodeId id) {
@@ -194,6 +202,7 @@ void LiveWorld::remove(NodeId id) {
   if (s.state == NodeState::kRemoved) return;
   kill(s, false);
   s.state = NodeState::kRemoved;
+  changed(s);
 }
 
 void LiveWorld::pause(NodeId id) {

@@ -125,6 +125,9 @@ class LiveWorld {
   // Called for every lifecycle change and link fault ("crash broker-2"), for logs and the
   // history.
   std::function<void(std::string_view what)> on_fault;
+  // Called after a node (not an endpoint) starts running (kUp) or stops (kCrashed, kDown,
+  // kRemoved): the server closes a dead broker's port and opens it again.
+  std::function<void(NodeId id, NodeState state)> on_state;
 
  private:
   class SlotEnv;
@@ -137,6 +140,7 @@ class LiveWorld {
   const Slot& slot(NodeId id) const;
   void boot(Slot& s);
   void kill(Slot& s, bool tell_peers);
+  void changed(const Slot& s);  // tells on_state
   void fault(const Slot& s, std::string_view what);
   void post_to(NodeId id, std::uint32_t incarnation, std::function<void(Node&)> run);
   void run_on(Slot& s, const std::function<void(Node&)>& run);

@@ -126,25 +126,53 @@ Server::~Server() {
 
 void Server::listen() {
   auto config = std::make_shared<GatewayConfig>(*config_);
+  acceptors_.resize(config->brokers.size());
   for (std::size_t i = 0; i < config->brokers.size(); ++i) {
     BrokerAddress& b = config->brokers[i];
     boost::system::error_code ec;
     const auto address = asio::ip::make_address(b.host, ec);
     if (ec) throw std::runtime_error("logsim serve: '" + b.host + "' is not an IP address");
-    auto acceptor = std::make_unique<tcp::acceptor>(world_.io());
-    const tcp::endpoint at(address, b.port);
-    acceptor->open(at.protocol(), ec);
-    if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) acceptor->bind(at, ec);
-    if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    ec = open(i, tcp::endpoint(address, b.port));
     if (ec) {
       throw std::runtime_error("logsim serve: cannot listen on " + b.host + ":" + std::to_string(b.port) + ": " + ec.message());
     }
-    b.port = acceptor->local_endpoint().port();
-    acceptors_.push_back(std::move(acceptor));
+    b.port = acceptors_[i]->local_endpoint().port();
   }
   config_ = std::move(config);
   for (std::size_t i = 0; i < acceptors_.size(); ++i) accept(i);
+  world_.on_state = [this](NodeId node, NodeState state) { broker_state(node, state); };
+}
+
+boost::system::error_code Server::open(std::size_t broker, const tcp::endpoint& at) {
+  boost::system::error_code ec;
+  auto acceptor = std::make_unique<tcp::acceptor>(world_.io());
+  acceptor->open(at.protocol(), ec);
+  if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor->bind(at, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (!ec) acceptors_[broker] = std::move(acceptor);
+  return ec;
+}
+
+void Server::broker_state(NodeId node, NodeState state) {
+  for (std::size_t i = 0; i < config_->brokers.size(); ++i) {
+    if (config_->brokers[i].node != node) continue;
+    const BrokerAddress& b = config_->brokers[i];
+    if (state != NodeState::kUp) {
+      if (acceptors_[i]) {
+        boost::system::error_code ignored;
+        acceptors_[i]->close(ignored);  // the pending accept ends with operation_aborted
+        acceptors_[i].reset();
+      }
+    } else if (!acceptors_[i]) {
+      const auto ec = open(i, tcp::endpoint(asio::ip::make_address(b.host), b.port));
+      if (ec) {
+        if (log) log("cannot listen on " + b.host + ":" + std::to_string(b.port) + " again: " + ec.message());
+      } else {
+        accept(i);
+      }
+    }
+  }
 }
 
 std::string Server::bootstrap() const {
@@ -154,8 +182,10 @@ std::string Server::bootstrap() const {
 }
 
 void Server::accept(std::size_t broker) {
-  acceptors_[broker]->async_accept([this, alive = alive_, broker](const boost::system::error_code& ec, tcp::socket socket) {
-    if (!*alive || ec) return;
+  tcp::acceptor* const listener = acceptors_[broker].get();
+  listener->async_accept([this, alive = alive_, broker, listener](const boost::system::error_code& ec, tcp::socket socket) {
+    // A listener closed since (its broker went away) ends here; a new one has its own accept.
+    if (!*alive || ec || acceptors_[broker].get() != listener) return;
     ++accepted_;
     socket.set_option(tcp::no_delay(true));
     auto c = std::make_shared<Connection>(*this, std::move(socket), config_->brokers[broker].node);
@@ -170,9 +200,10 @@ void Server::closed(Connection* c) {
 }
 
 void Server::close() {
+  world_.on_state = nullptr;
   for (auto& a : acceptors_) {
     boost::system::error_code ignored;
-    a->close(ignored);
+    if (a) a->close(ignored);
   }
   const std::vector<std::shared_ptr<Connection>> open = connections_;
   for (const auto& c : open) c->close("");

@@ -9,6 +9,10 @@
 // connection (its broker crashed, or it could not decode a request) the socket is closed and
 // the gateway node removed from the world.
 //
+// A broker whose process is not running (crashed, stopped, removed) has no listener: its port
+// refuses connections, as a dead process's would (a client then sees "connection refused", not
+// a connection closed after it was accepted); when the broker runs again its port listens again.
+//
 // Binding: every listener binds the address it is given; the caller (the CLI) is the one that
 // insists on loopback unless asked otherwise. A port of 0 takes an ephemeral port, which
 // listen() then writes back into the gateway config, so Metadata advertises the real one.
@@ -52,7 +56,10 @@ class Server {
   class Connection;
 
  private:
+  // Opens broker i's listener on its address; returns the error, if any.
+  boost::system::error_code open(std::size_t broker, const boost::asio::ip::tcp::endpoint& at);
   void accept(std::size_t broker);
+  void broker_state(NodeId node, NodeState state);
   void closed(Connection* c);
 
   LiveWorld& world_;

@@ -153,6 +153,34 @@ TEST_F(Fixture, ACrashTellsThePeersAndASendToTheDeadNodeIsRefused) {
   EXPECT_EQ(world.state(a), NodeState::kCrashed);
 }
 
+// on_state hears each time a node starts running or stops (the server opens and closes a
+// broker's port on it), in order, and never of an endpoint or a pause.
+TEST_F(Fixture, EveryStartAndEndOfANodesProcessIsReportedButNotAnEndpointsOrAPause) {
+  std::vector<std::string> states;
+  world.on_state = [&](NodeId id, NodeState state) {
+    states.push_back(std::to_string(id.value()) + " " + std::string(node_state_name(state)));
+  };
+  const NodeId a = add();
+  const NodeId endpoint = world.add_node("c", [this](Env& env) { return std::make_unique<Probe>(env, log); },
+                                         std::make_unique<MemDisk>(), /*endpoint=*/true);
+  world.start(a);
+  world.start(endpoint);
+  world.pause(a);
+  world.resume(a);
+  world.crash(a);
+  world.crash(a);  // already down: nothing
+  world.restart(a);
+  world.restart(a);  // a running node is crashed first
+  world.power_loss(a);
+  world.start(a);
+  world.stop(a);
+  world.start(a);
+  world.remove(a);
+  world.remove(endpoint);
+  EXPECT_EQ(states, (std::vector<std::string>{"0 up", "0 crashed", "0 up", "0 crashed", "0 up", "0 crashed", "0 up",
+                                              "0 down", "0 up", "0 removed"}));
+}
+
 TEST_F(Fixture, APausedNodeHandlesNothingUntilResumedThenAllInArrivalOrder) {
   const NodeId a = add(), b = add();
   world.start(a);

@@ -24,8 +24,17 @@ trap cleanup EXIT
 pid=$!
 for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
 [ -s "$tmp/bootstrap" ] || { echo "FAIL serve never wrote its bootstrap file"; tail -20 "$tmp/serve.err"; exit 1; }
+# Meanwhile, broker-2's port: listening, refusing connections while it is crashed (5 s to 10 s
+# after start), then listening again. 160 probes, 0.1 s apart.
+port2=$(cut -d, -f2 "$tmp/bootstrap" | cut -d: -f2)
+(for _ in $(seq 1 160); do
+   if timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port2" 2>/dev/null; then echo up; else echo refused; fi
+   sleep 0.1
+ done > "$tmp/probes") &
+probe_pid=$!
 timeout 170 "$py" "$root/live/tests/python/client_test.py" "$(cat "$tmp/bootstrap")"
 rc=$?
+wait "$probe_pid"
 [ $rc -eq 124 ] && echo "FAIL the client did not finish in 170 s"
 kill -TERM "$pid"; wait "$pid"; serve_rc=$?; pid=
 ok() { echo "ok   $1"; }
@@ -33,6 +42,8 @@ bad() { echo "FAIL $1"; rc=1; }
 for line in "crash broker-2" "restart broker-2"; do
   if grep -q "$line" "$tmp/serve.err"; then ok "serve logs: $line"; else bad "serve logs: $line"; fi
 done
+if [ "$(uniq "$tmp/probes" | tr '\n' ' ')" = "up refused up " ]; then ok "broker-2's port refuses connections while it is crashed, and only then"
+else bad "broker-2's port refuses connections while it is crashed, and only then: $(uniq -c "$tmp/probes" | tr '\n' ' ')"; fi
 if [ $serve_rc -eq 0 ] && grep -q '"verdict": "pass"' "$tmp/run/summary.json"; then ok "the broker-side verdict is a pass"; else bad "the broker-side verdict is a pass (exit $serve_rc)"; fi
 h=$tmp/run/history.jsonl
 # Each of the 400 values acknowledged to the producer (its value ids: an idempotent producer's
