@@ -443,7 +443,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
   wopts.network = scenario.cluster.network;
   wopts.record_trace = options.record_trace;
   sim::World world(options.seed, wopts);
-  RunContext ctx{out.history, world, {}};
+  RunContext ctx{out.history, [&world] { return world.now(); }, {}};
   ctx.poison_salt = world.stream("failures").next_u64();
   ctx.plants = scenario.plants;
   const RunSteps steps = sort_steps(scenario, world);

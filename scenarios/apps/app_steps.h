@@ -43,7 +43,7 @@ class AppSteps {
   // Arms a timer for each step not begun yet (at once for one already due).
   void arm(Env& env, const RunContext& ctx) const {
     for (const Entry& e : steps_) {
-      if (!ctx.step_begun.at(e.index)) env.set_timer(std::max<Nanos>(0, e.at - ctx.world.now()), kAppStepTagBase + e.index);
+      if (!ctx.step_begun.at(e.index)) env.set_timer(std::max<Nanos>(0, e.at - ctx.now()), kAppStepTagBase + e.index);
     }
   }
   // The step this timer is for, now marked begun; none for any other timer.

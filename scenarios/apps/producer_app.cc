@@ -71,7 +71,7 @@ std::optional<ZipfDistribution> ProducerApp::zipf_for(const KeySpec& keys) {
 }
 
 void ProducerApp::on_start() {
-  const Nanos wait = spec_.start > ctx_.world.now() ? spec_.start - ctx_.world.now() : 0;
+  const Nanos wait = spec_.start > ctx_.now() ? spec_.start - ctx_.now() : 0;
   // A transactional producer's start fences every earlier one with its transactional.id
   // (InitProducerId), so the application starts it when it starts sending, not before.
   if (producer_.transactional() && wait > 0) {

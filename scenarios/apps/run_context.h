@@ -1,10 +1,12 @@
 // What the simulated applications share with the harness: the history they record into, the
-// world's true clock (history times are true simulated time, not a node's skewed clock), and
+// world's true clock (history times are true simulated time, not a node's skewed clock; live,
+// the live world's), and
 // workload progress that survives an application's restart (the test driver's memory, not
 // the application's).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -15,7 +17,7 @@
 #include "engine/env/rng.h"
 #include "engine/protocol/messages.h"
 #include "properties/history.h"
-#include "sim/world.h"
+#include "engine/base/types.h"
 
 namespace logsim::scenarios {
 
@@ -27,7 +29,7 @@ struct ProducerProgress {
 
 struct RunContext {
   properties::History& history;
-  const sim::World& world;
+  std::function<Nanos()> now;  // the world's true time
   std::map<std::string, ProducerProgress> producers;  // by producer name
   std::uint64_t last_value_id = 0;  // values are numbered 1, 2, ... across all producers
   std::uint64_t poison_salt = 0;    // which records are poison (drawn from the seed)
@@ -47,7 +49,7 @@ struct RunContext {
 
   properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const {
     properties::HistoryEvent e;
-    e.at = world.now();
+    e.at = now();
     e.kind = kind;
     e.process = process;
     return e;
