@@ -32,6 +32,8 @@
 #include "reports/atomic_file.h"
 #include "reports/history_jsonl.h"
 #include "reports/run_dir.h"
+#include "scenarios/apps/admin_app.h"
+#include "scenarios/apps/run_context.h"
 #include "scenarios/runner.h"
 #include "scenarios/cluster.h"
 #include "scenarios/loader.h"
@@ -286,6 +288,7 @@ std::vector<std::unique_ptr<asio::steady_timer>> arm_timeline(asio::io_context& 
                                                               const Scenario& s, const std::function<void(std::string_view)>& log) {
   std::vector<std::unique_ptr<asio::steady_timer>> steps;
   for (const auto& step : s.timeline) {
+    if (step.is_admin()) continue;  // the admin node's (start_admin)
     if (!applies_live(step)) {
       log("the timeline's " + std::string(step.name()) + " step has no live effect (it acts on the scenario's own clients)");
       continue;
@@ -297,6 +300,39 @@ std::vector<std::unique_ptr<asio::steady_timer>> arm_timeline(asio::io_context& 
     steps.push_back(std::move(t));
   }
   return steps;
+}
+
+// The scenario's topic and group admin steps, carried out by an admin client node on the live
+// world (the engine's AdminClient and GroupAdmin, as in simulation), each at its time from now.
+// What it records (the outcomes, an executed reset's seeks) reaches the history through the
+// recorder, in order with the gateways' observations.
+struct LiveAdmin {
+  std::vector<scenarios::TimelineStep> steps;  // the scenario's admin steps, at times on the world's clock
+  properties::History history;                 // what the admin node records, handed to the recorder
+  std::unique_ptr<scenarios::RunContext> ctx;
+};
+
+std::unique_ptr<LiveAdmin> start_admin(live::LiveWorld& world, const Scenario& s, const scenarios::ClusterIds& ids,
+                                       const std::shared_ptr<ServeRecorder>& recorder) {
+  auto admin = std::make_unique<LiveAdmin>();
+  for (const auto& step : s.timeline) {
+    if (!step.is_admin()) continue;
+    admin->steps.push_back(step);
+    admin->steps.back().at += world.now();
+  }
+  if (admin->steps.empty()) return nullptr;
+  admin->history.observe([recorder](const properties::HistoryEvent& e) { recorder->external(e); });
+  admin->ctx.reset(new scenarios::RunContext{admin->history, [&world] { return world.now(); }, {}});
+  std::vector<const scenarios::TimelineStep*> steps;
+  for (const auto& step : admin->steps) steps.push_back(&step);
+  const NodeId node = world.add_node(
+      "admin",
+      [steps, &s, ctx = admin->ctx.get(), ids](Env& env) {
+        return std::make_unique<scenarios::AdminApp>(env, steps, s.cluster.config, *ctx, ids.controller, ids.brokers);
+      },
+      std::make_unique<live::MemDisk>(), /*endpoint=*/true);
+  world.start(node);
+  return admin;
 }
 
 // How much one turn of the recorder reads when the server is idle (see run_until_stopped): a
@@ -454,6 +490,7 @@ int serve_command(const ServeArgs& args) {
     }
   }
   const auto steps = arm_timeline(io, world, *faults, scenario, log);
+  const auto admin = start_admin(world, scenario, ids, recorder);
   run_until_stopped(io, server, *recorder, p->duration, log);
   log(fmt::format("served {} connections; client faults: {} answers delayed, {} lost, {} connections reset, {} errors injected",
                   server.accepted(), faults->delayed, faults->lost, faults->resets, faults->errors));

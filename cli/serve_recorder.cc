@@ -142,6 +142,8 @@ void ServeRecorder::txn(const TxnStep& step) { noted_.push_back({now_(), step});
 
 void ServeRecorder::fault(const std::string& what) { noted_.push_back({now_(), Fault{what}}); }
 
+void ServeRecorder::external(properties::HistoryEvent e) { noted_.push_back({now_(), Made{std::move(e)}}); }
+
 void ServeRecorder::drain(std::uint64_t bytes_max) {
   std::uint64_t bytes = 0;
   while (!noted_.empty() && (bytes == 0 || bytes < bytes_max)) {
@@ -378,6 +380,12 @@ void ServeRecorder::record(const TxnStep& n) {
 void ServeRecorder::record(const Fault& n) {
   HistoryEvent e = event(OpKind::kFault, "serve");
   e.note = n.what;
+  history_.append(std::move(e));
+}
+
+void ServeRecorder::record(const Made& n) {
+  HistoryEvent e = n.event;
+  e.at = at_;
   history_.append(std::move(e));
 }
 

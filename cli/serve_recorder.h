@@ -68,6 +68,9 @@ class ServeRecorder final : public live::GatewayObserver {
   void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) override;
   void txn(const TxnStep& step) override;
   void fault(const std::string& what);
+  // An event another part of serve made (the admin steps' outcomes), recorded as it is, in its
+  // place among the gateways' observations (its `at` is replaced by the time it is noted).
+  void external(properties::HistoryEvent e);
 
   // How many observations wait to be recorded.
   std::size_t noted() const { return noted_.size(); }
@@ -111,9 +114,12 @@ class ServeRecorder final : public live::GatewayObserver {
   struct Fault {
     std::string what;
   };
+  struct Made {
+    properties::HistoryEvent event;
+  };
   struct Noted {
     Nanos at = 0;
-    std::variant<ProduceSent, ProduceAnswered, Served, CommitSent, CommitAnswered, TxnStep, Fault> what;
+    std::variant<ProduceSent, ProduceAnswered, Served, CommitSent, CommitAnswered, TxnStep, Fault, Made> what;
   };
   void record(const ProduceSent& n);
   void record(const ProduceAnswered& n);
@@ -122,6 +128,7 @@ class ServeRecorder final : public live::GatewayObserver {
   void record(const CommitAnswered& n);
   void record(const TxnStep& n);
   void record(const Fault& n);
+  void record(const Made& n);
 
   struct Send {
     std::string client, topic;

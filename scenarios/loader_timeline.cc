@@ -205,6 +205,12 @@ std::string check_group(const JsonReader& r, const Scenario& s) {
   r.fail("unknown group \"" + name + "\"", guess ? "did you mean \"" + *guess + "\"?" : "a group defined under /groups");
 }
 
+// The group a group admin step names: one under /groups; or, in a scenario without groups (one
+// for logsim serve, whose groups are its real clients'), any.
+std::string check_admin_group(const JsonReader& r, const Scenario& s) {
+  return s.groups.empty() ? r.string() : check_group(r, s);
+}
+
 // A reset's or a seek's "to": the mode and its value, as in ResetOffsetsRequest.
 std::pair<engine::ResetMode, std::int64_t> read_reset_to(const JsonReader& to) {
   const std::string expected =
@@ -378,7 +384,7 @@ steps::AlterConfig read(Tag<steps::AlterConfig>, const JsonReader& step, const S
 Keys keys(Tag<steps::ResetOffsets>) { return {"group", "topic", "to", "execute"}; }
 steps::ResetOffsets read(Tag<steps::ResetOffsets>, const JsonReader& step, const StepContext& c) {
   steps::ResetOffsets reset;
-  reset.group = check_group(step.at("group"), c.s);
+  reset.group = check_admin_group(step.at("group"), c.s);
   reset.request.group_id = reset.group;
   if (auto v = step.get("topic")) reset.request.topics.push_back({v->string(), {}});  // checked with the admin steps
   reset.request.execute = true;
@@ -390,25 +396,25 @@ steps::ResetOffsets read(Tag<steps::ResetOffsets>, const JsonReader& step, const
 Keys keys(Tag<steps::DeleteOffsets>) { return {"group", "topic"}; }
 steps::DeleteOffsets read(Tag<steps::DeleteOffsets>, const JsonReader& step, const StepContext& c) {
   steps::DeleteOffsets del;
-  del.group = check_group(step.at("group"), c.s);
+  del.group = check_admin_group(step.at("group"), c.s);
   del.topic = step.at("topic").string();
   return del;
 }
 
 Keys keys(Tag<steps::DeleteGroup>) { return {"group"}; }
 steps::DeleteGroup read(Tag<steps::DeleteGroup>, const JsonReader& step, const StepContext& c) {
-  return {check_group(step.at("group"), c.s)};
+  return {check_admin_group(step.at("group"), c.s)};
 }
 
 Keys keys(Tag<steps::DescribeGroup>) { return {"group"}; }
 steps::DescribeGroup read(Tag<steps::DescribeGroup>, const JsonReader& step, const StepContext& c) {
-  return {check_group(step.at("group"), c.s)};
+  return {check_admin_group(step.at("group"), c.s)};
 }
 
 Keys keys(Tag<steps::RemoveStaticMembers>) { return {"group", "instances"}; }
 steps::RemoveStaticMembers read(Tag<steps::RemoveStaticMembers>, const JsonReader& step, const StepContext& c) {
   steps::RemoveStaticMembers r;
-  r.group = check_group(step.at("group"), c.s);
+  r.group = check_admin_group(step.at("group"), c.s);
   for (const auto& v : step.at("instances").items()) {
     r.instances.push_back(v.string());
     if (r.instances.back().empty()) v.fail("found an empty group.instance.id", "a member's group.instance.id");

@@ -133,6 +133,28 @@ TEST(Timeline, ClientFaultsAreCheckedAsTheyLoad) {
   EXPECT_EQ(refused(R"({"at": "1s", "action": "client-faults", "for": "2s", "reset": 0.5})"), "");
 }
 
+// A scenario without groups (one for logsim serve) may name its real clients' groups in group
+// admin steps; one with groups must name one of them; add-member always needs a defined group.
+TEST(Timeline, GroupAdminStepsNameAnyGroupOnlyInAScenarioWithoutGroups) {
+  const auto refused = [](const std::string& groups, const std::string& step) {
+    const std::string doc = R"({"name": "x", "cluster": {"brokers": 3}, "topics": [{"name": "t"}],)" + groups +
+                            R"( "timeline": [)" + step + "]}";
+    try {
+      parse_scenario(doc, "x.json");
+    } catch (const ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string none;
+  const std::string billing = R"("groups": [{"name": "billing", "topics": ["t"], "members": 1}],)";
+  const std::string reset = R"({"at": "1s", "action": "reset-offsets", "group": "readers", "topic": "t", "to": "earliest"})";
+  EXPECT_EQ(refused(none, reset), "");
+  EXPECT_EQ(refused(none, R"({"at": "1s", "action": "delete-group", "group": "readers"})"), "");
+  EXPECT_NE(refused(billing, reset).find("unknown group \"readers\""), std::string::npos) << refused(billing, reset);
+  EXPECT_NE(refused(none, R"({"at": "1s", "action": "add-member", "group": "readers"})").find("unknown group"), std::string::npos);
+}
+
 TEST(Timeline, KindsSayWhoCarriesAStepOut) {
   const Scenario s = parse_scenario(kEveryAction, "every-action.json");
   std::vector<std::string> admin, group_admin, app;
