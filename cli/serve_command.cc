@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/exit_codes.h"
@@ -307,7 +308,7 @@ std::vector<std::unique_ptr<asio::steady_timer>> arm_timeline(asio::io_context& 
 // What it records (the outcomes, an executed reset's seeks) reaches the history through the
 // recorder, in order with the gateways' observations.
 struct LiveAdmin {
-  std::vector<scenarios::TimelineStep> steps;  // the scenario's admin steps, at times on the world's clock
+  std::vector<scenarios::TimelineStep> steps;  // the scenario's admin steps
   properties::History history;                 // what the admin node records, handed to the recorder
   std::unique_ptr<scenarios::RunContext> ctx;
 };
@@ -316,13 +317,19 @@ std::unique_ptr<LiveAdmin> start_admin(live::LiveWorld& world, const Scenario& s
                                        const std::shared_ptr<ServeRecorder>& recorder) {
   auto admin = std::make_unique<LiveAdmin>();
   for (const auto& step : s.timeline) {
-    if (!step.is_admin()) continue;
-    admin->steps.push_back(step);
-    admin->steps.back().at += world.now();
+    if (step.is_admin()) admin->steps.push_back(step);
   }
   if (admin->steps.empty()) return nullptr;
   admin->history.observe([recorder](const properties::HistoryEvent& e) { recorder->external(e); });
-  admin->ctx.reset(new scenarios::RunContext{admin->history, [&world] { return world.now(); }, {}});
+  // The node's clock starts at 0 when it first reads it (in on_start, where it arms the steps), so
+  // the timeline's times count from now and a step at 0 is not already behind. The events'
+  // times are the recorder's (external), on the world's clock.
+  auto clock = [&world, start = std::optional<Nanos>()]() mutable {
+    const Nanos now = world.now();
+    if (!start) start = now;
+    return now - *start;
+  };
+  admin->ctx.reset(new scenarios::RunContext{admin->history, std::move(clock), {}});
   std::vector<const scenarios::TimelineStep*> steps;
   for (const auto& step : admin->steps) steps.push_back(&step);
   const NodeId node = world.add_node(

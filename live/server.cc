@@ -127,6 +127,7 @@ Server::~Server() {
 void Server::listen() {
   auto config = std::make_shared<GatewayConfig>(*config_);
   acceptors_.resize(config->brokers.size());
+  listening_.resize(config->brokers.size());
   for (std::size_t i = 0; i < config->brokers.size(); ++i) {
     BrokerAddress& b = config->brokers[i];
     boost::system::error_code ec;
@@ -150,7 +151,10 @@ boost::system::error_code Server::open(std::size_t broker, const tcp::endpoint& 
   if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) acceptor->bind(at, ec);
   if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
-  if (!ec) acceptors_[broker] = std::move(acceptor);
+  if (!ec) {
+    acceptors_[broker] = std::move(acceptor);
+    ++listening_[broker];
+  }
   return ec;
 }
 
@@ -182,10 +186,10 @@ std::string Server::bootstrap() const {
 }
 
 void Server::accept(std::size_t broker) {
-  tcp::acceptor* const listener = acceptors_[broker].get();
-  listener->async_accept([this, alive = alive_, broker, listener](const boost::system::error_code& ec, tcp::socket socket) {
+  acceptors_[broker]->async_accept([this, alive = alive_, broker, opened = listening_[broker]](const boost::system::error_code& ec,
+                                                                                               tcp::socket socket) {
     // A listener closed since (its broker went away) ends here; a new one has its own accept.
-    if (!*alive || ec || acceptors_[broker].get() != listener) return;
+    if (!*alive || ec || listening_[broker] != opened || !acceptors_[broker]) return;
     ++accepted_;
     socket.set_option(tcp::no_delay(true));
     auto c = std::make_shared<Connection>(*this, std::move(socket), config_->brokers[broker].node);

@@ -64,7 +64,8 @@ class Server {
 
   LiveWorld& world_;
   std::shared_ptr<const GatewayConfig> config_;  // with the bound ports, once listening
-  std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
+  std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;  // null while the broker is not running
+  std::vector<std::uint64_t> listening_;  // per broker, how many times its listener was opened
   std::vector<std::shared_ptr<Connection>> connections_;
   std::uint64_t accepted_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -143,7 +143,11 @@ void GroupInterferenceChecker::on_process(const HistoryEvent& e, const EventIds&
     if (candidate.group == pending.group) continue;
     const Set* set = first_set(candidate, offset);
     if (set == nullptr) continue;
-    if (setter == nullptr || symbols().group(candidate.group) < symbols().group(setter_group)) {
+    // Of two incarnations of one name (a group deleted and used again), the later setting, as
+    // a list of setters newest first would give.
+    const auto& name = symbols().group(candidate.group);
+    if (setter == nullptr || name < symbols().group(setter_group) ||
+        (name == symbols().group(setter_group) && set->event > setter->event)) {
       setter = set;
       setter_group = candidate.group;
     }

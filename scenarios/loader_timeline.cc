@@ -208,7 +208,10 @@ std::string check_group(const JsonReader& r, const Scenario& s) {
 // The group a group admin step names: one under /groups; or, in a scenario without groups (one
 // for logsim serve, whose groups are its real clients'), any.
 std::string check_admin_group(const JsonReader& r, const Scenario& s) {
-  return s.groups.empty() ? r.string() : check_group(r, s);
+  if (!s.groups.empty()) return check_group(r, s);
+  std::string name = r.string();
+  if (name.empty()) r.fail("an empty group name", "the group.id of the group the step acts on");
+  return name;
 }
 
 // A reset's or a seek's "to": the mode and its value, as in ResetOffsetsRequest.

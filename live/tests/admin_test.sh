@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # logsim serve carries out a scenario's topic and group admin steps in wall-clock time
-# (scenarios/live/admin-steps.json) while kcat uses the cluster: at 2 s 'audit' is created and
+# (scenarios/live/admin-steps.json) while kcat uses the cluster: at 0 s 'audit' is created, at 2 s
 # 'orders' grows from 2 to 4 partitions; a group 'readers' reads orders and leaves; at 12 s the
 # group is reset to the earliest offsets, and when it joins again it reads everything again.
 # Then the steps' outcomes in the broker-side history. Every wait is bounded; the server is

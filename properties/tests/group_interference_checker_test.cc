@@ -45,6 +45,13 @@ class Events {
     HistoryEvent e = at(OpKind::kSeek, process, group, 0, offset);
     return append(e);
   }
+  // An admin's successful delete-group: the name's next events are a new group (symbols.h).
+  std::uint64_t deleted(const std::string& group) {
+    HistoryEvent e = base(OpKind::kAdmin, "admin", group);
+    e.error = "NONE";
+    e.note = "delete-group " + group + ": done";
+    return append(e);
+  }
   std::vector<Violation> finish() {
     checker_.finish();
     return checker_.violations();
@@ -160,6 +167,26 @@ TEST(GroupInterferenceChecker, OffsetsCommittedOutOfOrderAreAllRemembered) {
   EXPECT_NE(v[0].explanation.find("committed at event #" + std::to_string(audit_18)), std::string::npos) << v[0].explanation;
   EXPECT_EQ(v[1].first_event, at_30);
   EXPECT_NE(v[1].explanation.find("committed at event #" + std::to_string(first_30)), std::string::npos) << v[1].explanation;
+}
+
+// Two incarnations of one group name both set the offset: the later setting is named.
+TEST(GroupInterferenceChecker, OfTwoIncarnationsOfAGroupThatSetTheOffsetTheLaterIsNamed) {
+  GroupInterferenceChecker c;
+  Events h(c);
+  h.assign("a1", "audit", {{"t", PartitionId(0)}});
+  h.committed("a1", "audit", 10);
+  h.deleted("audit");
+  h.assign("a2", "audit", {{"t", PartitionId(0)}});
+  const std::uint64_t later = h.committed("a2", "audit", 10);
+  h.assign("b1", "billing", {{"t", PartitionId(0)}});
+  h.committed("b1", "billing", 3);
+  h.assign("b1", "billing", {});
+  h.assign("b2", "billing", {{"t", PartitionId(0)}});
+  h.process("b2", "billing", 10);
+  const auto v = h.finish();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].members, (std::vector<std::string>{"b2", "a2"}));
+  EXPECT_NE(v[0].explanation.find("committed at event #" + std::to_string(later)), std::string::npos) << v[0].explanation;
 }
 
 TEST(GroupInterferenceChecker, AResetAimedAtTheGroupExplainsTheStart) {

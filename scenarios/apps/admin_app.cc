@@ -24,8 +24,9 @@ AdminApp::AdminApp(Env& env, std::vector<const TimelineStep*> steps, const Broke
 
 void AdminApp::on_start() {
   // Steps still ahead (after a restart, those behind are done or lost with the old process).
+  const Nanos now = ctx_.now();
   for (std::size_t i = 0; i < steps_.size(); ++i) {
-    if (steps_[i]->at >= ctx_.now()) env_.set_timer(steps_[i]->at - ctx_.now(), kStepTagBase + i);
+    if (steps_[i]->at >= now) env_.set_timer(steps_[i]->at - now, kStepTagBase + i);
   }
 }
 
