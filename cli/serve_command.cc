@@ -11,6 +11,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <functional>
@@ -154,6 +155,13 @@ void apply(live::LiveWorld& world, live::ClientFaults& faults, const scenarios::
                    }
                  },
                  [&](const Clog& c) { world.clog(id(c.target), world.now() + c.length); },
+                 [&](const SetNetwork& n) {
+                   const sim::LinkOptions& o = n.network;
+                   world.shape(n.target ? std::optional(id(*n.target)) : std::nullopt,
+                               live::LinkShape{o.latency_min_ns, o.latency_mean_ns, o.tail_probability, o.tail_latency_ns_max,
+                                               o.loss_probability, o.duplicate_probability, o.reorder});
+                 },
+                 [&](const ClockSkew& c) { world.set_clock(id(c.target), c.offset, c.drift_ppm); },
                  [&](const ClientFaults& f) {
                    live::ClientFaultRule rule{std::nullopt, world.now() + f.length, f.delay, f.drop, f.reset, f.error, f.error_share};
                    if (f.target) rule.broker = id(*f.target);
@@ -172,7 +180,7 @@ bool applies_live(const scenarios::TimelineStep& step) {
   using namespace scenarios::steps;
   return step.is<Crash>() || step.is<PowerLoss>() || step.is<Stop>() || step.is<Restart>() || step.is<Pause>() ||
          step.is<Resume>() || step.is<Heal>() || step.is<Isolate>() || step.is<Partition>() || step.is<Clog>() ||
-         step.is<ClientFaults>();
+         step.is<ClientFaults>() || step.is<SetNetwork>() || step.is<ClockSkew>();
 }
 
 // Asks a broker for a group's coordinator every 20 ms until one is named. The first such
@@ -292,6 +300,13 @@ std::vector<std::unique_ptr<asio::steady_timer>> arm_timeline(asio::io_context& 
     if (step.is_admin()) continue;  // the admin node's (start_admin)
     if (!applies_live(step)) {
       log("the timeline's " + std::string(step.name()) + " step has no live effect (it acts on the scenario's own clients)");
+      continue;
+    }
+    const std::vector<std::string> named = step.nodes();
+    if (const auto gone = std::find_if(named.begin(), named.end(), [&](const std::string& n) { return !world.find(n); });
+        gone != named.end()) {
+      log("the timeline's " + std::string(step.name()) + " step at " + std::to_string(to_millis(step.at)) + "ms names " + *gone +
+          ", one of the scenario's own clients, which do not run in live mode: skipped");
       continue;
     }
     auto t = std::make_unique<asio::steady_timer>(io, std::chrono::nanoseconds(step.at));

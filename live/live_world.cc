@@ -4,6 +4,8 @@
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "engine/base/assert.h"
 #include "engine/env/answer_routes.h"
@@ -28,7 +30,7 @@ class LiveWorld::SlotEnv final : public Env {
  public:
   SlotEnv(LiveWorld& world, Slot& slot) : world_(world), slot_(slot) {}
   NodeId self() const override;
-  Nanos now() const override { return world_.now(); }
+  Nanos now() const override { return world_.local_now(slot_); }
   TimerId set_timer(Nanos delay, std::uint64_t tag) override { return world_.arm_timer(slot_, delay, tag); }
   void cancel_timer(TimerId id) override { world_.disarm_timer(slot_, id); }
   void send(NodeId to, Message msg) override { world_.send(slot_, to, std::move(msg)); }
@@ -52,7 +54,14 @@ struct LiveWorld::Slot {
   std::unique_ptr<Node> node;
   NodeState state = NodeState::kDown;
   std::uint32_t incarnation = 0;
-  std::map<TimerId, std::unique_ptr<asio::steady_timer>> timers;
+  struct Timer {
+    std::unique_ptr<asio::steady_timer> timer;
+    Nanos deadline = 0;  // on the node's local clock
+    std::uint64_t tag = 0;
+  };
+  std::map<TimerId, Timer> timers;
+  Nanos clock_offset = 0;  // the local clock: clock_offset + true time * (1 + drift_ppm / 1e6)
+  double drift_ppm = 0;
   std::deque<std::function<void(Node&)>> held;  // what reached it while paused, in arrival order
   bool endpoint = false;
   AnswerRoutes answer_routes;  // which incarnation of a requester each answer goes back to
@@ -63,20 +72,32 @@ Disk& LiveWorld::SlotEnv::disk() { return *slot_.disk; }
 Rng& LiveWorld::SlotEnv::rng() { return slot_.rng; }
 
 LiveWorld::LiveWorld(asio::io_context& io, LiveOptions options)
-    : io_(io), options_(options), epoch_(std::chrono::steady_clock::now()) {}
+    : io_(io), options_(options), epoch_(std::chrono::steady_clock::now()),
+      network_rng_(Rng::for_stream(options.seed, "network")) {}
 
 LiveWorld::~LiveWorld() {
   *alive_ = false;
   for (auto& s : slots_) {
-    for (auto& [id, t] : s->timers) t->cancel();
+    for (auto& [id, t] : s->timers) t.timer->cancel();
     s->timers.clear();
     s->node.reset();
+  }
+  for (auto& [ends, link] : links_) {
+    if (link.timer) link.timer->cancel();
   }
 }
 
 Nanos LiveWorld::now() const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_).count();
 }
+
+Nanos LiveWorld::local_now(const Slot& s) const {
+  const Nanos t = now();
+  if (s.drift_ppm == 0) return s.clock_offset + t;
+  return s.clock_offset + t + static_cast<Nanos>(static_cast<double>(t) * s.drift_ppm / 1e6);
+}
+
+Nanos LiveWorld::local_now(NodeId id) const { return local_now(slot(id)); }
 
 NodeId LiveWorld::add_node(std::string name, NodeFactory factory, std::unique_ptr<LiveDisk> disk, bool endpoint) {
   LOGSIM_ASSERT(disk != nullptr, "a live node needs a disk");
@@ -137,7 +158,7 @@ void LiveWorld::changed(const Slot& s) {
 
 void LiveWorld::kill(Slot& s, bool tell_peers) {
   ++s.incarnation;  // everything addressed to the old incarnation is now stale
-  for (auto& [id, t] : s.timers) t->cancel();
+  for (auto& [id, t] : s.timers) t.timer->cancel();
   s.timers.clear();
   s.held.clear();
   s.node.reset();
@@ -248,6 +269,38 @@ void LiveWorld::heal() {
   if (on_fault) on_fault("heal");
 }
 
+void LiveWorld::shape(std::optional<NodeId> node, const LinkShape& shape) {
+  if (!node) {
+    default_shape_ = shape;
+  } else {
+    for (const auto& other : slots_) {
+      if (other->id == *node) continue;
+      shapes_[{node->value(), other->id.value()}] = shape;
+      shapes_[{other->id.value(), node->value()}] = shape;
+    }
+  }
+  if (on_fault) {
+    char what[160];
+    std::snprintf(what, sizeof what, ": latency %gms + Exp(%gms), tail %g below %gms, loss %g, duplicate %g%s",
+                  static_cast<double>(shape.latency_min) / 1e6, static_cast<double>(shape.latency_mean) / 1e6, shape.tail_probability,
+                  static_cast<double>(shape.tail_max) / 1e6, shape.loss, shape.duplicate, shape.reorder ? ", reordered" : "");
+    on_fault("set-network " + (node ? name(*node) : std::string("(every link between brokers)")) + what);
+  }
+}
+
+void LiveWorld::set_clock(NodeId id, Nanos offset, double drift_ppm) {
+  Slot& s = slot(id);
+  s.clock_offset = offset;
+  s.drift_ppm = drift_ppm;
+  if (on_fault && !s.endpoint) {
+    char what[96];
+    std::snprintf(what, sizeof what, " offset %.3fs drift %gppm", static_cast<double>(offset) / 1e9, drift_ppm);
+    on_fault("clock-skew " + s.name + what);
+  }
+  // Each pending timer fires when the new local clock reaches its deadline.
+  for (auto& [timer_id, t] : s.timers) wait_timer(s, timer_id);
+}
+
 void LiveWorld::run_on(Slot& s, const std::function<void(Node&)>& run) {
   if (s.state == NodeState::kPaused) {
     s.held.push_back(run);
@@ -273,6 +326,17 @@ void LiveWorld::send(Slot& from, NodeId to, Message msg) {
     if (dest.state != NodeState::kRemoved) post_to(from.id, from.incarnation, [to](Node& n) { n.on_disconnect(to); });
     return;
   }
+  const LinkShape* shape = shape_of(from, dest);
+  Nanos latency = 0;
+  Nanos second = -1;  // the duplicate's latency, when there is one
+  if (shape != nullptr) {
+    // Three draws per message whatever happens, so one link's shape never shifts another's.
+    const double lost = network_rng_.uniform_real();
+    const double duplicated = network_rng_.uniform_real();
+    latency = draw_latency(*shape);
+    if (lost < shape->loss) return;
+    if (duplicated < shape->duplicate) second = latency + draw_latency(*shape);
+  }
   auto shared = std::make_shared<const Message>(std::move(msg));
   // An answer goes back on the connection its request came in on: to the incarnation that asked.
   const std::uint32_t to_inc = from.answer_routes.route(to, *shared).value_or(dest.incarnation);
@@ -286,11 +350,67 @@ void LiveWorld::send(Slot& from, NodeId to, Message msg) {
     receiver.answer_routes.arrived(from_id, from_inc, *shared);
     run_on(receiver, [from_id, shared](Node& n) { n.on_message(from_id, *shared); });
   };
-  Nanos wait = 0;
-  if (const auto d = delays_.find({from.id.value(), to.value()}); d != delays_.end()) wait = d->second;
+  // It leaves when neither end is clogged, then pays the link's delay and latency.
+  Nanos base = now();
   for (const std::int32_t end : {from.id.value(), to.value()}) {
-    if (const auto c = clogged_until_.find(end); c != clogged_until_.end()) wait = std::max(wait, c->second - now());
+    if (const auto c = clogged_until_.find(end); c != clogged_until_.end()) base = std::max(base, c->second);
   }
+  if (const auto d = delays_.find({from.id.value(), to.value()}); d != delays_.end()) base += d->second;
+  Link& link = links_[{from.id.value(), to.value()}];
+  if (second >= 0) deliver_at(base + second, deliver);
+  if (shape != nullptr && shape->reorder) {
+    link.last_due = std::max(link.last_due, base + latency);
+    deliver_at(base + latency, std::move(deliver));
+    return;
+  }
+  deliver_in_order(link, base + latency, std::move(deliver));
+}
+
+const LinkShape* LiveWorld::shape_of(const Slot& from, const Slot& to) const {
+  if (from.endpoint || to.endpoint) return nullptr;
+  if (const auto it = shapes_.find({from.id.value(), to.id.value()}); it != shapes_.end()) return &it->second;
+  return default_shape_ ? &*default_shape_ : nullptr;
+}
+
+// sim::Network's draw: latency_min + Exp(latency_mean) [+ Uniform[0, tail_max)], the
+// exponential by inversion (below 37 means).
+Nanos LiveWorld::draw_latency(const LinkShape& shape) {
+  const double u = network_rng_.uniform_real();
+  const double tail = network_rng_.uniform_real();
+  const double in_tail = network_rng_.uniform_real();
+  Nanos d = shape.latency_min + static_cast<Nanos>(-static_cast<double>(shape.latency_mean) * std::log1p(-u));
+  if (in_tail < shape.tail_probability) d += static_cast<Nanos>(tail * static_cast<double>(shape.tail_max));
+  return d;
+}
+
+void LiveWorld::deliver_in_order(Link& link, Nanos due, std::function<void()> deliver) {
+  due = std::max(due, link.last_due);
+  link.last_due = due;
+  if (link.waiting.empty() && due <= now()) {
+    asio::post(io_, std::move(deliver));
+    return;
+  }
+  link.waiting.emplace_back(due, std::move(deliver));
+  if (link.waiting.size() == 1) release(link);
+}
+
+// Delivers the link's messages that are due, in order, and waits for the next.
+void LiveWorld::release(Link& link) {
+  while (!link.waiting.empty() && link.waiting.front().first <= now()) {
+    std::function<void()> deliver = std::move(link.waiting.front().second);
+    link.waiting.pop_front();
+    asio::post(io_, std::move(deliver));
+  }
+  if (link.waiting.empty()) return;
+  if (!link.timer) link.timer = std::make_unique<asio::steady_timer>(io_);
+  link.timer->expires_after(std::chrono::nanoseconds(link.waiting.front().first - now()));
+  link.timer->async_wait([this, alive = alive_, &link](const boost::system::error_code& ec) {
+    if (*alive && !ec) release(link);
+  });
+}
+
+void LiveWorld::deliver_at(Nanos due, std::function<void()> deliver) {
+  const Nanos wait = due - now();
   if (wait <= 0) {
     asio::post(io_, std::move(deliver));
     return;
@@ -303,26 +423,34 @@ void LiveWorld::send(Slot& from, NodeId to, Message msg) {
 
 TimerId LiveWorld::arm_timer(Slot& s, Nanos delay, std::uint64_t tag) {
   const TimerId id = ++next_timer_;
-  auto timer = std::make_unique<asio::steady_timer>(io_, std::chrono::nanoseconds(std::max<Nanos>(delay, 0)));
-  timer->async_wait([this, alive = alive_, node = s.id, incarnation = s.incarnation, id, tag](const boost::system::error_code& ec) {
+  s.timers.emplace(id, Slot::Timer{std::make_unique<asio::steady_timer>(io_), local_now(s) + std::max<Nanos>(delay, 0), tag});
+  wait_timer(s, id);
+  return id;
+}
+
+void LiveWorld::wait_timer(Slot& s, TimerId id) {
+  Slot::Timer& t = s.timers.at(id);
+  // The true time at which the local clock reads the deadline.
+  const double rate = 1 + s.drift_ppm / 1e6;
+  const Nanos at = static_cast<Nanos>(static_cast<double>(t.deadline - s.clock_offset) / rate);
+  t.timer->expires_after(std::chrono::nanoseconds(std::max<Nanos>(at - now(), 0)));  // cancels an earlier wait
+  t.timer->async_wait([this, alive = alive_, node = s.id, incarnation = s.incarnation, id, tag = t.tag](const boost::system::error_code& ec) {
     if (!*alive || ec) return;
     Slot& owner = slot(node);
     const auto it = owner.timers.find(id);
     if (it == owner.timers.end()) return;  // cancelled
-    std::unique_ptr<asio::steady_timer> done = std::move(it->second);
+    std::unique_ptr<asio::steady_timer> done = std::move(it->second.timer);
     owner.timers.erase(it);
     if (owner.incarnation != incarnation) return;
     run_on(owner, [id, tag](Node& n) { n.on_timer(id, tag); });
     asio::post(io_, [done = std::shared_ptr<asio::steady_timer>(std::move(done))] {});  // freed outside its own handler
   });
-  s.timers.emplace(id, std::move(timer));
-  return id;
 }
 
 void LiveWorld::disarm_timer(Slot& s, TimerId id) {
   const auto it = s.timers.find(id);
   if (it == s.timers.end()) return;
-  it->second->cancel();
+  it->second.timer->cancel();
   s.timers.erase(it);
 }
 

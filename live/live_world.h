@@ -31,8 +31,17 @@
 //
 // Faults between nodes: cut(from, to) loses every message from one to the other until heal();
 // delay(from, to, d) holds each such message d longer (a slow link); clog(node, until) holds
-// every message to and from a node until then. These are how a scenario's partitions and clogs
-// between brokers are applied in real time.
+// every message to and from a node until then; shape() gives links a latency distribution,
+// loss, duplication and reordering (a scenario's set-network, with sim::Network's model: see
+// LinkShape). These are how a scenario's partitions, clogs and network settings between
+// brokers are applied in real time. Messages on one link arrive in the order sent unless its
+// shape reorders them (a duplicate copy never arrives before its first, but may after later
+// messages, as in the simulator).
+//
+// Clocks: set_clock(node, offset, drift_ppm) makes the node's Env::now() read
+// offset + true_time * (1 + drift_ppm / 1e6), as sim::World's; its timers are armed in that
+// local time and fire when the local clock reaches them (a clock set forward fires the timers it
+// passes at once).
 //
 // Invariants: at most one Node object per node; a handler for an old incarnation never reaches
 // a newer one; timers of a dead incarnation never fire.
@@ -79,6 +88,21 @@ class LiveDisk : public Disk {
   FsyncDone done_;
 };
 
+// How one directed link behaves (sim::LinkOptions' model, in real time): each message is lost
+// with probability `loss`; otherwise it waits latency_min plus an exponential extra of mean
+// latency_mean, plus, with probability tail_probability, a uniform extra below tail_max; with
+// probability `duplicate` a second copy follows, with its own latency. Links deliver in send
+// order unless `reorder`. The default shape adds nothing.
+struct LinkShape {
+  Nanos latency_min = 0;
+  Nanos latency_mean = 0;
+  double tail_probability = 0;
+  Nanos tail_max = 0;
+  double loss = 0;
+  double duplicate = 0;
+  bool reorder = false;
+};
+
 struct LiveOptions {
   std::uint64_t seed = 1;  // the nodes' random streams (live runs are not reproducible anyway)
 };
@@ -110,10 +134,18 @@ class LiveWorld {
   // Until `until` (the world's time), messages to and from the node wait, then go on
   // (a scenario's clog). heal() leaves clogs alone, as in the simulator.
   void clog(NodeId node, Nanos until);
-  void heal();  // every cut and delay
+  void heal();  // every cut and delay (shapes and clogs stay, as in the simulator)
+  // The shape of the links to and from `node` (none: of every link without a shape of its
+  // own). A client connection's link to its broker (an endpoint's) is never shaped: client
+  // faults are the gateway's (ClientFaults).
+  void shape(std::optional<NodeId> node, const LinkShape& shape);
+  // The node's local clock from now on (see above); kept across restarts, as a machine's.
+  void set_clock(NodeId id, Nanos offset, double drift_ppm);
 
   // Monotonic time since the world was made.
   Nanos now() const;
+  // A node's local clock (its Env::now()).
+  Nanos local_now(NodeId id) const;
   boost::asio::io_context& io() { return io_; }
   std::size_t node_count() const { return slots_.size(); }
   const std::string& name(NodeId id) const;
@@ -146,7 +178,20 @@ class LiveWorld {
   void run_on(Slot& s, const std::function<void(Node&)>& run);
   void send(Slot& from, NodeId to, Message msg);
   TimerId arm_timer(Slot& s, Nanos delay, std::uint64_t tag);
+  void wait_timer(Slot& s, TimerId id);  // (re)arms its asio timer for its local deadline
   void disarm_timer(Slot& s, TimerId id);
+  Nanos local_now(const Slot& s) const;
+  // A link's messages in send order, each with its delivery time, and the timer of the first.
+  struct Link {
+    Nanos last_due = 0;  // the latest delivery time planned on the link
+    std::deque<std::pair<Nanos, std::function<void()>>> waiting;
+    std::unique_ptr<boost::asio::steady_timer> timer;
+  };
+  const LinkShape* shape_of(const Slot& from, const Slot& to) const;
+  Nanos draw_latency(const LinkShape& shape);
+  void deliver_in_order(Link& link, Nanos due, std::function<void()> deliver);
+  void deliver_at(Nanos due, std::function<void()> deliver);  // on its own, in no order
+  void release(Link& link);
 
   boost::asio::io_context& io_;
   LiveOptions options_;
@@ -155,6 +200,10 @@ class LiveWorld {
   std::set<std::pair<std::int32_t, std::int32_t>> cuts_;
   std::map<std::pair<std::int32_t, std::int32_t>, Nanos> delays_;
   std::map<std::int32_t, Nanos> clogged_until_;
+  std::optional<LinkShape> default_shape_;
+  std::map<std::pair<std::int32_t, std::int32_t>, LinkShape> shapes_;
+  std::map<std::pair<std::int32_t, std::int32_t>, Link> links_;
+  Rng network_rng_;
   TimerId next_timer_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // handlers posted by a dead world do nothing
 };

@@ -113,6 +113,28 @@ check "errors were injected" grep -qE '[1-9][0-9]* errors injected' <<<"$faults"
 check "connections were reset" grep -qE '[1-9][0-9]* connections reset' <<<"$faults"
 check "answers were delayed" grep -qE '[1-9][0-9]* answers delayed' <<<"$faults"
 
+# The network between brokers and their clocks (scenarios/live/slow-broker-links.json): every
+# link between brokers takes 150 ms and duplicates one message in twenty, two brokers' clocks
+# are off. Nothing is lost, and an acks=all produce waits for at least two crossings (300 ms).
+rm -f "$tmp/bs-slow"
+"$logsim" serve "$root/scenarios/live/slow-broker-links.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bs-slow" --duration 90s \
+  > /dev/null 2> "$tmp/slow.err" &
+pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/bs-slow" ] && break; sleep 0.1; done
+seq 1 100 | sed 's/^/slow-/' > "$tmp/slow-in"
+timeout 60 kcat -b "$(cat "$tmp/bs-slow")" -P -t slow -X topic.request.required.acks=-1 -X message.send.max.retries=100 \
+  -l "$tmp/slow-in" 2> "$tmp/slow-produce.err"
+start=$(date +%s%N)
+echo one-more | timeout 60 kcat -b "$(cat "$tmp/bs-slow")" -P -t slow -X topic.request.required.acks=-1 2>> "$tmp/slow-produce.err"
+took_ms=$((($(date +%s%N) - start) / 1000000))
+timeout 60 kcat -b "$(cat "$tmp/bs-slow")" -C -t slow -o beginning -e -f '%s\n' > "$tmp/slow-out" 2> "$tmp/slow-consume.err"
+kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+check "every record arrives over the slow, duplicating links" test "$(sort -u "$tmp/slow-out" | wc -l)" -eq 101
+check "an acks=all produce waited for replication over the slow links ($took_ms ms >= 300)" test "$took_ms" -ge 300
+check "serve applied set-network and clock-skew" grep -qE 'set-network \(every link between brokers\): latency 150ms' "$tmp/slow.err"
+check "... and both clocks" test "$(grep -cE 'clock-skew broker-[23] offset' "$tmp/slow.err")" -eq 2
+check "... and its verdict is a pass" test $rc -eq 0
+
 # Bad input: exit 2 with a message, nothing started.
 err=$("$logsim" serve --listen 10.1.2.3:9092 2>&1); rc=$?
 check "a non-loopback --listen needs --allow-remote (exit 2)" test $rc -eq 2

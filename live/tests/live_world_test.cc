@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -235,6 +237,94 @@ TEST_F(Fixture, AClogHoldsMessagesToAndFromTheNodeUntilItEnds) {
   EXPECT_GE(world.now(), until);
   world.heal();
   EXPECT_EQ(world.node_count(), 3u);
+}
+
+// The correlation ids of the requests node `to` got from `from`, in arrival order.
+std::vector<int> arrivals(const std::vector<std::string>& log, int to, int from) {
+  std::vector<int> out;
+  const std::string prefix = "n" + std::to_string(to) + " got ";
+  const std::string suffix = " from " + std::to_string(from);
+  for (const auto& line : log) {
+    if (line.starts_with(prefix) && line.ends_with(suffix)) {
+      out.push_back(std::stoi(line.substr(prefix.size(), line.size() - prefix.size() - suffix.size())));
+    }
+  }
+  return out;
+}
+
+TEST_F(Fixture, AShapedLinkDelaysAndKeepsOrderUnlessItReorders) {
+  const NodeId a = add(), b = add(), c = add();
+  for (const NodeId n : {a, b, c}) world.start(n);
+  world.shape(b, LinkShape{.latency_min = millis(15), .latency_mean = millis(10)});
+  const Nanos sent = world.now();
+  for (int i = 1; i <= 20; ++i) probe(a).env.send(b, MetadataRequest{i, {}});
+  probe(a).env.send(c, MetadataRequest{99, {}});  // a link without b: not shaped
+  run(10ms);
+  EXPECT_TRUE(logged("n2 got 99 from 0"));
+  EXPECT_TRUE(arrivals(log, 1, 0).empty()) << "arrived before latency_min";
+  run(600ms);
+  std::vector<int> in_order(20);
+  std::iota(in_order.begin(), in_order.end(), 1);
+  EXPECT_EQ(arrivals(log, 1, 0), in_order) << "one link delivers in send order";
+  EXPECT_GE(world.now() - sent, millis(15));
+
+  // Reordered: the same latencies drawn independently, so later messages overtake earlier ones.
+  log.clear();
+  world.shape(b, LinkShape{.latency_mean = millis(20), .reorder = true});
+  for (int i = 1; i <= 30; ++i) probe(b).env.send(a, MetadataRequest{i, {}});
+  run(1000ms);
+  std::vector<int> got = arrivals(log, 0, 1);
+  ASSERT_EQ(got.size(), 30u);
+  EXPECT_FALSE(std::is_sorted(got.begin(), got.end()));
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got.front(), 1);
+  EXPECT_EQ(std::adjacent_find(got.begin(), got.end()), got.end()) << "nothing twice";
+}
+
+TEST_F(Fixture, AShapedLinkLosesAndDuplicatesButNeverAClientConnections) {
+  const NodeId a = add(), b = add();
+  const NodeId client = world.add_node("gateway", [this](Env& env) { return std::make_unique<Probe>(env, log); },
+                                       std::make_unique<MemDisk>(), /*endpoint=*/true);
+  for (const NodeId n : {a, b, client}) world.start(n);
+  world.shape(std::nullopt, LinkShape{.loss = 1});
+  probe(a).env.send(b, MetadataRequest{1, {}});
+  probe(client).env.send(b, MetadataRequest{2, {}});
+  run();
+  EXPECT_FALSE(logged("n1 got 1 from 0")) << "every message between brokers is lost";
+  EXPECT_TRUE(logged("n1 got 2 from 2")) << "a client connection's link is never shaped";
+  world.shape(std::nullopt, LinkShape{.duplicate = 1});
+  probe(a).env.send(b, MetadataRequest{3, {}});
+  run();
+  EXPECT_EQ(arrivals(log, 1, 0), (std::vector<int>{3, 3}));
+  world.shape(a, LinkShape{});  // a's links get a shape of their own, which adds nothing
+  probe(a).env.send(b, MetadataRequest{4, {}});
+  run();
+  EXPECT_EQ(arrivals(log, 1, 0), (std::vector<int>{3, 3, 4}));
+}
+
+TEST_F(Fixture, ASkewedClockReadsAheadAndItsTimersFireByIt) {
+  const NodeId a = add(), b = add();
+  world.start(a);
+  world.start(b);
+  Env& env = probe(a).env;
+  env.set_timer(millis(500), 5);  // armed before the skew: fires when the skewed clock reaches it
+  const Nanos before = env.now();
+  world.set_clock(a, seconds(1), 0);
+  EXPECT_GE(env.now() - before, seconds(1));
+  EXPECT_LT(probe(b).env.now(), seconds(1)) << "only a's clock moved";
+  run(30ms);
+  EXPECT_TRUE(logged("n0 timer 5")) << "the clock passed its deadline: it fires at once";
+
+  // Running twice as fast: a 100 ms timer fires after about 50 ms.
+  world.set_clock(a, 0, 1'000'000);
+  const Nanos start = world.now();
+  env.set_timer(millis(100), 6);
+  run(75ms);
+  EXPECT_TRUE(logged("n0 timer 6"));
+  EXPECT_LT(world.now() - start, millis(100));
+  world.crash(a);
+  world.start(a);
+  EXPECT_GT(probe(a).env.now(), world.now() + millis(1)) << "the clock is the machine's: it survives a restart";
 }
 
 TEST_F(Fixture, AnFsyncCompletesAfterTheCallAndAPowerLossKeepsOnlyWhatWasSynced) {
