@@ -406,7 +406,7 @@ void run_until_stopped(asio::io_context& io, live::Server& server, ServeRecorder
 
 // The verdict on the broker-side history, the files asked for, and the exit code.
 int finish(const ServeArgs& args, const Scenario& s, scenarios::RunOutput& out, properties::CheckerSet& checkers,
-           Nanos ran_ns, double wall_ms) {
+           std::vector<std::string> findings, Nanos ran_ns, double wall_ms) {
   scenarios::RunResult& r = out.result;
   r.scenario = s.name;
   r.file = args.scenario.empty() ? "<logsim serve>" : args.scenario;
@@ -414,6 +414,7 @@ int finish(const ServeArgs& args, const Scenario& s, scenarios::RunOutput& out, 
   r.live = true;
   r.simulated_ns = ran_ns;
   r.verdict = checkers.finish();
+  r.findings = std::move(findings);
   out.history.clear_observers();
   for (const auto& a : properties::anomaly_names()) {
     if (s.ignored.contains(a) || broker_side_ignored().contains(a)) r.ignored.push_back(a);
@@ -440,6 +441,7 @@ int finish(const ServeArgs& args, const Scenario& s, scenarios::RunOutput& out, 
     std::fprintf(stderr, "  VIOLATION  %s (event #%llu): %s\n", v.anomaly.c_str(), static_cast<unsigned long long>(v.first_event),
                  v.explanation.c_str());
   }
+  for (const auto& f : r.findings) std::fprintf(stderr, "  FINDING    %s\n", f.c_str());
   return exit_code(r.verdict.outcome);
 }
 
@@ -517,8 +519,9 @@ int serve_command(const ServeArgs& args) {
   log(fmt::format("served {} connections; client faults: {} answers delayed, {} lost, {} connections reset, {} errors injected",
                   server.accepted(), faults->delayed, faults->lost, faults->resets, faults->errors));
   recorder->finish();
+  std::vector<std::string> findings = recorder->findings([&world](NodeId n) { return world.name(n); });
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  return finish(args, scenario, out, checkers, world.now(), wall_ms);
+  return finish(args, scenario, out, checkers, std::move(findings), world.now(), wall_ms);
 }
 
 }  // namespace logsim::cli

@@ -1,6 +1,7 @@
 // The broker-side history of a live run (see serve_recorder.h).
 #include "cli/serve_recorder.h"
 
+#include <cstdio>
 #include <iterator>
 #include <limits>
 
@@ -93,6 +94,28 @@ bool retried(ErrorCode e) {
 
 }  // namespace
 
+std::vector<ServeRecorder::Misdirected> ServeRecorder::misdirected() const {
+  std::vector<Misdirected> out;
+  for (const auto& [key, m] : misdirected_) {
+    if (m.sends >= kMisdirectedSends && m.last - m.first >= kMisdirectedSpan) out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<std::string> ServeRecorder::findings(const std::function<std::string(NodeId)>& name) const {
+  std::vector<std::string> out;
+  for (const Misdirected& m : misdirected()) {
+    char span[32];
+    std::snprintf(span, sizeof span, "%.1f", static_cast<double>(m.last - m.first) / 1e9);
+    out.push_back("client " + (m.client.empty() ? std::string("(no client.id)") : m.client) + " sent " + m.topic + "-" +
+                  std::to_string(m.partition.value()) + " to " + name(m.broker) + " " + std::to_string(m.sends) + " times over " +
+                  span + " s, each answered NOT_LEADER_OR_FOLLOWER, after a Metadata answer had told it " + name(m.told) +
+                  " leads the partition: the client does not follow the leader it is told (librdkafka 2.0.2 after a "
+                  "failover: docs/live.md)");
+  }
+  return out;
+}
+
 std::set<std::string> broker_side_ignored() {
   return {"nonmonotonic-poll", "poll-skip", "unseen", "lost-commit", "group-interference",
           "double-ownership", "stale-commit-accepted", "liveness"};
@@ -116,9 +139,13 @@ ServeRecorder::Acknowledged& ServeRecorder::acknowledged(const std::string& topi
 
 // ---- Noting what the gateways report.
 
-void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client, const std::string& topic,
+void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client, NodeId broker, const std::string& topic,
                                  PartitionId partition, SharedBytes batches) {
-  noted_.push_back({now_(), ProduceSent{token, client, topic, partition, std::move(batches)}});
+  noted_.push_back({now_(), ProduceSent{token, client, broker, topic, partition, std::move(batches)}});
+}
+
+void ServeRecorder::leaders_told(const std::string& client, std::vector<Leader> leaders) {
+  noted_.push_back({now_(), LeadersTold{client, std::move(leaders)}});
 }
 
 void ServeRecorder::produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) {
@@ -180,7 +207,7 @@ void ServeRecorder::record(const ProduceSent& n) {
   const std::string& client = process;
   const std::string& topic = n.topic;
   const PartitionId partition = n.partition;
-  Send send{client, topic, partition, std::move(records), {}};
+  Send send{client, topic, partition, n.client, n.broker, at_, std::move(records), {}};
   send.value_ids.reserve(send.records.size());
   // Sequence numbers count per partition: the id names the partition too.
   const std::uint64_t where = mix(text_hash(topic), static_cast<std::uint64_t>(partition.value()));
@@ -222,9 +249,23 @@ void ServeRecorder::outcome(const Send& s, OpKind kind, std::optional<Offset> ba
   }
 }
 
+void ServeRecorder::record(const LeadersTold& n) {
+  for (const Leader& l : n.leaders) told_[{n.client, l.topic, l.partition.value()}] = {l.leader, at_};
+}
+
 void ServeRecorder::record(const ProduceAnswered& n) {
   const auto it = sends_.find(n.token);
   if (it == sends_.end()) return;
+  if (n.error == ErrorCode::NOT_LEADER_OR_FOLLOWER) {
+    const Send& s = it->second;
+    const auto told = told_.find({s.client_id, s.topic, s.partition.value()});
+    if (told != told_.end() && told->second.first.value() >= 0 && told->second.first != s.broker && told->second.second <= s.sent_at) {
+      Misdirected& m = misdirected_[{s.client_id, s.topic, s.partition.value(), s.broker.value()}];
+      if (m.sends == 0) m = Misdirected{s.client_id, s.topic, s.partition, s.broker, told->second.first, 0, s.sent_at, s.sent_at};
+      ++m.sends;
+      m.last = s.sent_at;
+    }
+  }
   if (n.error == ErrorCode::NONE) {
     outcome(it->second, OpKind::kSendOk, properties::known(n.base_offset), "");
   } else {

@@ -28,6 +28,11 @@
 //   group checkers, offsets in a transaction are left out of a broker-side verdict).
 // - Every fault the timeline injected is a fault event.
 //
+// - Client findings: what a client did that no Kafka client should, which the history's
+//   properties do not judge (findings()): a client that kept sending a partition's records to a
+//   broker that answered NOT_LEADER_OR_FOLLOWER after a Metadata answer had told that client
+//   another broker leads it (librdkafka 2.0.2 does so after a failover: docs/live.md).
+//
 // What a broker-side history can judge is in broker_side_ignored(): no group assignments are
 // seen, so the group checkers and the per-reader order checks are left out of the verdict.
 //
@@ -45,6 +50,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -60,8 +66,9 @@ class ServeRecorder final : public live::GatewayObserver {
   ServeRecorder(properties::History& history, std::function<Nanos()> now) : history_(history), now_(std::move(now)) {}
 
   // GatewayObserver: each call is noted, and recorded by drain().
-  void produce_sent(std::uint64_t token, const std::string& client, const std::string& topic, PartitionId partition,
-                    SharedBytes batches) override;
+  void produce_sent(std::uint64_t token, const std::string& client, NodeId broker, const std::string& topic,
+                    PartitionId partition, SharedBytes batches) override;
+  void leaders_told(const std::string& client, std::vector<Leader> leaders) override;
   void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) override;
   void served(const std::string& reader, const std::string& topic, PartitionId partition, Fetched fetched) override;
   void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) override;
@@ -83,12 +90,35 @@ class ServeRecorder final : public live::GatewayObserver {
 
   std::int64_t served_records() const { return served_; }
 
+  // A client kept sending a partition to a broker that no longer led it although it had been
+  // told the leader: kMisdirectedSends or more such sends over kMisdirectedSpan or longer.
+  struct Misdirected {
+    std::string client, topic;
+    PartitionId partition;
+    NodeId broker;       // where it sent them
+    NodeId told;         // the leader the last Metadata answer before the first of them named
+    std::int64_t sends = 0;
+    Nanos first = 0, last = 0;
+  };
+  static constexpr std::int64_t kMisdirectedSends = 10;
+  static constexpr Nanos kMisdirectedSpan = 5 * kNanosPerSecond;
+  // What finish() found, in order of client, topic, partition and broker.
+  std::vector<Misdirected> misdirected() const;
+  // The same as sentences, naming brokers with `name`.
+  std::vector<std::string> findings(const std::function<std::string(NodeId)>& name) const;
+
  private:
   struct ProduceSent {
     std::uint64_t token;
-    std::string client, topic;
+    std::string client;
+    NodeId broker;
+    std::string topic;
     PartitionId partition;
     SharedBytes batches;
+  };
+  struct LeadersTold {
+    std::string client;
+    std::vector<Leader> leaders;
   };
   struct ProduceAnswered {
     std::uint64_t token;
@@ -119,9 +149,10 @@ class ServeRecorder final : public live::GatewayObserver {
   };
   struct Noted {
     Nanos at = 0;
-    std::variant<ProduceSent, ProduceAnswered, Served, CommitSent, CommitAnswered, TxnStep, Fault, Made> what;
+    std::variant<ProduceSent, LeadersTold, ProduceAnswered, Served, CommitSent, CommitAnswered, TxnStep, Fault, Made> what;
   };
   void record(const ProduceSent& n);
+  void record(const LeadersTold& n);
   void record(const ProduceAnswered& n);
   void record(const Served& n);
   void record(const CommitSent& n);
@@ -133,6 +164,9 @@ class ServeRecorder final : public live::GatewayObserver {
   struct Send {
     std::string client, topic;
     PartitionId partition;
+    std::string client_id;  // the client's client.id (client is its process in the history)
+    NodeId broker;          // where it was sent
+    Nanos sent_at = 0;
     std::vector<live::SeenRecord> records;
     std::vector<std::uint64_t> value_ids;  // beside records
   };
@@ -180,6 +214,11 @@ class ServeRecorder final : public live::GatewayObserver {
   std::map<std::pair<std::string, std::int32_t>, Acknowledged> acknowledged_;  // by (topic, partition)
   std::int64_t served_ = 0;
   std::unordered_map<std::uint64_t, std::uint64_t> ids_;  // identity -> value id
+  // Client findings: the leader each client was last told per partition, and when; the sends
+  // answered NOT_LEADER_OR_FOLLOWER by another broker since, by (client, topic, partition, broker).
+  using ClientPartition = std::tuple<std::string, std::string, std::int32_t>;
+  std::map<ClientPartition, std::pair<NodeId, Nanos>> told_;
+  std::map<std::tuple<std::string, std::string, std::int32_t, std::int32_t>, Misdirected> misdirected_;
 };
 
 // The anomalies a broker-side history cannot judge (no assignments, reads are deliveries).

@@ -80,9 +80,9 @@ std::vector<SeenRecord> produced_records(std::string_view batches, bool& idempot
 class GatewayObserver {
  public:
   virtual ~GatewayObserver() = default;
-  // A producer's batches for one partition arrived at a broker.
-  virtual void produce_sent(std::uint64_t token, const std::string& client, const std::string& topic, PartitionId partition,
-                            SharedBytes batches) = 0;
+  // A producer's batches for one partition arrived at `broker`.
+  virtual void produce_sent(std::uint64_t token, const std::string& client, NodeId broker, const std::string& topic,
+                            PartitionId partition, SharedBytes batches) = 0;
   // The broker answered it: the error, and the first record's offset when there was none.
   virtual void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) = 0;
   // The batches of one partition a fetch response served to a client, of which the records at
@@ -96,6 +96,14 @@ class GatewayObserver {
     std::vector<AbortedTransaction> aborted;
   };
   virtual void served(const std::string& reader, const std::string& topic, PartitionId partition, Fetched fetched) = 0;
+  // A Metadata answer told a client which broker leads each partition it names (a negative
+  // leader: none).
+  struct Leader {
+    std::string topic;
+    PartitionId partition;
+    NodeId leader;
+  };
+  virtual void leaders_told(const std::string& client, std::vector<Leader> leaders) = 0;
   // A group member's OffsetCommit, and the coordinator's answer per partition.
   virtual void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) = 0;
   virtual void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) = 0;

@@ -76,7 +76,7 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, wire::ProduceRequest& r
       const SharedBytes batches(std::move(*part.records));
       const CorrelationId id = ask(g, p, g.broker_, ProduceRequest{0, t.name, PartitionId(part.index), req.acks, req.timeout_ms, batches});
       if (GatewayObserver* o = observer(g)) {
-        o->produce_sent(token(g, id), p.header.client_id.value_or(""), t.name, PartitionId(part.index), batches);
+        o->produce_sent(token(g, id), p.header.client_id.value_or(""), g.broker_, t.name, PartitionId(part.index), batches);
       }
     }
   }
@@ -277,6 +277,13 @@ void GatewayApis::metadata_answer(Gateway& g, Gateway::Pending& p, const wire::M
       for (const NodeId n : pm.replicas) part.replica_nodes.push_back(n.value());
       for (const NodeId n : pm.isr) part.isr_nodes.push_back(n.value());
     }
+  }
+  if (GatewayObserver* o = observer(g)) {
+    std::vector<GatewayObserver::Leader> leaders;
+    for (const auto& t : resp.topics) {
+      for (const auto& part : t.partitions) leaders.push_back({t.name, PartitionId(part.partition_index), NodeId(part.leader_id)});
+    }
+    if (!leaders.empty()) o->leaders_told(p.header.client_id.value_or(""), std::move(leaders));
   }
   p.response = std::move(resp);
 }

@@ -225,6 +225,11 @@ std::string report_html(const nlohmann::json& summary, const properties::History
   h += html::timeline_svg(history, samples, first, end_ms) + "\n";
   // Every violation, after the timeline (a cascade must not push it off the first screen).
   if (violations.size() > 1) h += all_violations_section(violations);
+  if (summary.contains("findings") && summary["findings"].is_array()) {
+    h += "<h2>Client findings</h2>\n<p class=\"legend\">What a client did that no Kafka client should; not part of the verdict.</p><ul id=\"findings\">";
+    for (const auto& f : summary["findings"]) h += "<li>" + esc(f.is_string() ? f.get<std::string>() : f.dump()) + "</li>";
+    h += "</ul>\n";
+  }
   h += counts_section(summary, history, samples);
   h += "<div id=\"tip\" hidden></div>\n<script>" + std::string(kScript) + "</script>\n</body></html>\n";
   return h;

@@ -67,6 +67,7 @@ nlohmann::json summary_json(const scenarios::RunResult& r, double wall_ms) {
     j["violations"].push_back(std::move(jv));
   }
   j["ignored"] = r.ignored;
+  if (!r.findings.empty()) j["findings"] = r.findings;
   j["replay"] = replay_command(r);
   return j;
 }

@@ -79,6 +79,9 @@ struct RunResult {
   bool expectation_met = true;
   std::string expectation_detail;  // why the expectation was not met
   bool live = false;               // a live run (logsim serve): no seed replays it
+  // What a live run saw clients do that no Kafka client should, which no property judges
+  // (ServeRecorder's client findings): reported, never a verdict.
+  std::vector<std::string> findings;
 };
 
 struct RunOutput {

@@ -1,6 +1,7 @@
 // The broker-side history of transactions (serve_recorder.h): each transactional.id at each
 // epoch is a process with its own transactions, EndTxn's answer ends one (or, retried, leaves
-// it open), and a read_committed fetch records only what its client keeps.
+// it open), and a read_committed fetch records only what its client keeps. And the client
+// findings: a client sending to a broker that it was told no longer leads.
 #include "cli/serve_recorder.h"
 
 #include <gtest/gtest.h>
@@ -56,7 +57,7 @@ TEST(ServeRecorder, ATransactionalIdAtAnEpochIsAProcessWithItsTransactions) {
   Recorded r;
   r.step(Step::kInit, 0, 0);
   r.step(Step::kAdd, 0, 0);
-  r.recorder.produce_sent(1, "client-a", "t", PartitionId(0), batch(0, {"v1", "v2"}, 7, true));
+  r.recorder.produce_sent(1, "client-a", NodeId(0), "t", PartitionId(0), batch(0, {"v1", "v2"}, 7, true));
   r.recorder.produce_answered(1, ErrorCode::NONE, Offset(10));
   r.step(Step::kEndSent, 2, 0);
   r.step(Step::kEndAnswered, 2, 0);
@@ -127,6 +128,63 @@ TEST(ServeRecorder, AReadCommittedFetchRecordsWhatItsClientKeeps) {
   Recorded forgot;
   forgot.recorder.served("c#1", "t", PartitionId(0), {served, Offset(0), true, {}});
   EXPECT_EQ(forgot.ops().size(), 4U);
+}
+
+// A client told that broker 2 leads p-1 that keeps sending p-1 to broker 1, answered
+// NOT_LEADER_OR_FOLLOWER each time, is a finding once it has done so kMisdirectedSends times over
+// kMisdirectedSpan; sends made before it was told, other errors, other clients and a leader it was
+// told that is the broker it sent to are not.
+TEST(ServeRecorder, AClientThatKeepsSendingToABrokerItWasToldNoLongerLeadsIsAFinding) {
+  Recorded r;
+  std::uint64_t token = 0;
+  const auto send = [&](const std::string& client, std::int32_t broker, ErrorCode answer) {
+    ++token;
+    r.recorder.produce_sent(token, client, NodeId(broker), "p", PartitionId(1), batch(0, {"v" + std::to_string(token)}));
+    r.recorder.produce_answered(token, answer, Offset(answer == ErrorCode::NONE ? 0 : -1));
+    r.now += millis(250);
+  };
+  const auto tell = [&](const std::string& client, std::int32_t leader) {
+    r.recorder.leaders_told(client, {{"p", PartitionId(1), NodeId(leader)}, {"p", PartitionId(0), NodeId(1)}});
+    r.now += millis(1);
+  };
+  tell("stuck", 1);
+  for (int i = 0; i < 30; ++i) send("stuck", 1, ErrorCode::NOT_LEADER_OR_FOLLOWER);  // told broker 1 leads: not misdirected
+  tell("stuck", 2);
+  tell("fine", 2);
+  send("fine", 1, ErrorCode::NOT_LEADER_OR_FOLLOWER);  // once, then it follows
+  send("fine", 2, ErrorCode::NONE);
+  for (int i = 0; i < 30; ++i) send("stuck", 1, ErrorCode::NOT_LEADER_OR_FOLLOWER);
+  for (int i = 0; i < 30; ++i) send("stuck", 1, ErrorCode::REQUEST_TIMED_OUT);  // another error: not counted
+  r.recorder.finish();
+  const std::vector<ServeRecorder::Misdirected> found = r.recorder.misdirected();
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].client, "stuck");
+  EXPECT_EQ(found[0].topic, "p");
+  EXPECT_EQ(found[0].partition, PartitionId(1));
+  EXPECT_EQ(found[0].broker, NodeId(1));
+  EXPECT_EQ(found[0].told, NodeId(2));
+  EXPECT_EQ(found[0].sends, 30);
+  EXPECT_EQ(found[0].last - found[0].first, 29 * millis(250));
+  const auto text = r.recorder.findings([](NodeId n) { return "broker-" + std::to_string(n.value() + 1); });
+  ASSERT_EQ(text.size(), 1u);
+  EXPECT_NE(text[0].find("client stuck sent p-1 to broker-2 30 times over 7.2 s"), std::string::npos) << text[0];
+  EXPECT_NE(text[0].find("told it broker-3 leads"), std::string::npos) << text[0];
+}
+
+// Fewer sends, or a shorter stretch, is the ordinary race of a failover: not a finding.
+TEST(ServeRecorder, AFewMisdirectedSendsAreNotAFinding) {
+  for (const auto& [sends, gap] : {std::pair{ServeRecorder::kMisdirectedSends - 1, millis(1000)}, std::pair{std::int64_t{50}, millis(50)}}) {
+    Recorded r;
+    r.recorder.leaders_told("c", {{"p", PartitionId(0), NodeId(2)}});
+    r.now += millis(1);
+    for (std::int64_t i = 1; i <= sends; ++i) {
+      r.recorder.produce_sent(static_cast<std::uint64_t>(i), "c", NodeId(1), "p", PartitionId(0), batch(0, {"v"}));
+      r.recorder.produce_answered(static_cast<std::uint64_t>(i), ErrorCode::NOT_LEADER_OR_FOLLOWER, Offset(-1));
+      r.now += gap;
+    }
+    r.recorder.finish();
+    EXPECT_TRUE(r.recorder.misdirected().empty()) << sends << " sends " << gap << " ns apart";
+  }
 }
 
 }  // namespace

@@ -77,6 +77,7 @@ check "serve stops on SIGTERM" bash -c "! kill -0 $pid 2>/dev/null"
 wait "$pid"; rc=$?
 pid=
 check "serve exits 0 after SIGTERM (the verdict: a pass)" test $rc -eq 0
+check "kcat, which follows its leaders, is no client finding" bash -c "! grep -q FINDING '$tmp/stderr'"
 # --data: the logs outlive the process. Write, stop, serve again on the same directory, read back.
 data="$tmp/data"
 "$logsim" serve --brokers 1 --listen 127.0.0.1:0 --data "$data" --bootstrap-file "$tmp/bs-data" --duration 60s \
@@ -134,6 +135,21 @@ check "an acks=all produce waited for replication over the slow links ($took_ms 
 check "serve applied set-network and clock-skew" grep -qE 'set-network \(every link between brokers\): latency 150ms' "$tmp/slow.err"
 check "... and both clocks" test "$(grep -cE 'clock-skew broker-[23] offset' "$tmp/slow.err")" -eq 2
 check "... and its verdict is a pass" test $rc -eq 0
+
+# A client that keeps sending a partition to a broker it was told does not lead it
+# (python/misdirected_producer.py, raw protocol: 12 Produce requests 0.5 s apart) is named among
+# serve's client findings, in its log and summary.json; the verdict stays a pass.
+rm -f "$tmp/bs-stray"
+"$logsim" serve --brokers 3 --listen 127.0.0.1:0 --num-partitions 2 --bootstrap-file "$tmp/bs-stray" --duration 90s \
+  --out "$tmp/stray-run" > /dev/null 2> "$tmp/stray.err" &
+pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/bs-stray" ] && break; sleep 0.1; done
+timeout 60 /usr/bin/python3 "$root/live/tests/python/misdirected_producer.py" "$(cat "$tmp/bs-stray")" stray 12 0.5 > "$tmp/stray.out" 2>&1
+check "every misdirected Produce is answered NOT_LEADER_OR_FOLLOWER" test $? -eq 0
+kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+check "serve names the misdirected client" grep -qE 'FINDING +client misdirected sent stray-0 to broker-[123] 12 times' "$tmp/stray.err"
+check "... in summary.json" grep -q '"client misdirected sent stray-0 to broker-' "$tmp/stray-run/summary.json"
+check "... and a finding is not a violation" test $rc -eq 0
 
 # Bad input: exit 2 with a message, nothing started.
 err=$("$logsim" serve --listen 10.1.2.3:9092 2>&1); rc=$?

@@ -32,8 +32,8 @@ port2=$(cut -d, -f2 "$tmp/bootstrap" | cut -d: -f2)
    sleep 0.1
  done > "$tmp/probes") &
 probe_pid=$!
-timeout 170 "$py" "$root/live/tests/python/client_test.py" "$(cat "$tmp/bootstrap")"
-rc=$?
+timeout 170 "$py" "$root/live/tests/python/client_test.py" "$(cat "$tmp/bootstrap")" | tee "$tmp/client.out"
+rc=${PIPESTATUS[0]}
 wait "$probe_pid"
 [ $rc -eq 124 ] && echo "FAIL the client did not finish in 170 s"
 kill -TERM "$pid"; wait "$pid"; serve_rc=$?; pid=
@@ -45,6 +45,13 @@ done
 if [ "$(uniq "$tmp/probes" | tr '\n' ' ')" = "up refused up " ]; then ok "broker-2's port refuses connections while it is crashed, and only then"
 else bad "broker-2's port refuses connections while it is crashed, and only then: $(uniq -c "$tmp/probes" | tr '\n' ' ')"; fi
 if [ $serve_rc -eq 0 ] && grep -q '"verdict": "pass"' "$tmp/run/summary.json"; then ok "the broker-side verdict is a pass"; else bad "the broker-side verdict is a pass (exit $serve_rc)"; fi
+# When librdkafka got stuck sending a partition to the broker that led it before the crash (the
+# client's note: see client_test.py), serve names it among its client findings.
+if grep -q '^note librdkafka kept' "$tmp/client.out"; then
+  if grep -q '"findings"' "$tmp/run/summary.json" && grep -q 'client py-payments sent payments-[0-3] to broker-' "$tmp/run/summary.json"; then
+    ok "serve names the stuck producer among its client findings"
+  else bad "serve names the stuck producer among its client findings"; fi
+fi
 h=$tmp/run/history.jsonl
 # Each of the 400 values acknowledged to the producer (its value ids: an idempotent producer's
 # records are identified by partition, producer id, epoch and sequence).

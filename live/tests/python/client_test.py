@@ -111,7 +111,8 @@ def produce_across_the_crash(bootstrap):
         # for ever and is told NOT_LEADER_OR_FOLLOWER each time (librdkafka issues #3230 and
         # #4976; the leader id it holds equals the new one, so it does not move the partition
         # again). A client bug, not the server's: a new producer, which asks the metadata
-        # afresh, must deliver what is left.
+        # afresh, must deliver what is left (and python_test.sh checks that serve reported it
+        # among its client findings).
         print(f"note librdkafka kept {left} values queued for a broker that no longer leads their partition; "
               "a new producer sends them", flush=True)
         producer.purge()
