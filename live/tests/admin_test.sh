@@ -9,23 +9,9 @@
 set -u
 logsim=$1 root=$2
 command -v kcat >/dev/null || { echo "kcat is not installed (scripts/install-deps installs it)"; exit 1; }
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-"$logsim" serve "$root/scenarios/live/admin-steps.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bootstrap" \
-  --duration 90s --out "$tmp/run" > /dev/null 2> "$tmp/serve.err" &
-pid=$!
-for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
-[ -s "$tmp/bootstrap" ] || { echo "FAIL serve never wrote its bootstrap file"; tail -20 "$tmp/serve.err"; exit 1; }
+source "$(dirname "$0")/serve_lib.sh"
+serve_start serve "$root/scenarios/live/admin-steps.json" --duration 90s --out "$tmp/run" || finish
 armed=$(date +%s.%N)  # the timeline runs from about now
-bs=$(cat "$tmp/bootstrap")
-rc=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; rc=1; }
 since() { python3 -c "import sys; print(float(sys.argv[1]) - float(sys.argv[2]))" "$(date +%s.%N)" "$armed"; }
 wait_until() { while python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$(since)" "$1"; do sleep 0.1; done; }
 
@@ -55,7 +41,7 @@ timeout 20 kcat -b "$bs" -G readers -X auto.offset.reset=latest -c 20 -f '%s\n' 
 [ "$(sort -u "$tmp/again" | wc -l)" -eq 20 ] && ok "reset-offsets to-earliest: the group reads the 20 records again" \
   || bad "reset-offsets to-earliest: the group reads the 20 records again ($(wc -l < "$tmp/again"))"
 
-kill -TERM "$pid"; wait "$pid"; serve_rc=$?; pid=
+serve_stop
 h=$tmp/run/history.jsonl
 for note in "create-topic audit cleanup.policy=compact" "add-partitions orders to 4 partitions: done" \
             "alter-config orders retention.ms=600000: done" "reset-offsets readers to-earliest orders: executed"; do
@@ -64,5 +50,5 @@ done
 [ "$(grep '"op":"seek"' "$h" | grep -c '"group":"readers"')" -eq 4 ] && ok "the reset's four seeks are in the history" \
   || bad "the reset's four seeks are in the history"
 if [ $serve_rc -eq 0 ] && grep -q '"verdict": "pass"' "$tmp/run/summary.json"; then ok "the broker-side verdict is a pass"; else bad "the broker-side verdict is a pass (exit $serve_rc)"; fi
-[ $rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; tail -5 "$tmp"/*.err; }
-exit $rc
+[ $fails -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; tail -5 "$tmp"/*.err; }
+finish

@@ -18,34 +18,20 @@ if [ ! -f "$npm_dir/node_modules/kafkajs/package.json" ]; then
 fi
 cp "$root/live/tests/kafkajs/live_test.js" "$root/live/tests/kafkajs/crash_test.js" "$root/live/tests/kafkajs/txn_test.js" \
   "$root/live/tests/kafkajs/checks.js" "$npm_dir/"
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-"$logsim" serve "$root/scenarios/live/cluster.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bootstrap" --duration 300s \
-  > /dev/null 2> "$tmp/serve.err" &
-pid=$!
-for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
-if [ ! -s "$tmp/bootstrap" ]; then echo "FAIL serve never wrote its bootstrap file"; tail -20 "$tmp/serve.err"; exit 1; fi
-(cd "$npm_dir" && timeout 270 node live_test.js "$(cat "$tmp/bootstrap")" "$logsim")
+source "$(dirname "$0")/serve_lib.sh"
+serve_start serve "$root/scenarios/live/cluster.json" --duration 300s || finish
+(cd "$npm_dir" && timeout 270 node live_test.js "$bs" "$logsim")
 rc=$?
-[ $rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
-kill "$pid"; wait "$pid" 2>/dev/null; pid=
+[ $rc -eq 0 ] || { bad "live_test.js (exit $rc)"; echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
+serve_stop
 
 # A broker crash in the middle of an idempotent acks=-1 producer (scenarios/live/broker-crash.json).
-rm -f "$tmp/bootstrap"
-"$logsim" serve "$root/scenarios/live/broker-crash.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bootstrap" --duration 200s \
-  --out "$tmp/run" > /dev/null 2> "$tmp/crash.err" &
-pid=$!
-for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
-(cd "$npm_dir" && timeout 150 node crash_test.js "$(cat "$tmp/bootstrap")" "$logsim") | tee "$tmp/crash.out"
+serve_start crash "$root/scenarios/live/broker-crash.json" --duration 200s --out "$tmp/run" || finish
+before=$fails
+(cd "$npm_dir" && timeout 150 node crash_test.js "$bs" "$logsim") | tee "$tmp/crash.out"
 crash_rc=${PIPESTATUS[0]}
-kill -TERM "$pid"; wait "$pid"; serve_rc=$?; pid=
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; crash_rc=1; }
+[ $crash_rc -eq 0 ] || bad "crash_test.js (exit $crash_rc)"
+serve_stop
 check_log() { if grep -q "$1" "$tmp/crash.err"; then ok "serve logs: $1"; else bad "serve logs: $1"; fi; }
 check_log "crash broker-2"
 check_log "restart broker-2"
@@ -64,26 +50,23 @@ fi
 for a in $(grep -o '"anomaly": "[a-z-]*"' "$tmp/run/summary.json" | sort -u | cut -d'"' -f4); do
   if grep -q "\"anomaly\": \"$a\"" "$tmp/check.json"; then ok "logsim check finds $a again"; else bad "logsim check finds $a again"; fi
 done
-[ $crash_rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/crash.err"; }
+[ $fails -eq $before ] || { echo "--- serve stderr"; tail -30 "$tmp/crash.err"; }
 
 # Transactions (txn_test.js) and what the broker-side history makes of them.
-rm -f "$tmp/bootstrap"
-"$logsim" serve "$root/scenarios/live/cluster.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bootstrap" --duration 200s \
-  --out "$tmp/txn" > /dev/null 2> "$tmp/txn.err" &
-pid=$!
-for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
-(cd "$npm_dir" && timeout 150 node txn_test.js "$(cat "$tmp/bootstrap")")
+serve_start txn "$root/scenarios/live/cluster.json" --duration 200s --out "$tmp/txn" || finish
+before=$fails
+(cd "$npm_dir" && timeout 150 node txn_test.js "$bs")
 txn_rc=$?
-kill -TERM "$pid"; wait "$pid"; serve_rc=$?; pid=
-tbad() { echo "FAIL $1"; txn_rc=1; }
-if [ $serve_rc -eq 0 ] && grep -q '"verdict": "pass"' "$tmp/txn/summary.json"; then ok "the transactions' broker-side verdict is a pass"; else tbad "the transactions' broker-side verdict is a pass (exit $serve_rc)"; fi
+[ $txn_rc -eq 0 ] || bad "txn_test.js (exit $txn_rc)"
+serve_stop
+if [ $serve_rc -eq 0 ] && grep -q '"verdict": "pass"' "$tmp/txn/summary.json"; then ok "the transactions' broker-side verdict is a pass"; else bad "the transactions' broker-side verdict is a pass (exit $serve_rc)"; fi
 h=$tmp/txn/history.jsonl
 for op in txn-begin txn-commit-invoke txn-commit txn-abort; do
-  if grep -q "\"op\":\"$op\".*\"process\":\"tx-payments@0\"\|\"process\":\"tx-payments@0\".*\"op\":\"$op\"" "$h"; then ok "the history has tx-payments' $op"; else tbad "the history has tx-payments' $op"; fi
+  if grep -q "\"op\":\"$op\".*\"process\":\"tx-payments@0\"\|\"process\":\"tx-payments@0\".*\"op\":\"$op\"" "$h"; then ok "the history has tx-payments' $op"; else bad "the history has tx-payments' $op"; fi
 done
-if grep -q '"read_committed":true' "$h"; then ok "read_committed reads are marked so"; else tbad "read_committed reads are marked so"; fi
+if grep -q '"read_committed":true' "$h"; then ok "read_committed reads are marked so"; else bad "read_committed reads are marked so"; fi
 # logsim check judges the whole history (every checker) without an aborted or precommitted read.
 "$logsim" check "$h" --json > "$tmp/txn-check.json"
-if grep -q '"anomaly": "aborted-read"\|"anomaly": "precommitted-read"\|"anomaly": "zombie-write"' "$tmp/txn-check.json"; then tbad "logsim check finds no aborted, precommitted or zombie write"; else ok "logsim check finds no aborted, precommitted or zombie write"; fi
-[ $txn_rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/txn.err"; }
-[ $rc -eq 0 ] && [ $crash_rc -eq 0 ] && [ $txn_rc -eq 0 ]
+if grep -q '"anomaly": "aborted-read"\|"anomaly": "precommitted-read"\|"anomaly": "zombie-write"' "$tmp/txn-check.json"; then bad "logsim check finds no aborted, precommitted or zombie write"; else ok "logsim check finds no aborted, precommitted or zombie write"; fi
+[ $fails -eq $before ] || { echo "--- serve stderr"; tail -30 "$tmp/txn.err"; }
+finish

@@ -7,29 +7,12 @@
 set -u
 logsim=$1
 root=$2
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-check() {  # check NAME COMMAND...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
-
+source "$(dirname "$0")/serve_lib.sh"
 command -v kcat >/dev/null || { echo "kcat is not installed (scripts/install-deps installs it)"; exit 1; }
 
-"$logsim" serve --brokers 3 --listen 127.0.0.1:0 --num-partitions 4 --bootstrap-file "$tmp/bootstrap" \
-  --duration 90s > "$tmp/stdout" 2> "$tmp/stderr" &
-pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
-check "serve writes the bootstrap file" test -s "$tmp/bootstrap"
-bs=$(cat "$tmp/bootstrap")
-check "serve prints the bootstrap line" grep -qx "bootstrap $bs" "$tmp/stdout"
-check "the brokers listen on loopback" grep -qE '^127\.0\.0\.1:[0-9]+,127\.0\.0\.1:[0-9]+,127\.0\.0\.1:[0-9]+$' "$tmp/bootstrap"
+serve_start main --brokers 3 --num-partitions 4 --duration 90s || finish
+check "serve prints the bootstrap line" grep -qx "bootstrap $bs" "$tmp/main.out"
+check "the brokers listen on loopback" grep -qE '^127\.0\.0\.1:[0-9]+,127\.0\.0\.1:[0-9]+,127\.0\.0\.1:[0-9]+$' "$tmp/main.bootstrap"
 
 # Metadata (kcat -L): three brokers, each at the address it listens on.
 timeout 20 kcat -b "$bs" -L -J > "$tmp/metadata.json" 2> "$tmp/metadata.err"
@@ -74,40 +57,28 @@ check "a consumer starts at the offset it asks for" test "$first" = "5"
 kill -TERM "$pid"
 for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 check "serve stops on SIGTERM" bash -c "! kill -0 $pid 2>/dev/null"
-wait "$pid"; rc=$?
-pid=
-check "serve exits 0 after SIGTERM (the verdict: a pass)" test $rc -eq 0
-check "kcat, which follows its leaders, is no client finding" bash -c "! grep -q FINDING '$tmp/stderr'"
+serve_stop
+check "serve exits 0 after SIGTERM (the verdict: a pass)" test $serve_rc -eq 0
+check "kcat, which follows its leaders, is no client finding" bash -c "! grep -q FINDING '$tmp/main.err'"
 # --data: the logs outlive the process. Write, stop, serve again on the same directory, read back.
 data="$tmp/data"
-"$logsim" serve --brokers 1 --listen 127.0.0.1:0 --data "$data" --bootstrap-file "$tmp/bs-data" --duration 60s \
-  > /dev/null 2> "$tmp/data1.err" &
-pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/bs-data" ] && break; sleep 0.1; done
-seq 1 50 | sed 's/^/kept-/' | timeout 30 kcat -b "$(cat "$tmp/bs-data")" -P -t kept -X topic.request.required.acks=-1 2> "$tmp/data-produce.err"
-kill -TERM "$pid"; wait "$pid"; pid=
+serve_start data1 --brokers 1 --data "$data" --duration 60s || finish
+seq 1 50 | sed 's/^/kept-/' | timeout 30 kcat -b "$bs" -P -t kept -X topic.request.required.acks=-1 2> "$tmp/data-produce.err"
+serve_stop
 check "--data leaves the brokers' logs on disk" test -n "$(ls -A "$data/broker-1" 2>/dev/null)"
-rm -f "$tmp/bs-data"
-"$logsim" serve --brokers 1 --listen 127.0.0.1:0 --data "$data" --bootstrap-file "$tmp/bs-data" --duration 60s \
-  > /dev/null 2> "$tmp/data2.err" &
-pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/bs-data" ] && break; sleep 0.1; done
-timeout 30 kcat -b "$(cat "$tmp/bs-data")" -C -t kept -o beginning -e -f '%s\n' > "$tmp/kept" 2> "$tmp/data-consume.err"
+serve_start data2 --brokers 1 --data "$data" --duration 60s || finish
+timeout 30 kcat -b "$bs" -C -t kept -o beginning -e -f '%s\n' > "$tmp/kept" 2> "$tmp/data-consume.err"
 check "a second serve on the same --data serves every record again" test "$(sort -u "$tmp/kept" | wc -l)" -eq 50
-kill -TERM "$pid"; wait "$pid"; pid=
+serve_stop
 
 # Client faults (scenarios/live/flaky-clients.json): injected NOT_LEADER_OR_FOLLOWER answers,
 # delays and connection resets; librdkafka retries and every record still arrives.
-rm -f "$tmp/bs-flaky"
-"$logsim" serve "$root/scenarios/live/flaky-clients.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bs-flaky" --duration 90s \
-  > /dev/null 2> "$tmp/flaky.err" &
-pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/bs-flaky" ] && break; sleep 0.1; done
+serve_start flaky "$root/scenarios/live/flaky-clients.json" --duration 90s || finish
 seq 1 300 | sed 's/^/flaky-/' > "$tmp/flaky-in"
-timeout 60 kcat -b "$(cat "$tmp/bs-flaky")" -P -t flaky -X topic.request.required.acks=-1 -X message.send.max.retries=100 \
+timeout 60 kcat -b "$bs" -P -t flaky -X topic.request.required.acks=-1 -X message.send.max.retries=100 \
   -l "$tmp/flaky-in" 2> "$tmp/flaky-produce.err"
-timeout 60 kcat -b "$(cat "$tmp/bs-flaky")" -C -t flaky -o beginning -e -f '%s\n' > "$tmp/flaky-out" 2> "$tmp/flaky-consume.err"
-kill -TERM "$pid"; wait "$pid"; pid=
+timeout 60 kcat -b "$bs" -C -t flaky -o beginning -e -f '%s\n' > "$tmp/flaky-out" 2> "$tmp/flaky-consume.err"
+serve_stop
 check "every record arrives through the client faults" test "$(sort -u "$tmp/flaky-out" | wc -l)" -eq 300
 faults=$(grep -o 'client faults: .*' "$tmp/flaky.err")
 check "errors were injected" grep -qE '[1-9][0-9]* errors injected' <<<"$faults"
@@ -117,39 +88,31 @@ check "answers were delayed" grep -qE '[1-9][0-9]* answers delayed' <<<"$faults"
 # The network between brokers and their clocks (scenarios/live/slow-broker-links.json): every
 # link between brokers takes 150 ms and duplicates one message in twenty, two brokers' clocks
 # are off. Nothing is lost, and an acks=all produce waits for at least two crossings (300 ms).
-rm -f "$tmp/bs-slow"
-"$logsim" serve "$root/scenarios/live/slow-broker-links.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bs-slow" --duration 90s \
-  > /dev/null 2> "$tmp/slow.err" &
-pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/bs-slow" ] && break; sleep 0.1; done
+serve_start slow "$root/scenarios/live/slow-broker-links.json" --duration 90s || finish
 seq 1 100 | sed 's/^/slow-/' > "$tmp/slow-in"
-timeout 60 kcat -b "$(cat "$tmp/bs-slow")" -P -t slow -X topic.request.required.acks=-1 -X message.send.max.retries=100 \
+timeout 60 kcat -b "$bs" -P -t slow -X topic.request.required.acks=-1 -X message.send.max.retries=100 \
   -l "$tmp/slow-in" 2> "$tmp/slow-produce.err"
 start=$(date +%s%N)
-echo one-more | timeout 60 kcat -b "$(cat "$tmp/bs-slow")" -P -t slow -X topic.request.required.acks=-1 2>> "$tmp/slow-produce.err"
+echo one-more | timeout 60 kcat -b "$bs" -P -t slow -X topic.request.required.acks=-1 2>> "$tmp/slow-produce.err"
 took_ms=$((($(date +%s%N) - start) / 1000000))
-timeout 60 kcat -b "$(cat "$tmp/bs-slow")" -C -t slow -o beginning -e -f '%s\n' > "$tmp/slow-out" 2> "$tmp/slow-consume.err"
-kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+timeout 60 kcat -b "$bs" -C -t slow -o beginning -e -f '%s\n' > "$tmp/slow-out" 2> "$tmp/slow-consume.err"
+serve_stop
 check "every record arrives over the slow, duplicating links" test "$(sort -u "$tmp/slow-out" | wc -l)" -eq 101
 check "an acks=all produce waited for replication over the slow links ($took_ms ms >= 300)" test "$took_ms" -ge 300
 check "serve applied set-network and clock-skew" grep -qE 'set-network \(every link between brokers\): latency 150ms' "$tmp/slow.err"
 check "... and both clocks" test "$(grep -cE 'clock-skew broker-[23] offset' "$tmp/slow.err")" -eq 2
-check "... and its verdict is a pass" test $rc -eq 0
+check "... and its verdict is a pass" test $serve_rc -eq 0
 
 # A client that keeps sending a partition to a broker it was told does not lead it
 # (python/misdirected_producer.py, raw protocol: 12 Produce requests 0.5 s apart) is named among
 # serve's client findings, in its log and summary.json; the verdict stays a pass.
-rm -f "$tmp/bs-stray"
-"$logsim" serve --brokers 3 --listen 127.0.0.1:0 --num-partitions 2 --bootstrap-file "$tmp/bs-stray" --duration 90s \
-  --out "$tmp/stray-run" > /dev/null 2> "$tmp/stray.err" &
-pid=$!
-for _ in $(seq 1 100); do [ -s "$tmp/bs-stray" ] && break; sleep 0.1; done
-timeout 60 /usr/bin/python3 "$root/live/tests/python/misdirected_producer.py" "$(cat "$tmp/bs-stray")" stray 12 0.5 > "$tmp/stray.out" 2>&1
+serve_start stray --brokers 3 --num-partitions 2 --duration 90s --out "$tmp/stray-run" || finish
+timeout 60 /usr/bin/python3 "$root/live/tests/python/misdirected_producer.py" "$bs" stray 12 0.5 > "$tmp/stray-client.out" 2>&1
 check "every misdirected Produce is answered NOT_LEADER_OR_FOLLOWER" test $? -eq 0
-kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+serve_stop
 check "serve names the misdirected client" grep -qE 'FINDING +client misdirected sent stray-0 to broker-[123] 12 times' "$tmp/stray.err"
 check "... in summary.json" grep -q '"client misdirected sent stray-0 to broker-' "$tmp/stray-run/summary.json"
-check "... and a finding is not a violation" test $rc -eq 0
+check "... and a finding is not a violation" test $serve_rc -eq 0
 
 # Bad input: exit 2 with a message, nothing started.
 err=$("$logsim" serve --listen 10.1.2.3:9092 2>&1); rc=$?
@@ -159,8 +122,7 @@ err=$("$logsim" serve --listen 127.0.0.1:notaport 2>&1); rc=$?
 check "a bad port exits 2" test $rc -eq 2
 
 if [ $fails -ne 0 ]; then
-  echo "--- serve stderr"; tail -40 "$tmp/stderr"
+  echo "--- serve stderr"; tail -40 "$tmp/main.err"
   echo "--- kcat stderr"; cat "$tmp"/*.err 2>/dev/null | tail -20
 fi
-echo "$fails failed"
-exit $((fails > 0))
+finish

@@ -12,33 +12,21 @@ if ! "$py" -c 'import confluent_kafka' 2>/dev/null; then
   echo "FAIL $py cannot import confluent_kafka (scripts/install-deps installs python3-confluent-kafka)"
   exit 1
 fi
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-"$logsim" serve "$root/scenarios/live/broker-crash.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bootstrap" \
-  --duration 200s --out "$tmp/run" > /dev/null 2> "$tmp/serve.err" &
-pid=$!
-for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
-[ -s "$tmp/bootstrap" ] || { echo "FAIL serve never wrote its bootstrap file"; tail -20 "$tmp/serve.err"; exit 1; }
+source "$(dirname "$0")/serve_lib.sh"
+serve_start serve "$root/scenarios/live/broker-crash.json" --duration 200s --out "$tmp/run" || finish
 # Meanwhile, broker-2's port: listening, refusing connections while it is crashed (5 s to 10 s
 # after start), then listening again. 160 probes, 0.1 s apart.
-port2=$(cut -d, -f2 "$tmp/bootstrap" | cut -d: -f2)
+port2=$(cut -d, -f2 <<<"$bs" | cut -d: -f2)
 (for _ in $(seq 1 160); do
    if timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port2" 2>/dev/null; then echo up; else echo refused; fi
    sleep 0.1
  done > "$tmp/probes") &
 probe_pid=$!
-timeout 170 "$py" "$root/live/tests/python/client_test.py" "$(cat "$tmp/bootstrap")" | tee "$tmp/client.out"
+timeout 170 "$py" "$root/live/tests/python/client_test.py" "$bs" | tee "$tmp/client.out"
 rc=${PIPESTATUS[0]}
 wait "$probe_pid"
-[ $rc -eq 124 ] && echo "FAIL the client did not finish in 170 s"
-kill -TERM "$pid"; wait "$pid"; serve_rc=$?; pid=
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; rc=1; }
+if [ $rc -eq 124 ]; then bad "the client did not finish in 170 s"; elif [ $rc -ne 0 ]; then bad "the client's checks (exit $rc)"; fi
+serve_stop
 for line in "crash broker-2" "restart broker-2"; do
   if grep -q "$line" "$tmp/serve.err"; then ok "serve logs: $line"; else bad "serve logs: $line"; fi
 done
@@ -59,5 +47,5 @@ acked=$(grep '"op":"send-ok"' "$h" | grep '"process":"py-payments"' | grep -o '"
 if [ "$acked" -ge 400 ]; then ok "the history has the producer's 400 acknowledgements ($acked)"; else bad "the history has the producer's 400 acknowledgements ($acked)"; fi
 if grep '"op":"commit-ok"' "$h" | grep -q '"group":"py-readers"'; then ok "the history has the group's accepted commits"; else bad "the history has the group's accepted commits"; fi
 if "$logsim" check "$h" > "$tmp/check.out" 2>&1; then ok "logsim check of the history passes"; else bad "logsim check of the history passes"; cat "$tmp/check.out"; fi
-[ $rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
-exit $rc
+[ $fails -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
+finish

@@ -6,35 +6,25 @@
 # Usage: rdkafka_txn_test.sh LOGSIM CLIENT
 set -u
 logsim=$1 client=$2
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/serve_lib.sh"
 cat > "$tmp/cluster.json" <<'JSON'
 {"name": "rdkafka-txn", "cluster": {"brokers": 3, "config": {"default.replication.factor": 3, "min.insync.replicas": 2,
   "offsets.topic.replication.factor": 3, "transaction.state.log.replication.factor": 3, "group.initial.rebalance.delay.ms": 0}},
  "topics": [{"name": "rdtx", "partitions": 2, "replication_factor": 3}]}
 JSON
-"$logsim" serve "$tmp/cluster.json" --listen 127.0.0.1:0 --bootstrap-file "$tmp/bootstrap" --duration 150s --out "$tmp/run" \
-  > /dev/null 2> "$tmp/serve.err" &
-pid=$!
-for _ in $(seq 1 200); do [ -s "$tmp/bootstrap" ] && break; sleep 0.1; done
-[ -s "$tmp/bootstrap" ] || { echo "FAIL serve never wrote its bootstrap file"; tail -20 "$tmp/serve.err"; exit 1; }
-timeout 120 "$client" "$(cat "$tmp/bootstrap")" rdtx
+serve_start serve "$tmp/cluster.json" --duration 150s --out "$tmp/run" || finish
+timeout 120 "$client" "$bs" rdtx
 rc=$?
-kill -TERM "$pid"; wait "$pid"; serve_rc=$?; pid=
-bad() { echo "FAIL $1"; rc=1; }
-if [ $serve_rc -eq 0 ] && grep -q '"verdict": "pass"' "$tmp/run/summary.json"; then echo "ok   the broker-side verdict is a pass"; else bad "the broker-side verdict is a pass (exit $serve_rc)"; fi
+[ $rc -eq 0 ] || bad "the transactional client's checks (exit $rc)"
+serve_stop
+if [ $serve_rc -eq 0 ] && grep -q '"verdict": "pass"' "$tmp/run/summary.json"; then ok "the broker-side verdict is a pass"; else bad "the broker-side verdict is a pass (exit $serve_rc)"; fi
 h=$tmp/run/history.jsonl
 for op in txn-begin txn-commit-invoke txn-commit txn-abort; do
-  if grep "\"op\":\"$op\"" "$h" | grep -q '"process":"rd-tx@'; then echo "ok   the history has rd-tx's $op"; else bad "the history has rd-tx's $op"; fi
+  if grep "\"op\":\"$op\"" "$h" | grep -q '"process":"rd-tx@'; then ok "the history has rd-tx's $op"; else bad "the history has rd-tx's $op"; fi
 done
-if [ "$(grep -c '"op":"txn-commit"' "$h")" -eq 2 ] && [ "$(grep -c '"op":"txn-abort"' "$h")" -eq 1 ]; then echo "ok   two commits and an abort"; else bad "two commits and an abort"; fi
-if grep -q '"read_committed":true' "$h"; then echo "ok   read_committed reads are marked so"; else bad "read_committed reads are marked so"; fi
+if [ "$(grep -c '"op":"txn-commit"' "$h")" -eq 2 ] && [ "$(grep -c '"op":"txn-abort"' "$h")" -eq 1 ]; then ok "two commits and an abort"; else bad "two commits and an abort"; fi
+if grep -q '"read_committed":true' "$h"; then ok "read_committed reads are marked so"; else bad "read_committed reads are marked so"; fi
 "$logsim" check "$h" --json > "$tmp/check.json"
-if grep -q '"anomaly": "aborted-read"\|"anomaly": "precommitted-read"' "$tmp/check.json"; then bad "logsim check finds no aborted or precommitted read"; else echo "ok   logsim check finds no aborted or precommitted read"; fi
-[ $rc -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
-exit $rc
+if grep -q '"anomaly": "aborted-read"\|"anomaly": "precommitted-read"' "$tmp/check.json"; then bad "logsim check finds no aborted or precommitted read"; else ok "logsim check finds no aborted or precommitted read"; fi
+[ $fails -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
+finish
