@@ -1,12 +1,14 @@
 // The broker-side history of a live run (see serve_recorder.h).
 #include "cli/serve_recorder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <limits>
 
 #include "engine/protocol/aborted_batches.h"
 #include "engine/protocol/record_batch.h"
+#include "wire/consumer_protocol.h"
 
 namespace logsim::cli {
 
@@ -117,8 +119,7 @@ std::vector<std::string> ServeRecorder::findings(const std::function<std::string
 }
 
 std::set<std::string> broker_side_ignored() {
-  return {"nonmonotonic-poll", "poll-skip", "unseen", "lost-commit", "group-interference",
-          "double-ownership", "stale-commit-accepted", "liveness"};
+  return {"nonmonotonic-poll", "poll-skip", "unseen", "lost-commit", "group-interference", "double-ownership", "liveness"};
 }
 
 std::uint64_t ServeRecorder::value_id(std::uint64_t identity) {
@@ -142,6 +143,11 @@ ServeRecorder::Acknowledged& ServeRecorder::acknowledged(const std::string& topi
 void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client, NodeId broker, const std::string& topic,
                                  PartitionId partition, SharedBytes batches) {
   noted_.push_back({now_(), ProduceSent{token, client, broker, topic, partition, std::move(batches)}});
+}
+
+void ServeRecorder::assigned(const std::string& group, std::int32_t generation, const std::string& member_id,
+                             const std::string& /*client*/, const std::string& assignment) {
+  noted_.push_back({now_(), Assigned{group, generation, member_id, assignment}});
 }
 
 void ServeRecorder::leaders_told(const std::string& client, std::vector<Leader> leaders) {
@@ -251,6 +257,19 @@ void ServeRecorder::outcome(const Send& s, OpKind kind, std::optional<Offset> ba
 
 void ServeRecorder::record(const LeadersTold& n) {
   for (const Leader& l : n.leaders) told_[{n.client, l.topic, l.partition.value()}] = {l.leader, at_};
+}
+
+void ServeRecorder::record(const Assigned& n) {
+  const std::optional<wire::ConsumerProtocolAssignment> a = wire::decode_consumer_assignment(n.assignment);
+  if (!a) return;
+  HistoryEvent e = event(OpKind::kAssign, n.member_id);
+  e.group = n.group;
+  e.generation = properties::known(GenerationId(n.generation));
+  for (const auto& t : a->assigned) {
+    for (const std::int32_t p : t.partitions) e.assignment.push_back({t.topic, PartitionId(p)});
+  }
+  std::sort(e.assignment.begin(), e.assignment.end());
+  history_.append(std::move(e));
 }
 
 void ServeRecorder::record(const ProduceAnswered& n) {

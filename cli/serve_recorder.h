@@ -16,6 +16,10 @@
 //   served record takes the id of the acknowledged record at its offset when its bytes are
 //   those bytes, else an id of its bytes alone (and inconsistent-offsets says so).
 // - A member's OffsetCommit is commit-invoke per partition, then commit-ok or commit-fail.
+// - Rebalances: each SyncGroup answer that hands a member its assignment is an `assign` event of
+//   the member (process: its member id, as its commits'), with the group, the generation and
+//   the partitions its group's leader gave it (Kafka's consumer protocol; an assignment that is
+//   not one, such as Kafka Connect's, is left out).
 // - Transactions: each transactional.id at each epoch (from its InitProducerId) is a process,
 //   "transactional.id@epoch", of its sends and of its transactions: txn-begin when its first
 //   partition or offsets joined one (the first after InitProducerId names the id, fencing the
@@ -33,8 +37,11 @@
 //   broker that answered NOT_LEADER_OR_FOLLOWER after a Metadata answer had told that client
 //   another broker leads it (librdkafka 2.0.2 does so after a failover: docs/live.md).
 //
-// What a broker-side history can judge is in broker_side_ignored(): no group assignments are
-// seen, so the group checkers and the per-reader order checks are left out of the verdict.
+// What a broker-side history can judge is in broker_side_ignored(): the records a fetch served
+// are not attributed to a group member (a fetch names its client, not its member), so the
+// group checkers that judge what members read, and the per-reader order checks, are left out
+// of the verdict; stale-commit-accepted, which needs only the assignments and the commits, is
+// judged.
 //
 // When. What the gateways report is only noted as it happens (its time, and the record bytes
 // shared, not copied or decoded), so that a client's request costs the server no more than
@@ -69,6 +76,8 @@ class ServeRecorder final : public live::GatewayObserver {
   void produce_sent(std::uint64_t token, const std::string& client, NodeId broker, const std::string& topic,
                     PartitionId partition, SharedBytes batches) override;
   void leaders_told(const std::string& client, std::vector<Leader> leaders) override;
+  void assigned(const std::string& group, std::int32_t generation, const std::string& member_id, const std::string& client,
+                const std::string& assignment) override;
   void produce_answered(std::uint64_t token, ErrorCode error, Offset base_offset) override;
   void served(const std::string& reader, const std::string& topic, PartitionId partition, Fetched fetched) override;
   void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) override;
@@ -116,6 +125,12 @@ class ServeRecorder final : public live::GatewayObserver {
     PartitionId partition;
     SharedBytes batches;
   };
+  struct Assigned {
+    std::string group;
+    std::int32_t generation;
+    std::string member_id;
+    std::string assignment;
+  };
   struct LeadersTold {
     std::string client;
     std::vector<Leader> leaders;
@@ -149,10 +164,11 @@ class ServeRecorder final : public live::GatewayObserver {
   };
   struct Noted {
     Nanos at = 0;
-    std::variant<ProduceSent, LeadersTold, ProduceAnswered, Served, CommitSent, CommitAnswered, TxnStep, Fault, Made> what;
+    std::variant<ProduceSent, LeadersTold, Assigned, ProduceAnswered, Served, CommitSent, CommitAnswered, TxnStep, Fault, Made> what;
   };
   void record(const ProduceSent& n);
   void record(const LeadersTold& n);
+  void record(const Assigned& n);
   void record(const ProduceAnswered& n);
   void record(const Served& n);
   void record(const CommitSent& n);

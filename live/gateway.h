@@ -104,6 +104,10 @@ class GatewayObserver {
     NodeId leader;
   };
   virtual void leaders_told(const std::string& client, std::vector<Leader> leaders) = 0;
+  // A SyncGroup answer handed a member of `group` its assignment in `generation`: the bytes the
+  // group's leader wrote for it (wire/consumer_protocol.h for a consumer group's).
+  virtual void assigned(const std::string& group, std::int32_t generation, const std::string& member_id,
+                        const std::string& client, const std::string& assignment) = 0;
   // A group member's OffsetCommit, and the coordinator's answer per partition.
   virtual void commit_sent(std::uint64_t token, const OffsetCommitRequest& request) = 0;
   virtual void commit_answered(std::uint64_t token, const OffsetCommitResponse& response) = 0;

@@ -65,7 +65,12 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::JoinGroupRe
 void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::SyncGroupRequest& req) {
   SyncGroupRequest ask{0, req.group_id, req.generation_id, req.member_id, req.group_instance_id, {}};
   for (const auto& a : req.assignments) ask.assignments.push_back({a.member_id, a.assignment});
-  ask_one<SyncGroupResponse>(g, p, broker(g), std::move(ask), [](const SyncGroupResponse& r) {
+  ask_one<SyncGroupResponse>(g, p, broker(g), std::move(ask),
+                             [&g, group = req.group_id, generation = req.generation_id, member = req.member_id,
+                              client = p.header.client_id.value_or("")](const SyncGroupResponse& r) {
+    if (GatewayObserver* o = observer(g); o != nullptr && r.error == ErrorCode::NONE) {
+      o->assigned(group, generation, member, client, r.assignment);
+    }
     wire::SyncGroupResponse out;
     out.error_code = code(r.error);
     out.assignment = r.assignment;

@@ -1,7 +1,8 @@
 // The broker-side history of transactions (serve_recorder.h): each transactional.id at each
 // epoch is a process with its own transactions, EndTxn's answer ends one (or, retried, leaves
-// it open), and a read_committed fetch records only what its client keeps. And the client
-// findings: a client sending to a broker that it was told no longer leads.
+// it open), and a read_committed fetch records only what its client keeps. Each member's
+// assignment from SyncGroup is an assign event, so a stale commit accepted is judged. And the
+// client findings: a client sending to a broker that it was told no longer leads.
 #include "cli/serve_recorder.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,9 @@
 #include <vector>
 
 #include "engine/protocol/record_batch.h"
+#include "properties/checker.h"
+#include "properties/group_checkers.h"
+#include "wire/consumer_protocol.h"
 
 namespace logsim::cli {
 namespace {
@@ -185,6 +189,57 @@ TEST(ServeRecorder, AFewMisdirectedSendsAreNotAFinding) {
     r.recorder.finish();
     EXPECT_TRUE(r.recorder.misdirected().empty()) << sends << " sends " << gap << " ns apart";
   }
+}
+
+std::string consumer_assignment(std::vector<wire::ConsumerProtocolAssignment::Topic> topics) {
+  return wire::encode_consumer_assignment({1, std::move(topics), std::nullopt});
+}
+
+TEST(ServeRecorder, EachMembersAssignmentIsAnAssignEventOfTheMember) {
+  Recorded r;
+  r.recorder.assigned("g", 3, "c1-4d2a", "c1", consumer_assignment({{"t", {2, 0}}, {"a", {1}}}));
+  r.recorder.assigned("g", 3, "c2-77f0", "c2", "");  // an idle member: nothing assigned
+  r.recorder.assigned("g", 3, "c3-0000", "c3", "\x01");  // not the consumer protocol: left out
+  EXPECT_EQ(r.ops(), (std::vector<std::string>{"assign", "assign"}));
+  const properties::HistoryEvent first = r.history.at(0);
+  EXPECT_EQ(first.process, "c1-4d2a");
+  EXPECT_EQ(first.group, "g");
+  EXPECT_EQ(first.generation, std::optional(GenerationId(3)));
+  EXPECT_EQ(first.assignment, (std::vector<TopicPartition>{{"a", PartitionId(1)}, {"t", PartitionId(0)}, {"t", PartitionId(2)}}));
+  EXPECT_TRUE(r.history.at(1).assignment.empty());
+}
+
+// A member of generation 1 commits after the group reached generation 2: accepted, that is
+// stale-commit-accepted (the coordinator should have said ILLEGAL_GENERATION); refused, nothing.
+TEST(ServeRecorder, AStaleCommitAcceptedIsJudgedFromTheAssignmentsAndCommits) {
+  for (const ErrorCode answer : {ErrorCode::NONE, ErrorCode::ILLEGAL_GENERATION}) {
+    Recorded r;
+    properties::CheckerSet checkers;
+    checkers.add(std::make_unique<properties::StaleCommitChecker>());
+    checkers.attach(r.history);
+    r.recorder.assigned("g", 1, "m1", "c1", consumer_assignment({{"t", {0, 1}}}));
+    r.recorder.assigned("g", 2, "m2", "c2", consumer_assignment({{"t", {0}}}));
+    OffsetCommitRequest commit{0, "g", 1, "m1", std::nullopt, {{"t", PartitionId(0), Offset(5), ""}}};
+    r.recorder.commit_sent(1, commit);
+    r.recorder.commit_answered(1, OffsetCommitResponse{0, {{"t", PartitionId(0), answer}}});
+    r.ops();
+    const properties::Verdict v = checkers.finish();
+    if (answer == ErrorCode::NONE) {
+      ASSERT_EQ(v.violations.size(), 1u);
+      EXPECT_EQ(v.violations[0].anomaly, "stale-commit-accepted");
+      EXPECT_EQ(v.violations[0].process, "m1");
+    } else {
+      EXPECT_TRUE(v.violations.empty()) << v.violations[0].explanation;
+    }
+    r.history.clear_observers();
+  }
+}
+
+TEST(ServeRecorder, ABrokerSideVerdictJudgesStaleCommitsButNotWhatMembersRead) {
+  const std::set<std::string> ignored = broker_side_ignored();
+  EXPECT_FALSE(ignored.contains("stale-commit-accepted"));
+  EXPECT_TRUE(ignored.contains("double-ownership"));
+  EXPECT_TRUE(ignored.contains("unseen"));
 }
 
 }  // namespace

@@ -46,6 +46,11 @@ h=$tmp/run/history.jsonl
 acked=$(grep '"op":"send-ok"' "$h" | grep '"process":"py-payments"' | grep -o '"value_id":[0-9]*' | sort -u | wc -l)
 if [ "$acked" -ge 400 ]; then ok "the history has the producer's 400 acknowledgements ($acked)"; else bad "the history has the producer's 400 acknowledgements ($acked)"; fi
 if grep '"op":"commit-ok"' "$h" | grep -q '"group":"py-readers"'; then ok "the history has the group's accepted commits"; else bad "the history has the group's accepted commits"; fi
+# Both readers' assignments from SyncGroup, each an assign event of its member id.
+members=$(grep '"op":"assign"' "$h" | grep '"group":"py-readers"' | grep -o '"process":"py-reader-[12]-[^"]*"' | sort -u | wc -l)
+if [ "$members" -ge 2 ]; then
+  ok "the history has the group's rebalances (both members' assignments, by member id)"
+else bad "the history has the group's rebalances (both members' assignments, by member id: $members)"; fi
 if "$logsim" check "$h" > "$tmp/check.out" 2>&1; then ok "logsim check of the history passes"; else bad "logsim check of the history passes"; cat "$tmp/check.out"; fi
 [ $fails -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
 finish
