@@ -26,12 +26,15 @@ std::optional<ConsumerProtocolAssignment> decode_consumer_assignment(std::string
     Reader r(bytes);
     a.version = r.int16();
     if (a.version < 0) return std::nullopt;
+    // Neither array is nullable in Kafka's schema.
     const std::optional<std::size_t> topics = r.array_length();
-    for (std::size_t i = 0; topics && i < *topics; ++i) {
+    if (!topics) return std::nullopt;
+    for (std::size_t i = 0; i < *topics; ++i) {
       ConsumerProtocolAssignment::Topic& t = a.assigned.emplace_back();
       t.topic = r.string();
       const std::optional<std::size_t> partitions = r.array_length();
-      for (std::size_t j = 0; partitions && j < *partitions; ++j) t.partitions.push_back(r.int32());
+      if (!partitions) return std::nullopt;
+      for (std::size_t j = 0; j < *partitions; ++j) t.partitions.push_back(r.int32());
     }
     if (!r.done()) a.user_data = r.nullable_bytes();
     return a;

@@ -47,6 +47,8 @@ TEST(ConsumerProtocol, RefusesTruncatedOrImpossibleBytes) {
   }
   EXPECT_EQ(decode_consumer_assignment(hex("ffff" "00000000")), std::nullopt) << "a negative version";
   EXPECT_EQ(decode_consumer_assignment(hex("0000" "7fffffff")), std::nullopt) << "more topics than bytes";
+  EXPECT_EQ(decode_consumer_assignment(hex("0000" "ffffffff")), std::nullopt) << "a null topic array (not nullable)";
+  EXPECT_EQ(decode_consumer_assignment(hex("0000" "00000001" "0001" "74" "ffffffff")), std::nullopt) << "a null partition array";
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // (a body for a supported API and version, or a header marked unsupported) or throws
 // DecodeError. A decoded request, encoded again and decoded again, gives the same header and
 // body. The same holds for the response decoders, with the API and version picked by the
-// input's first byte. Any other exception, crash, leak or undefined behaviour is a bug.
+// input's first byte. The consumer protocol's assignment decoder (what serve reads from
+// SyncGroup answers) returns nothing or an assignment that encodes back to a prefix of the
+// input. Any other exception, crash, leak or undefined behaviour is a bug.
 //
 //   cmake --preset fuzz && cmake --build --preset fuzz --target wire_fuzzer
 //   build/fuzz/wire/wire_fuzzer -max_total_time=30 CORPUS wire/tests/corpus
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <span>
 
+#include "wire/consumer_protocol.h"
 #include "wire/frame.h"
 #include "wire/request.h"
 
@@ -51,11 +54,22 @@ void check_response(std::span<const std::uint8_t> input) {
   }
 }
 
+void check_consumer_assignment(std::span<const std::uint8_t> input) {
+  const std::string_view bytes(reinterpret_cast<const char*>(input.data()), input.size());
+  const auto a = decode_consumer_assignment(bytes);
+  if (!a || bytes.empty()) return;
+  // What it read, written again, is the input up to where it stopped (user data may be absent).
+  std::string again = encode_consumer_assignment(*a);
+  if (!a->user_data) again.resize(again.size() - 4);  // the null marker it may not have read
+  if (bytes.substr(0, again.size()) != again) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::uint8_t> input(data, size);
   check_request(input);
   check_response(input);
+  check_consumer_assignment(input);
   return 0;
 }
