@@ -256,13 +256,7 @@ void print_summary(const fuzz::FuzzOptions& o, const fuzz::FuzzReport& r, const 
     std::cout << fmt::format("  NONDETERMINISM seed {}: trace {} then {}\n", n.seed, reports::trace_hash_hex(n.first_hash),
                              reports::trace_hash_hex(n.second_hash));
   }
-  for (const auto& [message, s] : r.sometimes) {
-    if (s.held == 0) {
-      std::cout << fmt::format("  sometimes    NEVER HELD: \"{}\" (evaluated in {} seed{}, true in none)\n", message, s.reached, s.reached == 1 ? "" : "s");
-    } else {
-      std::cout << fmt::format("  sometimes    \"{}\": held in {} of the {} seed{} that evaluated it\n", message, s.held, s.reached, s.reached == 1 ? "" : "s");
-    }
-  }
+  for (const auto& [message, s] : r.sometimes) std::cout << "  " << sometimes_line(message, s.reached, s.held) << "\n";
   if (!r.failure) {
     std::cout << (r.failing_seeds.empty() ? "  verdict      PASS: no property was violated\n" : "");
   } else {
@@ -384,6 +378,11 @@ int replay_command(const std::string& file) {
   }
   std::cout << "  NOT REPRODUCED: the run now ends differently (fixed, or a different build)\n";
   return code;
+}
+
+std::string sometimes_line(const std::string& message, std::int64_t reached, std::int64_t held) {
+  if (held == 0) return fmt::format("sometimes    NEVER HELD: \"{}\" (evaluated in {} seed{}, true in none)", message, reached, reached == 1 ? "" : "s");
+  return fmt::format("sometimes    \"{}\": held in {} of the {} seed{} that evaluated it", message, held, reached, reached == 1 ? "" : "s");
 }
 
 }  // namespace logsim::cli

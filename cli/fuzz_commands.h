@@ -28,6 +28,11 @@ struct FuzzArgs {
 };
 
 int fuzz_command(const FuzzArgs& args);
+// The summary's line for an application's `sometimes` assertion: in how many seeds it was
+// evaluated and held ("NEVER HELD" when it was evaluated and never held). logsim merge prints
+// the same for a campaign's shards together.
+std::string sometimes_line(const std::string& message, std::int64_t reached, std::int64_t held);
+
 // Re-runs a failure saved by logsim fuzz and confirms its verdict and trace hash.
 int replay_command(const std::string& file);
 

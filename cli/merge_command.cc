@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_codes.h"
+#include "cli/fuzz_commands.h"
 #include "cli/shard.h"
 #include "reports/atomic_file.h"
 #include "reports/junit.h"
@@ -238,13 +239,14 @@ Merged merge_runs(const std::vector<ShardDir>& shards, const std::string& out) {
 }
 
 // The shards' fuzz.json files as one campaign: the failure is the lowest failing seed's, as one
-// machine reports it.
+// machine reports it, and each `sometimes` assertion's seeds are summed over the shards.
 Merged merge_fuzz(const std::vector<ShardDir>& shards, const std::string& out) {
   const json& sweep = shards.front().manifest["sweep"];
   json campaign{{"command", sweep.value("command", "")}, {"first_seed", sweep.value("first_seed", 0)}, {"seeds_run", 0}, {"jobs", 0},
                 {"confirmed_deterministic", 0}, {"failing_seeds", json::array()}, {"nondeterministic_seeds", json::array()},
                 {"search_s", 0.0}, {"shrink_s", 0.0}, {"interrupted", false}};
   std::set<std::uint64_t> failing, nondeterministic;
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> sometimes;  // message -> seeds reached, held
   const ShardDir* lowest = nullptr;
   json failure;
   for (const auto& s : shards) {
@@ -258,6 +260,11 @@ Merged merge_fuzz(const std::vector<ShardDir>& shards, const std::string& out) {
     campaign["interrupted"] = campaign["interrupted"].get<bool>() || c.value("interrupted", false);
     for (const auto& seed : c.value("failing_seeds", json::array())) failing.insert(seed.get<std::uint64_t>());
     for (const auto& seed : c.value("nondeterministic_seeds", json::array())) nondeterministic.insert(seed.get<std::uint64_t>());
+    for (const auto& a : c.value("sometimes", json::array())) {
+      auto& [reached, held] = sometimes[a.at("message").get<std::string>()];
+      reached += a.at("reached_seeds").get<std::int64_t>();
+      held += a.at("held_seeds").get<std::int64_t>();
+    }
     if (c.contains("failure") && (lowest == nullptr || c["failure"]["seed"].get<std::uint64_t>() < failure["seed"].get<std::uint64_t>())) {
       lowest = &s;
       failure = c["failure"];
@@ -270,6 +277,11 @@ Merged merge_fuzz(const std::vector<ShardDir>& shards, const std::string& out) {
   else if (lowest != nullptr) m.exit_code = lowest->exit_code;
   m.lines.push_back(fmt::format("{} seeds, {} failing, {} nondeterministic", campaign["seeds_run"].get<std::int64_t>(), failing.size(),
                                 nondeterministic.size()));
+  if (!sometimes.empty()) campaign["sometimes"] = json::array();
+  for (const auto& [message, tally] : sometimes) {
+    campaign["sometimes"].push_back({{"message", message}, {"reached_seeds", tally.first}, {"held_seeds", tally.second}});
+    m.lines.push_back(sometimes_line(message, tally.first, tally.second));
+  }
   if (lowest != nullptr) {
     const std::string seed = std::to_string(failure["seed"].get<std::uint64_t>());
     failure["scenario"] = out + "/seed-" + seed + ".json";

@@ -3,7 +3,8 @@
 #   1. the scenario as it is (no faults) passes with the ledger as first written;
 #   2. `ledger-sim fuzz` with member crashes, stops and pauses finds its bug within 100 seeds,
 #      shrinks it, and saves a scenario file that `ledger-sim replay` reproduces bit for bit;
-#   3. the fixed ledger passes the same campaign, and the saved failure no longer fails.
+#   3. the fixed ledger passes the same campaign, also as two shards merged (the same tally of its
+#      sometimes assertion), and the saved failure no longer fails.
 set -u
 buggy=$1 fixed=$2 scenario=$3
 tmp=$(mktemp -d)
@@ -36,6 +37,18 @@ echo "$out"
 check "the fixed ledger passes the same campaign" test $rc -eq 0
 check "whose seeds reach the timing that matters (a sometimes assertion)" \
   grep -qE 'sometimes    "a partition was revoked while payments for it were held": held in [1-9][0-9]* of' <<<"$out"
+# The same campaign as two shards (two machines), merged: the same tally of the assertion.
+single=$(grep -oE 'sometimes    "a partition was revoked[^"]*": held in [0-9]+ of the [0-9]+ seeds' <<<"$out")
+for i in 0 1; do (cd "$tmp" && "$fixed" fuzz "$scenario" --faults "$faults" --seeds 100 --shard $i/2 --out shard-$i --quiet 2>/dev/null); done
+merged=$(cd "$tmp" && "$fixed" merge shard-0 shard-1 --out merged); rc=$?
+echo "$merged"
+check "two shards merged exit 0 as the single campaign did" test $rc -eq 0
+check "and tally the sometimes assertion as it did ($single)" grep -qF "$single" <<<"$merged"
+check "... in the merged fuzz.json too" python3 -c '
+import json, re, sys
+held, reached = map(int, re.search(r"held in (\d+) of the (\d+)", sys.argv[2]).groups())
+s = json.load(open(sys.argv[1]))["sometimes"][0]
+sys.exit(0 if (s["held_seeds"], s["reached_seeds"]) == (held, reached) else 1)' "$tmp/merged/fuzz.json" "$single"
 "$fixed" run "$tmp/$saved" --quiet; rc=$?
 check "and the saved failure passes with the fix" test $rc -eq 0
 
