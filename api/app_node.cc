@@ -21,9 +21,13 @@ std::vector<std::string> site_topics(const scenarios::AppSite& site) {
 AppNode::AppNode(Env& env, const scenarios::AppSite& site, std::unique_ptr<App> app)
     : env_(env), site_(site), topics_(site_topics(site)), group_id_(site.group != nullptr ? site.group->name : ""), timers_(env), context_(*this), app_(std::move(app)) {
   LOGSIM_ASSERT(app_ != nullptr, "the factory of application \"" + site_.app + "\" made no App");
+  if (site_.group != nullptr && site_.app_steps != nullptr) seek_steps_.emplace(*site_.app_steps, site_.node);
 }
 
-void AppNode::on_start() { app_->on_start(context_); }
+void AppNode::on_start() {
+  if (seek_steps_) seek_steps_->arm(env_, run());
+  app_->on_start(context_);
+}
 
 void AppNode::on_stop() {
   app_->on_stop(context_);
@@ -86,6 +90,12 @@ Store& AppNode::store() {
 
 void AppNode::on_timer(TimerId id, std::uint64_t tag) {
   if (timers_.on_timer(id, tag)) return;
+  if (seek_steps_) {
+    if (const auto fired = seek_steps_->fired(tag, run())) {
+      seeks_due_.push_back(fired->step);
+      return;
+    }
+  }
   const auto it = app_timers_.find(id);
   if (it == app_timers_.end()) return;
   TimerCallback fn = std::move(it->second);
@@ -149,6 +159,7 @@ std::vector<ConsumedRecord> AppNode::poll() {
   engine::Consumer& c = consumer();
   if (closed_) return {};
   const scenarios::EventMaker maker = [this](properties::OpKind kind) { return event(kind); };
+  for (const auto* step : std::exchange(seeks_due_, {})) scenarios::seek_step(c, *step, env_.now(), maker, run().history);
   std::vector<engine::ConsumerRecord> records = c.poll();
   scenarios::record_moves(c, maker, run().history);
   scenarios::record_poll(records.size(), maker, run().history);

@@ -18,6 +18,7 @@
 #include "engine/client/group_admin.h"
 #include "engine/client/producer.h"
 #include "engine/timer_mux.h"
+#include "scenarios/apps/app_steps.h"
 #include "scenarios/apps/run_context.h"
 #include "scenarios/runner.h"
 
@@ -113,6 +114,9 @@ class AppNode final : public Node, private engine::RebalanceListener {
   bool txn_open_ = false;
   engine::CommitEvent txn_offsets_;
   std::map<TimerId, TimerCallback> app_timers_;  // the App's, armed on the Env (ids ascend: ordered)
+  // The timeline's seek steps aimed at this member, and those due, carried out at the next poll.
+  std::optional<scenarios::AppSteps<scenarios::steps::Seek>> seek_steps_;
+  std::vector<const scenarios::steps::Seek*> seeks_due_;
   // Last, so that it goes first: the clients' callbacks into it never run once it is gone.
   AppContext context_;
   std::unique_ptr<App> app_;

@@ -360,7 +360,8 @@ void add_applications(sim::World& world, const Scenario& scenario, RunContext& c
   for (const auto& g : scenario.groups) {
     for (std::int32_t i = 1; i <= g.member_count(); ++i) {
       if (!g.app.empty()) {
-        add_user_app(world, options, AppSite{g.app, g.member_name(i), nullptr, &g, &ctx, bootstrap, cluster_ids(scenario).controller});
+        add_user_app(world, options,
+                     AppSite{g.app, g.member_name(i), nullptr, &g, &ctx, bootstrap, cluster_ids(scenario).controller, &steps.app});
         continue;
       }
       world.add_node(g.member_name(i), [&g, i, &ctx, &steps, bootstrap](Env& env) {

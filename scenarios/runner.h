@@ -33,6 +33,9 @@ struct AppSite {
   RunContext* ctx = nullptr;               // the run's history and the harness's memory
   std::vector<NodeId> bootstrap;           // the brokers
   NodeId controller{-1};                   // where its admin client's requests go
+  // The run's application steps (scenarios/apps/app_steps.h): a group member's `seek` steps
+  // are carried out on its consumer at its next poll, as logsim's own members do.
+  const std::vector<TimelineStep>* app_steps = nullptr;
 };
 // Builds the node of a user's application; called at the node's start and at every restart.
 using AppNodeFactory = std::function<std::unique_ptr<Node>(Env&, const AppSite&)>;

@@ -149,6 +149,27 @@ TEST_F(AppTest, UsersAppsPassTheCheckersThroughCrashes) {
   }
 }
 
+// A seek step aimed at an App's group member moves its consumer at its next poll, as logsim's
+// own members' do: billing-1 goes back to offset 0 of what it holds at 8 s and processes those
+// records again; the checkers excuse the repeat (a seek) and the run passes.
+TEST_F(AppTest, ASeekStepMovesAnAppMembersConsumer) {
+  nlohmann::json j = scenario("billing");
+  j["timeline"] = nlohmann::json::array();
+  const logsim::RunOutput plain = logsim::run(logsim::scenario_from_json(j));
+  j["timeline"].push_back({{"at", "8s"}, {"action", "seek"}, {"target", "billing-1"}, {"topic", "orders"}, {"to", {{"offset", 0}}}});
+  const logsim::RunOutput out = logsim::run(logsim::scenario_from_json(j));
+  EXPECT_TRUE(logsim::testing::Passed(out));
+  const auto seeks = logsim::events(out.history, {.kind = OpKind::kSeek, .process = "billing-1"});
+  ASSERT_FALSE(seeks.empty()) << "the seek step did nothing";
+  EXPECT_EQ(seeks.front().note, "seek to offset 0");
+  EXPECT_GE(seeks.front().at, 8'000'000'000);
+  const auto processed = [](const logsim::RunOutput& o) {
+    return logsim::stat(o, "records.processed.billing-1") + logsim::stat(o, "records.processed.billing-2");
+  };
+  EXPECT_EQ(processed(plain), 2400) << "without the seek every order is processed once";
+  EXPECT_GT(processed(out), 2400) << "after the seek billing-1 processes its partition again";
+}
+
 TEST_F(AppTest, UsersAppsPassForEverySeed) {
   const logsim::Scenario s = logsim::scenario_from_json(scenario("billing"));
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
