@@ -330,7 +330,8 @@ void LiveWorld::send(Slot& from, NodeId to, Message msg) {
   Nanos latency = 0;
   Nanos second = -1;  // the duplicate's latency, when there is one
   if (shape != nullptr) {
-    // Three draws per message whatever happens, so one link's shape never shifts another's.
+    // Whether it is lost or doubled, and its latency (drawn either way). A live run is not
+    // reproducible from its seed in any case: these are the simulator's distributions only.
     const double lost = network_rng_.uniform_real();
     const double duplicated = network_rng_.uniform_real();
     latency = draw_latency(*shape);
