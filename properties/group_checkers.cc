@@ -73,12 +73,15 @@ void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
         p.assigned_since = false;
       }
       // One commit is one invoke per partition, all sent together: the first one counts.
-      p.invoked.try_emplace(e.commit_id, Invoke{newest, e.index, false});
+      ++p.invoked.try_emplace(e.commit_id, Invoke{newest, e.index, 0, false}).first->awaited;
       return;
     }
-    case OpKind::kCommitFail:
-      if (e.commit_id == process(ids.process).last_id) process(ids.process).last_ended = true;
+    case OpKind::kCommitFail: {
+      Process& p = process(ids.process);
+      if (e.commit_id == p.last_id) p.last_ended = true;
+      settle(p, e.commit_id);
       return;
+    }
     case OpKind::kCommitOk:
       break;
     default:
@@ -87,10 +90,12 @@ void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
   Process& p = process(ids.process);
   if (e.commit_id == p.last_id) p.last_ended = true;
   // A commit sent without a generation (an admin's, or under manual assignment) is never stale.
-  if (!e.generation) return;
-  const std::int32_t generation = e.generation->value();
   Invoke* const sent = p.invoked.find(e.commit_id);
-  if (sent == nullptr || generation >= sent->newest.generation || sent->reported) return;
+  if (!e.generation || sent == nullptr || e.generation->value() >= sent->newest.generation || sent->reported) {
+    settle(p, e.commit_id);
+    return;
+  }
+  const std::int32_t generation = e.generation->value();
   sent->reported = true;
   Violation v = violation_at("stale-commit-accepted", e);
   v.explanation = "the coordinator of group " + e.group + " accepted " + e.process + "'s commit of " + symbols().where(ids.tp) +
@@ -100,6 +105,12 @@ void StaleCommitChecker::on_event(const HistoryEvent& e, const EventIds& ids) {
                   std::to_string(sent->newest.generation) + " (" + event_no(sent->newest.event) +
                   ") when it was sent: a fenced member overwrote the offsets of the partition's new owner";
   report(std::move(v));
+  settle(p, e.commit_id);
+}
+
+void StaleCommitChecker::settle(Process& p, std::uint64_t commit_id) {
+  Invoke* const sent = p.invoked.find(commit_id);
+  if (sent != nullptr && --sent->awaited == 0) p.invoked.erase(commit_id);
 }
 
 const GroupProgress::Move* GroupProgress::Partition::first_past(std::int64_t offset) const {

@@ -98,6 +98,12 @@ class StaleCommitChecker final : public Checker {
   KindSet kinds() const override {
     return kinds_of({OpKind::kAssign, OpKind::kCommitInvoke, OpKind::kCommitOk, OpKind::kCommitFail});
   }
+  // Commits sent whose every partition's outcome has not been seen yet (what it remembers).
+  std::size_t commits_awaiting_outcome() const {
+    std::size_t n = 0;
+    for (const Process& p : processes_) n += p.invoked.size();
+    return n;
+  }
 
  private:
   struct Newest {
@@ -107,6 +113,7 @@ class StaleCommitChecker final : public Checker {
   struct Invoke {
     Newest newest;  // the group's newest generation when the commit was sent
     std::uint64_t event;
+    std::uint32_t awaited;  // invokes (one per partition) whose outcome has not been seen
     bool reported;
   };
   // One process's commits in its current incarnation. Commit ids count up from 1 in each
@@ -117,12 +124,15 @@ class StaleCommitChecker final : public Checker {
     std::uint64_t last_id = 0;
     bool last_ended = false;      // an outcome of last_id was seen
     bool assigned_since = false;  // an assignment of the process since the invoke of last_id
-    FlatMap<std::uint64_t, Invoke> invoked;  // by commit id (lookups only, never iterated)
+    // By commit id, until each of its partitions has its outcome (lookups only, never iterated).
+    FlatMap<std::uint64_t, Invoke> invoked;
   };
   Process& process(Id id) {
     if (id >= processes_.size()) processes_.resize(std::size_t{id} + 1);
     return processes_[id];
   }
+  // Counts one more outcome of `commit_id`; forgets the commit once each invoke has one.
+  static void settle(Process& p, std::uint64_t commit_id);
   std::vector<Newest> newest_;  // by group id: its newest generation so far
   std::vector<Process> processes_;  // by process id
 };

@@ -53,6 +53,10 @@ enum class OpKind : std::uint8_t {
 // How many kinds there are (the last one's number, plus one).
 inline constexpr std::size_t kOpKinds = static_cast<std::size_t>(OpKind::kTxnCommitInvoke) + 1;
 
+inline constexpr bool is_commit(OpKind k) {
+  return k == OpKind::kCommitInvoke || k == OpKind::kCommitOk || k == OpKind::kCommitFail;
+}
+
 // The history's form of an engine value that uses Kafka's -1 for none (an offset an acks=0
 // producer cannot know, a member without a generation).
 template <typename Tag, typename Rep>
@@ -106,7 +110,7 @@ class History {
   struct Entry {
     Nanos at = 0;
     std::int64_t offset = -1;
-    std::uint64_t value_id = 0;  // kPoll: the number of records
+    std::uint64_t value_id = 0;  // kPoll: the number of records; commits: see History::commit_id
     Id process = kNoId, group = kNoId, topic = kNoId, key = kNoId, error = kNoId, note = kNoId;
     std::int32_t generation = -1;
     std::int32_t partition = -1;
@@ -200,7 +204,9 @@ class History {
   const Entry& entry(std::size_t i) const { return entries_[i]; }
   const std::string& text(Id id) const { return text_.name(id); }
   std::uint64_t commit_id(std::size_t i) const {
-    return entries_[i].extra == kNoId ? 0 : extras_[entries_[i].extra].commit_id;
+    const Entry& e = entries_[i];
+    if (e.extra != kNoId) return extras_[e.extra].commit_id;
+    return is_commit(e.kind) ? e.value_id : 0;
   }
 
  private:
@@ -212,7 +218,7 @@ class History {
     std::vector<TopicPartition> assignment;
   };
   std::deque<Entry> entries_;  // a deque: growing never copies what is kept
-  std::vector<Extra> extras_;
+  std::deque<Extra> extras_;  // a deque too: a vector's doubling held both copies at its peak
   Interner text_;
   std::vector<PackedObserver> observers_;
 };

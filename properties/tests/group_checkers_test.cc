@@ -239,6 +239,40 @@ TEST(StaleCommitChecker, ACommitCurrentWhenSentIsFineEvenIfItsAnswerComesAfterAN
   EXPECT_TRUE(finish(c).empty());
 }
 
+// A commit is remembered until each of its partitions has its outcome, then forgotten (an
+// hour's commits otherwise fill memory); one awaiting an outcome still pairs with it.
+TEST(StaleCommitChecker, ForgetsACommitOnceEachPartitionHasItsOutcome) {
+  StaleCommitChecker c;
+  Events h(c);
+  h.assign("billing-1", "billing", 1, {{"orders", PartitionId(0)}, {"orders", PartitionId(1)}});
+  for (std::uint64_t id = 1; id <= 100; ++id) {
+    h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, id, 0, static_cast<std::int64_t>(id));
+    h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, id, 1, static_cast<std::int64_t>(id));
+    h.commit(OpKind::kCommitOk, "billing-1", "billing", 1, id, 0, static_cast<std::int64_t>(id));
+    h.commit(id % 2 == 0 ? OpKind::kCommitOk : OpKind::kCommitFail, "billing-1", "billing", 1, id, 1,
+             static_cast<std::int64_t>(id));
+  }
+  EXPECT_EQ(c.commits_awaiting_outcome(), 0u);
+  // Commit 101 is half answered when billing-2 reaches generation 2; its other half, accepted
+  // afterwards, was sent while generation 1 was the newest: not stale.
+  h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 101, 0, 101);
+  h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 101, 1, 101);
+  h.commit(OpKind::kCommitOk, "billing-1", "billing", 1, 101, 0, 101);
+  EXPECT_EQ(c.commits_awaiting_outcome(), 1u);
+  h.assign("billing-2", "billing", 2, {{"orders", PartitionId(0)}, {"orders", PartitionId(1)}});
+  h.commit(OpKind::kCommitOk, "billing-1", "billing", 1, 101, 1, 101);
+  EXPECT_EQ(c.commits_awaiting_outcome(), 0u);
+  // Commit 102, sent after generation 2, is stale on both partitions: reported once, then forgotten.
+  h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 102, 0, 102);
+  h.commit(OpKind::kCommitInvoke, "billing-1", "billing", 1, 102, 1, 102);
+  h.commit(OpKind::kCommitOk, "billing-1", "billing", 1, 102, 0, 102);
+  h.commit(OpKind::kCommitOk, "billing-1", "billing", 1, 102, 1, 102);
+  EXPECT_EQ(c.commits_awaiting_outcome(), 0u);
+  const auto v = finish(c);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].offset, Offset(102));
+}
+
 TEST(StaleCommitChecker, DefaultCheckersReportIt) {
   CheckerSet set = default_checkers();
   History history;

@@ -420,6 +420,34 @@ TEST(History, PollKeepsItsRecordCount) {
   EXPECT_EQ(back.value_id, 0u);
 }
 
+// A commit's id is kept in the value slot when it can be (no Extra); a commit that also has a
+// value id or a rare field keeps both, and History::commit_id reads each form.
+TEST(History, CommitsKeepTheirIdsInEveryForm) {
+  History h;
+  HistoryEvent plain;
+  plain.kind = OpKind::kCommitOk;
+  plain.process = "c1";
+  plain.commit_id = 77;
+  HistoryEvent valued = plain;
+  valued.kind = OpKind::kCommitInvoke;
+  valued.value_id = 5;
+  HistoryEvent rare = plain;
+  rare.kind = OpKind::kCommitFail;
+  rare.high_watermark = Offset(9);
+  HistoryEvent sent;  // not a commit: a value id is not a commit id
+  sent.kind = OpKind::kSendInvoke;
+  sent.value_id = 77;
+  for (const HistoryEvent* e : {&plain, &valued, &rare, &sent}) h.append(*e);
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> want = {{77, 0}, {77, 5}, {77, 0}, {0, 77}};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const HistoryEvent back = h.at(i);
+    EXPECT_EQ(back.commit_id, want[i].first) << i;
+    EXPECT_EQ(back.value_id, want[i].second) << i;
+    EXPECT_EQ(h.commit_id(i), want[i].first) << i;
+  }
+  EXPECT_EQ(h.at(2).high_watermark, Offset(9));
+}
+
 HistoryEvent poll(const std::string& proc, std::uint32_t records) {
   HistoryEvent e;
   e.kind = OpKind::kPoll;
