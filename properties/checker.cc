@@ -49,7 +49,7 @@ Violation Checker::violation_of(std::string anomaly, std::uint64_t event, Nanos 
 void CheckerSet::attach(History& history) {
   LOGSIM_ASSERT(attached_ == nullptr || attached_ == &history, "a checker set is attached to one history");
   attached_ = &history;
-  history.observe_packed([this](const HistoryEvent& e, const History::Entry& entry) { dispatch(e, symbols_->ids_of(e, entry)); });
+  history.observe_packed([this](const HistoryEvent& e, const History::TextIds& text) { dispatch(e, symbols_->ids_of(e, text)); });
 }
 
 void CheckerSet::observe(const HistoryEvent& e) { dispatch(e, symbols_->ids_of(e)); }

@@ -42,6 +42,13 @@ std::optional<OpKind> op_kind_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+History::History() {
+  text_.intern("");  // text id 0: most events' error and note, and manual assignment's group
+  contexts_.intern(Context{});  // id 0 of each table: every field empty
+  wheres_.intern(Where{});
+  texts_.intern(Texts{});
+}
+
 std::uint64_t History::append(HistoryEvent event) {
   event.index = entries_.size();
   Entry& e = entries_.emplace_back();
@@ -55,14 +62,14 @@ std::uint64_t History::append(HistoryEvent event) {
   const bool commit_in_slot = is_commit(event.kind) && event.value_id == 0 && !rare;
   e.value_id = event.kind == OpKind::kPoll ? event.records : commit_in_slot ? event.commit_id : event.value_id;
   const auto id = [this](std::string_view s) { return s.empty() ? Id{0} : text_.intern(s); };
-  e.process = id(event.process);
-  e.group = id(event.group);
-  e.topic = id(event.topic);
-  if (event.key) e.key = id(*event.key);
-  e.error = id(event.error);
-  e.note = id(event.note);
-  e.generation = packed(event.generation);
-  e.partition = packed(event.partition);
+  TextIds ids;
+  ids.process = id(event.process);
+  ids.group = id(event.group);
+  ids.topic = id(event.topic);
+  if (event.key) e.key = ids.key = id(*event.key);
+  e.context = contexts_.intern(Context{ids.process, ids.group, packed(event.generation)});
+  e.where = wheres_.intern(Where{ids.topic, packed(event.partition)});
+  e.texts = texts_.intern(Texts{id(event.error), id(event.note)});
   e.kind = event.kind;
   e.idempotent = event.idempotent;
   e.tombstone = event.tombstone;
@@ -71,7 +78,7 @@ std::uint64_t History::append(HistoryEvent event) {
     e.extra = static_cast<std::uint32_t>(extras_.size());
     extras_.push_back(Extra{event.commit_id, event.source_value_id, event.log_start_offset, event.high_watermark, event.assignment});
   }
-  for (const auto& o : observers_) o(event, e);
+  for (const auto& o : observers_) o(event, ids);
   return event.index;
 }
 
@@ -81,11 +88,13 @@ HistoryEvent History::at(std::size_t i) const {
   out.index = i;
   out.at = e.at;
   out.kind = e.kind;
-  out.process = text_.name(e.process);
-  out.group = text_.name(e.group);
-  out.generation = unpacked<GenerationId>(e.generation);
-  out.topic = text_.name(e.topic);
-  out.partition = unpacked<PartitionId>(e.partition);
+  const Context& c = contexts_[e.context];
+  out.process = text_.name(c.process);
+  out.group = text_.name(c.group);
+  out.generation = unpacked<GenerationId>(c.generation);
+  const Where& w = wheres_[e.where];
+  out.topic = text_.name(w.topic);
+  out.partition = unpacked<PartitionId>(w.partition);
   out.offset = unpacked<Offset>(e.offset);
   if (e.key != kNoId) out.key = text_.name(e.key);
   if (e.kind == OpKind::kPoll) {
@@ -98,8 +107,9 @@ HistoryEvent History::at(std::size_t i) const {
   out.idempotent = e.idempotent;
   out.tombstone = e.tombstone;
   out.read_committed = e.read_committed;
-  out.error = text_.name(e.error);
-  out.note = text_.name(e.note);
+  const Texts& t = texts_[e.texts];
+  out.error = text_.name(t.error);
+  out.note = text_.name(t.note);
   if (e.extra != kNoId) {
     const Extra& x = extras_[e.extra];
     out.commit_id = x.commit_id;

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base/flat_map.h"
 #include "engine/base/topic_partition.h"
 #include "engine/base/types.h"
 #include "properties/interner.h"
@@ -104,25 +105,34 @@ struct HistoryEvent {
 // appended; reads decode it again.
 class History {
  public:
-  // The packed form, for scans of long histories that need only a few fields: strings are
-  // ids into text() (key: kNoId for a null key); offset, generation and partition are -1 where
-  // the event has none (see packed_offset and friends).
+  // The packed form, for scans of long histories that need only a few fields, 48 bytes an
+  // event (an hour of the fan-out story holds 27 million): strings are ids into text() (key:
+  // kNoId for a null key); offset is -1 where the event has none. The fields that repeat from
+  // event to event are kept once each and named by a small id: an event's context (process,
+  // group, generation), its partition (topic, partition) and its texts (error, note); read them
+  // through process(), group(), generation(), topic(), partition(), error() and note().
   struct Entry {
     Nanos at = 0;
     std::int64_t offset = -1;
     std::uint64_t value_id = 0;  // kPoll: the number of records; commits: see History::commit_id
-    Id process = kNoId, group = kNoId, topic = kNoId, key = kNoId, error = kNoId, note = kNoId;
-    std::int32_t generation = -1;
-    std::int32_t partition = -1;
+    Id context = 0;               // (process, group, generation); 0: all empty
+    Id where = 0;                 // (topic, partition); 0: neither
+    Id key = kNoId;
+    Id texts = 0;                 // (error, note); 0: both empty
     std::uint32_t extra = kNoId;  // index into the rare fields, kNoId: all at their defaults
     OpKind kind = OpKind::kFault;
-    bool idempotent = false;
-    bool tombstone = false;
-    bool read_committed = false;
+    bool idempotent : 1 = false;
+    bool tombstone : 1 = false;
+    bool read_committed : 1 = false;
+  };
+  // The text ids of an appended event's strings, for observers that keep their own ids of them
+  // (kNoId: the string is not given here).
+  struct TextIds {
+    Id process = kNoId, group = kNoId, topic = kNoId, key = kNoId;
   };
   using Observer = std::function<void(const HistoryEvent&)>;
   // An observer that is also shown the event's packed entry (its strings as ids of text()).
-  using PackedObserver = std::function<void(const HistoryEvent&, const Entry&)>;
+  using PackedObserver = std::function<void(const HistoryEvent&, const TextIds&)>;
 
   // The packed fields' encoding of an absent value, and back.
   static std::int64_t packed(const std::optional<Offset>& o) { return o ? o->value() : -1; }
@@ -133,13 +143,13 @@ class History {
     return v < 0 ? std::nullopt : std::optional<T>(T(v));
   }
 
-  History() { text_.intern(""); }  // id 0: most events' error and note, and manual assignment's group
+  History();
 
   // Appends an event (assigning its index) and shows it to every observer, in order. Returns
   // the index.
   std::uint64_t append(HistoryEvent event);
   void observe(Observer observer) {
-    observers_.push_back([o = std::move(observer)](const HistoryEvent& e, const Entry&) { o(e); });
+    observers_.push_back([o = std::move(observer)](const HistoryEvent& e, const TextIds&) { o(e); });
   }
   void observe_packed(PackedObserver observer) { observers_.push_back(std::move(observer)); }
   // Stops showing events to anyone (an observer must not outlive what it captured).
@@ -203,6 +213,13 @@ class History {
 
   const Entry& entry(std::size_t i) const { return entries_[i]; }
   const std::string& text(Id id) const { return text_.name(id); }
+  Id process(const Entry& e) const { return contexts_[e.context].process; }
+  Id group(const Entry& e) const { return contexts_[e.context].group; }
+  std::int32_t generation(const Entry& e) const { return contexts_[e.context].generation; }  // -1: none
+  Id topic(const Entry& e) const { return wheres_[e.where].topic; }
+  std::int32_t partition(const Entry& e) const { return wheres_[e.where].partition; }  // -1: none
+  Id error(const Entry& e) const { return texts_[e.texts].error; }
+  Id note(const Entry& e) const { return texts_[e.texts].note; }
   std::uint64_t commit_id(std::size_t i) const {
     const Entry& e = entries_[i];
     if (e.extra != kNoId) return extras_[e.extra].commit_id;
@@ -217,9 +234,51 @@ class History {
     std::optional<Offset> high_watermark;
     std::vector<TopicPartition> assignment;
   };
+  // Small values kept once each, by id in order of first use.
+  template <class T>
+  class Table {
+   public:
+    Id intern(const T& t) {
+      if (!all_.empty() && all_[last_] == t) return last_;  // most events repeat the last one
+      const auto [id, fresh] = ids_.try_emplace(t, static_cast<Id>(all_.size()));
+      if (fresh) all_.push_back(t);
+      return last_ = *id;
+    }
+    const T& operator[](Id id) const { return all_[id]; }
+
+   private:
+    struct Hash {
+      std::uint64_t operator()(const T& t) const noexcept { return t.hash(); }
+    };
+    FlatMap<T, Id, Hash> ids_;
+    std::vector<T> all_;
+    Id last_ = 0;
+  };
+  struct Context {
+    Id process = 0, group = 0;
+    std::int32_t generation = -1;
+    bool operator==(const Context&) const = default;
+    std::uint64_t hash() const { return (std::uint64_t{process} << 32 | group) ^ (std::uint64_t(std::uint32_t(generation)) << 17); }
+  };
+  struct Where {
+    Id topic = 0;
+    std::int32_t partition = -1;
+    bool operator==(const Where&) const = default;
+    std::uint64_t hash() const { return std::uint64_t{topic} << 32 | std::uint32_t(partition); }
+  };
+  struct Texts {
+    Id error = 0, note = 0;
+    bool operator==(const Texts&) const = default;
+    std::uint64_t hash() const { return std::uint64_t{error} << 32 | note; }
+  };
+  static_assert(sizeof(Entry) == 48, "an hour's history holds tens of millions of entries");
+
   std::deque<Entry> entries_;  // a deque: growing never copies what is kept
   std::deque<Extra> extras_;  // a deque too: a vector's doubling held both copies at its peak
   Interner text_;
+  Table<Context> contexts_;
+  Table<Where> wheres_;
+  Table<Texts> texts_;
   std::vector<PackedObserver> observers_;
 };
 

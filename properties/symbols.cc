@@ -38,8 +38,7 @@ Id Symbols::group_incarnation(Id name) {
 }
 
 EventIds Symbols::ids_of(const HistoryEvent& e) {
-  static const History::Entry kNoText{};  // every text id kNoId: each string is interned itself
-  return ids_of(e, kNoText);
+  return ids_of(e, History::TextIds{});  // every text id kNoId: each string is interned itself
 }
 
 Id Symbols::via_text(std::vector<Id>& by_text, Id text, Interner& kind, std::string_view name) {
@@ -50,7 +49,7 @@ Id Symbols::via_text(std::vector<Id>& by_text, Id text, Interner& kind, std::str
   return id;
 }
 
-EventIds Symbols::ids_of(const HistoryEvent& e, const History::Entry& entry) {
+EventIds Symbols::ids_of(const HistoryEvent& e, const History::TextIds& entry) {
   // The ids are the strings' own: a text id maps to an id only once its string was interned.
   EventIds ids;
   ids.process = via_text(process_by_text_, entry.process, processes_, e.process);

@@ -40,7 +40,7 @@ class Symbols {
   // The same, for an event of a history given its packed entry: the entry's text ids lead to
   // these ids through tables, so each string is interned once per history, not once per event.
   // Every entry passed must come from the same history (its text ids mean nothing elsewhere).
-  EventIds ids_of(const HistoryEvent& e, const History::Entry& entry);
+  EventIds ids_of(const HistoryEvent& e, const History::TextIds& text);
   // The id of (topic, partition); an event without a partition has one of its own per topic.
   Id tp(Id topic, std::optional<PartitionId> partition) { return tp_of(topic, History::packed(partition)); }
 

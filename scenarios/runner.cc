@@ -157,12 +157,12 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
   for (std::size_t i = 0; i < h.size(); ++i) {
     const properties::History::Entry& e = h.entry(i);
     // A commit's outcome is one event per partition, appended together: count the commit once.
-    const bool same_commit = i > 0 && h.entry(i - 1).kind == e.kind && h.entry(i - 1).process == e.process &&
+    const bool same_commit = i > 0 && h.entry(i - 1).kind == e.kind && h.process(h.entry(i - 1)) == h.process(e) &&
                              h.commit_id(i - 1) == h.commit_id(i);
-    if (!h.text(e.group).empty()) {
-      GroupCounts& g = groups[e.group];
+    if (!h.text(h.group(e)).empty()) {
+      GroupCounts& g = groups[h.group(e)];
       if (e.kind == OpKind::kProcess) bump(g.processed);
-      if (e.kind == OpKind::kAssign) g.generation = std::max(g.generation.value_or(0), std::int64_t{e.generation});
+      if (e.kind == OpKind::kAssign) g.generation = std::max(g.generation.value_or(0), std::int64_t{h.generation(e)});
       if (e.kind == OpKind::kCommitOk && !same_commit) bump(g.accepted);
       if (e.kind == OpKind::kCommitFail && !same_commit) bump(g.rejected);
     }
@@ -171,7 +171,7 @@ void count_history(const properties::History& h, std::map<std::string, std::int6
       case OpKind::kSendOk: ++stats["records.acknowledged"]; break;
       case OpKind::kSendFail: ++stats["records.failed"]; break;
       case OpKind::kSendInfo: ++stats["records.unknown"]; break;
-      case OpKind::kProcess: ++processed_by[e.process]; break;
+      case OpKind::kProcess: ++processed_by[h.process(e)]; break;
       case OpKind::kFault: ++stats["faults"]; break;
       case OpKind::kAdmin: ++stats["admin.operations"]; break;
       case OpKind::kCommitOk: stats["commits.accepted"] += same_commit ? 0 : 1; break;

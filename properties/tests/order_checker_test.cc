@@ -366,8 +366,13 @@ TEST(History, EveryFieldComesBackAsAppended) {
   EXPECT_EQ(i, 3u);
   EXPECT_FALSE(h.events()[1].key.has_value());
   EXPECT_EQ(h.events()[0].key, std::optional<std::string>(""));
-  EXPECT_EQ(h.text(h.entry(2).process), a.process);
-  EXPECT_EQ(h.entry(0).process, h.entry(2).process) << "a repeated string is kept once";
+  EXPECT_EQ(h.text(h.process(h.entry(2))), a.process);
+  EXPECT_EQ(h.process(h.entry(0)), h.process(h.entry(2))) << "a repeated string is kept once";
+  EXPECT_EQ(h.entry(0).context, h.entry(2).context) << "a repeated context is kept once";
+  EXPECT_NE(h.entry(0).where, h.entry(1).where);
+  EXPECT_EQ(h.generation(h.entry(1)), -1);
+  EXPECT_EQ(h.partition(h.entry(2)), 3);
+  EXPECT_EQ(h.text(h.note(h.entry(2))), a.note);
 }
 
 TEST(History, ViolationIsFoundOnlineWhenTheEventIsAppended) {

@@ -89,7 +89,7 @@ TEST(Symbols, IdsFoundThroughAHistorysEntriesAreTheIdsOfItsStrings) {
   Symbols packed;
   Symbols plain;
   std::size_t seen = 0;
-  history.observe_packed([&](const HistoryEvent& e, const History::Entry& entry) {
+  history.observe_packed([&](const HistoryEvent& e, const History::TextIds& entry) {
     SCOPED_TRACE("event " + std::to_string(e.index));
     const EventIds a = packed.ids_of(e, entry);
     const std::vector<Id> a_assignment(a.assignment.begin(), a.assignment.end());
