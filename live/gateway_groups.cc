@@ -47,6 +47,7 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::JoinGroupRe
   ask.rebalance_timeout_ms = req.rebalance_timeout_ms >= 0 ? req.rebalance_timeout_ms : req.session_timeout_ms;  // v0 has none
   ask.member_id = req.member_id;
   ask.group_instance_id = req.group_instance_id;
+  ask.require_known_member_id = p.header.api_version >= 4;  // Kafka's rule (KIP-394)
   ask.client_id = p.header.client_id.value_or("");
   ask.protocol_type = req.protocol_type;
   for (const auto& proto : req.protocols) ask.protocols.push_back({proto.name, proto.metadata});

@@ -83,7 +83,7 @@ void GroupCoordinator::Impl::join_new_member(NodeId from, const JoinGroupRequest
     return send_join_error(from, req.correlation_id, ErrorCode::GROUP_MAX_SIZE_REACHED, req.member_id);
   }
   std::string member_id = new_member_id(g, req.client_id);
-  if (req.group_instance_id) return add_member_and_rebalance(from, req, g, member_id);
+  if (req.group_instance_id || !req.require_known_member_id) return add_member_and_rebalance(from, req, g, member_id);
   // KIP-394: a dynamic member must come back with its id before it counts as a member.
   g.pending_members()[member_id] =
       arm(req.session_timeout_ms, {CoordinatorTimer::kPendingMember, g.group_id(), g.incarnation(), member_id});

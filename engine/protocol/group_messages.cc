@@ -11,6 +11,7 @@ void JoinGroupRequest::fold(Digest& d) const {
   d.add(group_instance_id).add(client_id).add(protocol_type);
   fold_size(d, protocols.size());
   for (const auto& p : protocols) d.add(p.name).add(p.metadata);
+  if (!require_known_member_id) d.add(false);  // only when false: the simulated clients' digests stay as they were
 }
 
 void JoinGroupResponse::fold(Digest& d) const {

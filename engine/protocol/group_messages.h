@@ -54,6 +54,9 @@ struct JoinGroupRequest {
   std::int32_t rebalance_timeout_ms = 300000;  // max.poll.interval.ms
   std::string member_id;                       // "" for a member joining for the first time
   std::optional<std::string> group_instance_id;  // group.instance.id: a static member
+  // KIP-394, JoinGroup v4 on: a new dynamic member first gets MEMBER_ID_REQUIRED and its id, and
+  // counts once it rejoins with it. A client of v0 to v3 (Sarama 1.22) is added at once.
+  bool require_known_member_id = true;
   std::string client_id;                       // client.id, the prefix of a new member id
   std::string protocol_type = "consumer";
   std::vector<JoinGroupProtocol> protocols;    // in the member's order of preference

@@ -426,18 +426,38 @@ std::optional<TxnMarker> parse_control_batch(std::string_view batch) {
   return TxnMarker{h.producer_id, h.producer_epoch, static_cast<ControlType>(type), get_be<std::int32_t>(rec.value->data() + 2)};
 }
 
+namespace {
+bool records_valid(std::string_view batch, const BatchHeader& h, std::optional<std::int64_t>& max_ts) {
+  RecordReader reader(batch, h);
+  RecordView rec;  // every field checked, nothing copied
+  max_ts.reset();
+  for (std::int32_t i = 0; i < h.record_count; ++i) {
+    if (!reader.next_view(rec)) return false;
+    if (!h.log_append_time()) max_ts = std::max(max_ts.value_or(rec.timestamp_ms), rec.timestamp_ms);
+  }
+  return reader.done();
+}
+
+// A whole batch's CRC and records, as Kafka checks them (not its max timestamp: see
+// batch_records_valid).
+bool batch_and_records_valid(std::string_view batch, const BatchHeader& h) {
+  std::optional<std::int64_t> max_ts;
+  return batch_crc(batch) == h.crc && records_valid(batch, h, max_ts);
+}
+
+}  // namespace
+
 bool batch_is_valid(std::string_view batch, bool verify_crc) {
   const std::optional<BatchHeader> h = parse_batch_header(batch);
   if (!h || h->size_bytes() != batch.size()) return false;
   if (verify_crc && batch_crc(batch) != h->crc) return false;
-  RecordReader reader(batch, *h);
-  RecordView rec;  // every field checked, nothing copied
   std::optional<std::int64_t> max_ts;
-  for (std::int32_t i = 0; i < h->record_count; ++i) {
-    if (!reader.next_view(rec)) return false;
-    if (!h->log_append_time()) max_ts = std::max(max_ts.value_or(rec.timestamp_ms), rec.timestamp_ms);
-  }
-  return reader.done() && (!max_ts || *max_ts == h->max_timestamp_ms);
+  return records_valid(batch, *h, max_ts) && (!max_ts || *max_ts == h->max_timestamp_ms);
+}
+
+bool batch_records_valid(std::string_view batch, std::optional<std::int64_t>& max_timestamp_ms) {
+  const std::optional<BatchHeader> h = parse_batch_header(batch);
+  return h && h->size_bytes() == batch.size() && records_valid(batch, *h, max_timestamp_ms);
 }
 
 void for_each_record(std::string_view batch, const std::function<bool(const StoredRecord&)>& fn) {
@@ -514,7 +534,7 @@ BatchScan scan_batches(std::string_view bytes, bool verify_records) {
     const std::string_view rest = bytes.substr(static_cast<std::size_t>(scan.valid_bytes));
     const std::optional<BatchHeader> h = parse_batch_header(rest);
     if (!h || h->size_bytes() > rest.size() ||
-        (verify_records && !batch_is_valid(rest.substr(0, static_cast<std::size_t>(h->size_bytes())), true))) {
+        (verify_records && !batch_and_records_valid(rest.substr(0, static_cast<std::size_t>(h->size_bytes())), *h))) {
       scan.complete = false;
       break;
     }

@@ -157,6 +157,11 @@ std::uint32_t batch_crc(const BatchHeader& h, std::string_view records);
 // Whether `batch` (exactly one, whole) has well-formed records, as many as its count, with
 // offset deltas increasing within [0, lastOffsetDelta], and (with verify_crc) its CRC.
 bool batch_is_valid(std::string_view batch, bool verify_crc);
+// The same checks for what a producer sent, less the header's max timestamp, which Kafka's
+// LogValidator sets from the records instead (Sarama 1.22 sends none): whether the records are
+// valid, and then in `max_timestamp_ms` their largest timestamp (none: no records, or the
+// batch is LogAppendTime). The CRC is not checked.
+bool batch_records_valid(std::string_view batch, std::optional<std::int64_t>& max_timestamp_ms);
 
 // Decodes the records of `batch` (valid, whole) with offsets >= `from` onto `out` (none from a
 // control batch).
@@ -191,8 +196,9 @@ struct BatchScan {
   std::uint64_t valid_bytes = 0;  // the length of those batches together
   bool complete = true;           // false when bytes follow them that are not a whole valid batch
 };
-// verify_records: check each batch's records and CRC too (recovery, a produce), not only
-// its header (a follower's append of what its leader validated).
+// verify_records: check each batch's records and CRC too (recovery, a produce), not only its
+// header (a follower's append of what its leader validated); never its max timestamp, which
+// Kafka's leader sets from the records (Sarama 1.22 sends none).
 BatchScan scan_batches(std::string_view bytes, bool verify_records);
 // The headers of the batches in `bytes`, checking only the headers, without a copy.
 BatchScan scan_batch_headers(const SharedBytes& bytes);

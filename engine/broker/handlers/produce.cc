@@ -11,11 +11,11 @@ namespace {
 // Kafka's LogValidator for what a producer sent: one whole batch whose CRC holds
 // (CORRUPT_MESSAGE otherwise), with well-formed records at offset deltas 0 .. n-1, not a
 // control batch (only leaders write those) and, if transactional, of an idempotent producer
-// (INVALID_RECORD otherwise).
-ErrorCode validate(std::string_view batch, const std::optional<BatchHeader>& h) {
+// (INVALID_RECORD otherwise). `max_ts`: the records' largest timestamp (CreateTime).
+ErrorCode validate(std::string_view batch, const std::optional<BatchHeader>& h, std::optional<std::int64_t>& max_ts) {
   if (!h || h->size_bytes() != batch.size() || batch_crc(batch) != h->crc) return ErrorCode::CORRUPT_MESSAGE;
   if (h->record_count != static_cast<std::int64_t>(h->last_offset_delta) + 1 || h->control() ||
-      (h->transactional() && !h->idempotent()) || !batch_is_valid(batch, false)) {
+      (h->transactional() && !h->idempotent()) || !batch_records_valid(batch, max_ts)) {
     return ErrorCode::INVALID_RECORD;
   }
   return ErrorCode::NONE;
@@ -39,9 +39,20 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
   Partition* p = b.find_leader(req.topic, req.partition);
   if (p == nullptr) return answer(ErrorCode::NOT_LEADER_OR_FOLLOWER);
   std::string scratch;
-  const std::string_view batch = req.records.contiguous(scratch);
+  std::string_view batch = req.records.contiguous(scratch);
   std::optional<BatchHeader> header = parse_batch_header(batch);
-  if (const ErrorCode invalid = validate(batch, header); invalid != ErrorCode::NONE) return answer(invalid);
+  std::optional<std::int64_t> max_ts;
+  if (const ErrorCode invalid = validate(batch, header, max_ts); invalid != ErrorCode::NONE) return answer(invalid);
+  std::string fixed;
+  if (max_ts && *max_ts != header->max_timestamp_ms) {
+    // Kafka's LogValidator sets a CreateTime batch's max timestamp to its records' largest, and
+    // the CRC with it (Sarama 1.22 sends none): the log holds the batch as Kafka would.
+    fixed.assign(batch);
+    header->max_timestamp_ms = *max_ts;
+    header->crc = batch_crc(*header, batch.substr(kBatchHeaderBytes));
+    write_batch_header(*header, fixed.data());
+    batch = fixed;
+  }
   // acks=all refuses to write at all when the ISR is too small to be safe.
   if (req.acks == -1 && static_cast<std::int32_t>(p->state.isr.size()) < p->state.min_insync_replicas) {
     return answer(ErrorCode::NOT_ENOUGH_REPLICAS);

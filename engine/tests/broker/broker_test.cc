@@ -140,8 +140,8 @@ TEST_F(BrokerTest, ProduceWithInvalidAcksIsRejectedAndWritesNothing) {
 }
 
 // The leader validates a produced batch as Kafka's LogValidator does: a CRC that does not hold
-// is CORRUPT_MESSAGE; records at offset deltas other than 0..n-1, or a max timestamp that is
-// not the records', are INVALID_RECORD. Nothing is written either way.
+// is CORRUPT_MESSAGE; records at offset deltas other than 0..n-1 are INVALID_RECORD. Nothing is
+// written either way. (A max timestamp that is not the records' is set right: next test.)
 TEST_F(BrokerTest, ProduceOfABatchThatFailsValidationIsRejectedAndWritesNothing) {
   const auto send = [&](std::string bytes) {
     return call<ProduceResponse>(ProduceRequest{1, "orders", PartitionId(0), -1, 30000, SharedBytes(std::move(bytes))});
@@ -155,15 +155,38 @@ TEST_F(BrokerTest, ProduceOfABatchThatFailsValidationIsRejectedAndWritesNothing)
   std::string gapped;
   encode_stored_batch(std::vector<StoredRecord>{{Offset(0), two[0]}, {Offset(2), two[1]}}, gapped);
   EXPECT_EQ(send(gapped).error, ErrorCode::INVALID_RECORD);
-  // A max timestamp the records do not have, under a CRC computed over it.
-  std::string wrong_max = batch(two).str();
-  BatchHeader h = *parse_batch_header(wrong_max);
-  h.max_timestamp_ms = 99;
-  h.crc = batch_crc(h, std::string_view(wrong_max).substr(kBatchHeaderBytes));
-  write_batch_header(h, wrong_max.data());
-  EXPECT_EQ(send(wrong_max).error, ErrorCode::INVALID_RECORD);
   EXPECT_EQ(list_offsets("orders", 0, kListOffsetsLatest).offset, Offset(0)) << "nothing written";
   EXPECT_EQ(send(batch(two).str()).error, ErrorCode::NONE) << "the same records, well made";
+}
+
+// A CreateTime batch whose header's max timestamp is not its records' largest (Sarama 1.22 sends
+// -1) is taken, and the log holds it with the records' max timestamp under a CRC that holds, as
+// Kafka's LogValidator sets it.
+TEST_F(BrokerTest, ProduceSetsABatchsMaxTimestampToItsRecords) {
+  const std::vector<Record> two{rec("a", "1", 5), rec("b", "2", 7)};
+  std::string wrong_max = batch(two).str();
+  BatchHeader h = *parse_batch_header(wrong_max);
+  h.max_timestamp_ms = -1;
+  h.crc = batch_crc(h, std::string_view(wrong_max).substr(kBatchHeaderBytes));
+  write_batch_header(h, wrong_max.data());
+  // What a produce's bytes are checked for (the live gateway's records, recovery): CRC and
+  // records, not the max timestamp.
+  const BatchScan scan = scan_batches(wrong_max, true);
+  EXPECT_TRUE(scan.complete && scan.batches.size() == 1);
+  std::string flipped = wrong_max;
+  flipped.back() = static_cast<char>(flipped.back() ^ 1);
+  EXPECT_FALSE(scan_batches(flipped, true).complete);
+  const auto resp = call<ProduceResponse>(ProduceRequest{1, "orders", PartitionId(0), -1, 30000, SharedBytes(wrong_max)});
+  ASSERT_EQ(resp.error, ErrorCode::NONE);
+  const FetchResponse fetched = call<FetchResponse>(FetchRequest{2, "orders", PartitionId(0), Offset(0), 500, 0});
+  std::string scratch;
+  const std::string_view stored = fetched.records.contiguous(scratch);
+  const std::optional<BatchHeader> got = parse_batch_header(stored);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->max_timestamp_ms, 7);
+  EXPECT_EQ(got->record_count, 2);
+  EXPECT_TRUE(batch_is_valid(stored, true)) << "the CRC covers the new max timestamp";
+  EXPECT_EQ(list_offsets("orders", 0, kListOffsetsLatest).offset, Offset(2));
 }
 
 TEST_F(BrokerTest, ProduceToUnknownTopicOrPartitionIsRejected) {

@@ -150,6 +150,24 @@ TEST(JoinGroup, NewDynamicMemberGetsMemberIdRequiredThenJoins) {
   EXPECT_EQ(c.coord.group_state(kGroup), "CompletingRebalance");
 }
 
+// A client of JoinGroup v0 to v3 (before KIP-394) is never answered MEMBER_ID_REQUIRED: its first
+// JoinGroup adds it with a new id, as Kafka's coordinator does (Sarama 1.22 stops otherwise).
+TEST(JoinGroup, AMemberOfAnOlderVersionJoinsWithoutTheMemberIdRound) {
+  Coordinator c;
+  JoinGroupRequest first = c.join_request("");
+  first.require_known_member_id = false;
+  c.coord.handle(kA, first);
+  EXPECT_FALSE(c.take<JoinGroupResponse>(kA).has_value()) << "held until the initial delay ends, as a member";
+  EXPECT_EQ(c.coord.group_state(kGroup), "PreparingRebalance");
+  c.advance_ms(3000);
+  const JoinGroupResponse joined = c.expect<JoinGroupResponse>(kA);
+  EXPECT_EQ(joined.error, ErrorCode::NONE);
+  EXPECT_EQ(joined.generation_id, 1);
+  EXPECT_EQ(joined.member_id.rfind("client-", 0), 0u) << joined.member_id;
+  EXPECT_EQ(joined.leader, joined.member_id);
+  EXPECT_EQ(c.coord.group_state(kGroup), "CompletingRebalance");
+}
+
 TEST(JoinGroup, MemberIdsAreDeterministicAndDistinct) {
   Coordinator c1;
   Coordinator c2;
