@@ -274,6 +274,7 @@ void GatewayApis::metadata_answer(Gateway& g, Gateway::Pending& p, const wire::M
       part.error_code = code(pm.error);
       part.partition_index = pm.partition.value();
       part.leader_id = pm.leader.value();
+      part.leader_epoch = pm.leader_epoch.value();
       for (const NodeId n : pm.replicas) part.replica_nodes.push_back(n.value());
       for (const NodeId n : pm.isr) part.isr_nodes.push_back(n.value());
     }

@@ -35,6 +35,10 @@ void describe(Io& io, Like<MetadataRequest> auto& m) {
     io.array(m.topics, topic);
   }
   if (io.v >= 4) io.boolean(m.allow_auto_topic_creation);
+  if (io.v >= 8) {
+    io.boolean(m.include_cluster_authorized_operations);
+    io.boolean(m.include_topic_authorized_operations);
+  }
 }
 
 template <class Io>
@@ -56,10 +60,14 @@ void describe(Io& io, Like<MetadataResponse> auto& m) {
       io3.i16(p.error_code);
       io3.i32(p.partition_index);
       io3.i32(p.leader_id);
+      if (io3.v >= 7) io3.i32(p.leader_epoch);
       io3.int32_array(p.replica_nodes);
       io3.int32_array(p.isr_nodes);
+      if (io3.v >= 5) io3.int32_array(p.offline_replicas);
     });
+    if (io2.v >= 8) io2.i32(t.topic_authorized_operations);
   });
+  if (io.v >= 8) io.i32(m.cluster_authorized_operations);
 }
 
 template <class Io>

@@ -1,5 +1,5 @@
 // The bodies of the client-facing data APIs as they travel on the wire: ApiVersions (0-3),
-// Metadata (0-4), Produce (3-7), Fetch (4-11) and ListOffsets (1-3).
+// Metadata (0-8), Produce (3-7), Fetch (4-11) and ListOffsets (1-3).
 //
 // Field names are Kafka's (its message specs, in snake_case) and every field of every supported
 // version is here; a comment gives the versions a field exists in when not all. A field absent
@@ -55,11 +55,15 @@ struct MetadataRequest {
   };
   std::optional<std::vector<Topic>> topics = std::vector<Topic>{};  // nullable v1+
   bool allow_auto_topic_creation = true;                             // v4+
+  bool include_cluster_authorized_operations = false;                // v8+
+  bool include_topic_authorized_operations = false;                  // v8+
   bool operator==(const MetadataRequest&) const = default;
 };
 
 struct MetadataResponse {
   static constexpr ApiKey kApiKey = ApiKey::METADATA;
+  // Kafka's "not given" for the authorized-operations bit fields (logsim has no authorizer).
+  static constexpr std::int32_t kNoAuthorizedOperations = INT32_MIN;
   struct Broker {
     std::int32_t node_id = 0;
     std::string host;
@@ -71,8 +75,10 @@ struct MetadataResponse {
     std::int16_t error_code = 0;
     std::int32_t partition_index = 0;
     std::int32_t leader_id = -1;
+    std::int32_t leader_epoch = -1;  // v7+
     std::vector<std::int32_t> replica_nodes;
     std::vector<std::int32_t> isr_nodes;
+    std::vector<std::int32_t> offline_replicas;  // v5+
     bool operator==(const Partition&) const = default;
   };
   struct Topic {
@@ -80,6 +86,7 @@ struct MetadataResponse {
     std::string name;
     bool is_internal = false;  // v1+
     std::vector<Partition> partitions;
+    std::int32_t topic_authorized_operations = kNoAuthorizedOperations;  // v8+
     bool operator==(const Topic&) const = default;
   };
   std::int32_t throttle_time_ms = 0;  // v3+
@@ -87,6 +94,7 @@ struct MetadataResponse {
   std::optional<std::string> cluster_id;  // v2+
   std::int32_t controller_id = -1;        // v1+
   std::vector<Topic> topics;
+  std::int32_t cluster_authorized_operations = kNoAuthorizedOperations;  // v8 (to v10)
   bool operator==(const MetadataResponse&) const = default;
 };
 

@@ -28,6 +28,7 @@ RequestBody metadata_request(std::int16_t v) {
   MetadataRequest m;
   m.topics = std::vector<MetadataRequest::Topic>{{"orders"}, {"payments"}};
   if (v >= 4) m.allow_auto_topic_creation = false;
+  if (v >= 8) m.include_topic_authorized_operations = true;
   return m;
 }
 
@@ -40,8 +41,12 @@ ResponseBody metadata_response(std::int16_t v) {
   if (v >= 1) m.controller_id = 2;
   MetadataResponse::Topic t{3, "orders", false, {}};
   if (v >= 1) t.is_internal = true;
-  t.partitions = {{0, 0, 1, {1, 2}, {1}}, {6, 1, -1, {2, 1}, {}}};
+  t.partitions = {{0, 0, 1, -1, {1, 2}, {1}, {}}, {6, 1, -1, -1, {2, 1}, {}, {}}};
+  if (v >= 5) t.partitions[1].offline_replicas = {2};
+  if (v >= 7) t.partitions[0].leader_epoch = 4;
+  if (v >= 8) t.topic_authorized_operations = 0x5f8;
   m.topics = {t, {0, "empty", false, {}}};
+  if (v >= 8) m.cluster_authorized_operations = 0x1f80;
   return m;
 }
 

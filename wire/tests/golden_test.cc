@@ -99,6 +99,32 @@ TEST(Golden, MetadataV1WithNullTopicsAsksForAllTopics) {
   EXPECT_THROW(decode_request(as_bytes(cat({hex("00 03 00 00 00 00 00 05 ff ff ff ff ff ff")}))), DecodeError);
 }
 
+// Metadata v8 (Kafka's MetadataResponse.json): the partition's leader epoch after the leader
+// (v7+), its offline replicas after the ISR (v5+), each topic's authorized operations after its
+// partitions and the cluster's after the topics (v8). Sarama told Kafka 1.0 or later sends v5+.
+TEST(Golden, MetadataV8ResponseFieldOrder) {
+  MetadataResponse m;
+  m.brokers = {{1, "h", 9092, std::nullopt}};
+  m.cluster_id = "c";
+  m.controller_id = 1;
+  MetadataResponse::Topic t{0, "t", false, {{0, 2, 1, 5, {1}, {1}, {3}}}};
+  m.topics = {t};
+  const std::string expected = cat({hex("00 00 00 07"),              // correlation_id
+                                    hex("00 00 00 00"),              // throttle_time_ms
+                                    hex("00 00 00 01 00 00 00 01 00 01 68 00 00 23 84 ff ff"),  // broker 1 "h":9092, rack null
+                                    hex("00 01 63"),                 // cluster_id "c"
+                                    hex("00 00 00 01"),              // controller_id
+                                    hex("00 00 00 01 00 00 00 01 74 00"),  // 1 topic: error 0, "t", not internal
+                                    hex("00 00 00 01 00 00 00 00 00 02"),  // 1 partition: error 0, index 2
+                                    hex("00 00 00 01 00 00 00 05"),  // leader 1, leader epoch 5
+                                    hex("00 00 00 01 00 00 00 01"),  // replicas [1]
+                                    hex("00 00 00 01 00 00 00 01"),  // isr [1]
+                                    hex("00 00 00 01 00 00 00 03"),  // offline replicas [3]
+                                    hex("80 00 00 00"),              // topic authorized operations: not given
+                                    hex("80 00 00 00")});            // cluster authorized operations: not given
+  EXPECT_EQ(encode_response({ApiKey::METADATA, 8, 7, "sarama"}, m), framed(expected));
+}
+
 TEST(Golden, ProduceV7CarriesTheRecordBatchAsOpaqueBytes) {
   const std::string frame = golden::produce_v7_request();
   const DecodedRequest d = decode_request(as_bytes(frame));

@@ -41,12 +41,13 @@ func check(cond bool, what string) {
 	}
 }
 
-// Sarama 1.22 speaks the protocol of the Kafka version it is told; 0.11 gives record batches
-// (Produce v3, Fetch v4), Metadata v1, JoinGroup v1 and SyncGroup v0. A non-zero offsets
-// retention makes its OffsetCommit v2 (v1 otherwise, which logsim serve does not offer).
+// Sarama 1.22 speaks the protocol of the Kafka version it is told; 2.0 (0.11 or later gives
+// record batches) gives Produce v3, Fetch v4, Metadata v5, JoinGroup v1 and SyncGroup v0. A
+// non-zero offsets retention makes its OffsetCommit v2 (v1 otherwise, which logsim serve does
+// not offer).
 func config(clientID string) *sarama.Config {
 	c := sarama.NewConfig()
-	c.Version = sarama.V0_11_0_0
+	c.Version = sarama.V2_0_0_0
 	c.ClientID = clientID
 	c.Net.DialTimeout = 5 * time.Second
 	c.Metadata.Retry.Max = 20
