@@ -1,4 +1,4 @@
-// The bodies of the consumer-offset APIs on the wire: OffsetCommit (2-5), OffsetFetch (1-5)
+// The bodies of the consumer-offset APIs on the wire: OffsetCommit (1-5), OffsetFetch (1-5)
 // and OffsetDelete (0). Conventions as in core_messages.h.
 #pragma once
 
@@ -15,11 +15,14 @@ namespace logsim::wire {
 
 // generation_id -1 with an empty member_id is a "simple" commit from outside any generation.
 // retention_time_ms (v2-4) -1 keeps the broker's offsets.retention.minutes; v5 dropped it.
+// v1 (Sarama 1.22 by default) has each partition's commit_timestamp instead (-1: now), which
+// the coordinator ignores, as it does retention_time_ms.
 struct OffsetCommitRequest {
   static constexpr ApiKey kApiKey = ApiKey::OFFSET_COMMIT;
   struct Partition {
     std::int32_t partition_index = 0;
     std::int64_t committed_offset = 0;
+    std::int64_t commit_timestamp = -1;  // v1 only
     std::optional<std::string> committed_metadata;
     bool operator==(const Partition&) const = default;
   };

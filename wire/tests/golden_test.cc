@@ -125,6 +125,34 @@ TEST(Golden, MetadataV8ResponseFieldOrder) {
   EXPECT_EQ(encode_response({ApiKey::METADATA, 8, 7, "sarama"}, m), framed(expected));
 }
 
+// OffsetCommit v1 (Kafka's OffsetCommitRequest.json; what Sarama 1.22 sends by default): the
+// generation and member after the group, no retention time, and a commit timestamp between
+// each partition's offset and its metadata.
+TEST(Golden, OffsetCommitV1HasACommitTimestampAndNoRetention) {
+  const std::string frame = cat({hex("00 08 00 01 00 00 00 09 00 06 73 61 72 61 6d 61"),  // OffsetCommit v1, id 9, "sarama"
+                                 hex("00 01 67"),                    // group_id "g"
+                                 hex("00 00 00 03"),                 // generation_id 3
+                                 hex("00 01 6d"),                    // member_id "m"
+                                 hex("00 00 00 01 00 01 74"),        // 1 topic: "t"
+                                 hex("00 00 00 01 00 00 00 02"),     // 1 partition: index 2
+                                 hex("00 00 00 00 00 00 00 2a"),     // committed_offset 42
+                                 hex("ff ff ff ff ff ff ff ff"),     // commit_timestamp -1
+                                 hex("ff ff")});                     // committed_metadata null
+  const DecodedRequest d = decode_request(as_bytes(frame));
+  const auto& m = body_as<OffsetCommitRequest>(d);
+  EXPECT_EQ(m.group_id, "g");
+  EXPECT_EQ(m.generation_id, 3);
+  EXPECT_EQ(m.member_id, "m");
+  EXPECT_EQ(m.retention_time_ms, -1);
+  ASSERT_EQ(m.topics.size(), 1u);
+  ASSERT_EQ(m.topics[0].partitions.size(), 1u);
+  EXPECT_EQ(m.topics[0].partitions[0].partition_index, 2);
+  EXPECT_EQ(m.topics[0].partitions[0].committed_offset, 42);
+  EXPECT_EQ(m.topics[0].partitions[0].commit_timestamp, -1);
+  EXPECT_EQ(m.topics[0].partitions[0].committed_metadata, std::nullopt);
+  EXPECT_EQ(encode_request(d.header, m), framed(frame));
+}
+
 TEST(Golden, ProduceV7CarriesTheRecordBatchAsOpaqueBytes) {
   const std::string frame = golden::produce_v7_request();
   const DecodedRequest d = decode_request(as_bytes(frame));

@@ -124,8 +124,9 @@ RequestBody offset_commit_request(std::int16_t v) {
   m.group_id = "group-a";
   m.generation_id = 3;
   m.member_id = "member-1";
-  if (v <= 4) m.retention_time_ms = 86400000;
-  m.topics = {{"orders", {{0, 42, "meta"}, {1, 7, std::nullopt}}}, {"empty", {}}};
+  if (v >= 2 && v <= 4) m.retention_time_ms = 86400000;
+  m.topics = {{"orders", {{0, 42, -1, "meta"}, {1, 7, -1, std::nullopt}}}, {"empty", {}}};
+  if (v == 1) m.topics[0].partitions[0].commit_timestamp = 1700000000000;
   return m;
 }
 

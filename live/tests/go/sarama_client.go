@@ -42,9 +42,8 @@ func check(cond bool, what string) {
 }
 
 // Sarama 1.22 speaks the protocol of the Kafka version it is told; 2.0 (0.11 or later gives
-// record batches) gives Produce v3, Fetch v4, Metadata v5, JoinGroup v1 and SyncGroup v0. A
-// non-zero offsets retention makes its OffsetCommit v2 (v1 otherwise, which logsim serve does
-// not offer).
+// record batches) gives Produce v3, Fetch v4, Metadata v5, JoinGroup v1, SyncGroup v0 and, with
+// the default offsets retention, OffsetCommit v1.
 func config(clientID string) *sarama.Config {
 	c := sarama.NewConfig()
 	c.Version = sarama.V2_0_0_0
@@ -57,7 +56,6 @@ func config(clientID string) *sarama.Config {
 	c.Producer.Retry.Max = 40
 	c.Producer.Retry.Backoff = 250 * time.Millisecond
 	c.Consumer.Offsets.Initial = sarama.OffsetOldest
-	c.Consumer.Offsets.Retention = 24 * time.Hour
 	c.Consumer.Offsets.CommitInterval = 200 * time.Millisecond
 	c.Consumer.Return.Errors = false
 	return c
