@@ -131,7 +131,7 @@ class History {
     Id process = kNoId, group = kNoId, topic = kNoId, key = kNoId;
   };
   using Observer = std::function<void(const HistoryEvent&)>;
-  // An observer that is also shown the event's packed entry (its strings as ids of text()).
+  // An observer that is also shown the text ids of the event's strings (ids of text()).
   using PackedObserver = std::function<void(const HistoryEvent&, const TextIds&)>;
 
   // The packed fields' encoding of an absent value, and back.
