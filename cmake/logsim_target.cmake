@@ -14,6 +14,10 @@ endfunction()
 if(LOGSIM_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
+  # libstdc++'s own checks too: a disengaged optional's value read through `->`, an index past a
+  # vector's end. These read garbage quietly in an optimized build (a test once compared a
+  # generation of 986382576 that way, and failed only on some machines).
+  add_compile_definitions(_GLIBCXX_ASSERTIONS)
 endif()
 
 # logsim_test(NAME SOURCES... LIBS ... LABELS ...): one GoogleTest executable, one ctest entry.
