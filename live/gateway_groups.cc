@@ -107,7 +107,7 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::LeaveGroupR
 }
 
 void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::OffsetCommitRequest& req) {
-  OffsetCommitRequest ask{0, req.group_id, req.generation_id, req.member_id, std::nullopt, {}};
+  OffsetCommitRequest ask{0, req.group_id, req.generation_id, req.member_id, req.group_instance_id, {}};
   for (const auto& t : req.topics) {
     for (const auto& part : t.partitions) {
       ask.partitions.push_back({t.name, PartitionId(part.partition_index), Offset(part.committed_offset),

@@ -11,11 +11,13 @@ void describe(Io& io, Like<OffsetCommitRequest> auto& m) {
   io.string(m.group_id);
   io.i32(m.generation_id);  // v1+: every supported version
   io.string(m.member_id);   // v1+
+  if (io.v >= 7) io.nullable_string(m.group_instance_id);
   if (io.v >= 2 && io.v <= 4) io.i64(m.retention_time_ms);
   using T = OffsetCommitRequest::Topic;
   topics(io, m.topics, &T::name, &T::partitions, [](auto& io2, auto& p) {
     io2.i32(p.partition_index);
     io2.i64(p.committed_offset);
+    if (io2.v >= 6) io2.i32(p.committed_leader_epoch);
     if (io2.v == 1) io2.i64(p.commit_timestamp);
     io2.nullable_string(p.committed_metadata);
   });

@@ -1,4 +1,4 @@
-// The bodies of the consumer-offset APIs on the wire: OffsetCommit (1-5), OffsetFetch (1-5)
+// The bodies of the consumer-offset APIs on the wire: OffsetCommit (1-7), OffsetFetch (1-5)
 // and OffsetDelete (0). Conventions as in core_messages.h.
 #pragma once
 
@@ -16,12 +16,16 @@ namespace logsim::wire {
 // generation_id -1 with an empty member_id is a "simple" commit from outside any generation.
 // retention_time_ms (v2-4) -1 keeps the broker's offsets.retention.minutes; v5 dropped it.
 // v1 (Sarama 1.22 by default) has each partition's commit_timestamp instead (-1: now), which
-// the coordinator ignores, as it does retention_time_ms.
+// the coordinator ignores, as it does retention_time_ms. v6 adds each partition's
+// committed_leader_epoch (KIP-320), which is read and not kept: OffsetFetch answers -1 (unknown),
+// and a client then skips its truncation check. v7 adds group_instance_id (KIP-345), with which
+// the coordinator fences a static member's zombie (FENCED_INSTANCE_ID).
 struct OffsetCommitRequest {
   static constexpr ApiKey kApiKey = ApiKey::OFFSET_COMMIT;
   struct Partition {
     std::int32_t partition_index = 0;
     std::int64_t committed_offset = 0;
+    std::int32_t committed_leader_epoch = -1;  // v6+
     std::int64_t commit_timestamp = -1;  // v1 only
     std::optional<std::string> committed_metadata;
     bool operator==(const Partition&) const = default;
@@ -30,6 +34,7 @@ struct OffsetCommitRequest {
   std::string group_id;
   std::int32_t generation_id = -1;  // v1+
   std::string member_id;            // v1+
+  std::optional<std::string> group_instance_id;  // v7+
   std::int64_t retention_time_ms = -1;  // v2-4
   std::vector<Topic> topics;
   bool operator==(const OffsetCommitRequest&) const = default;

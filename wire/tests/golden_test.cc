@@ -153,6 +153,45 @@ TEST(Golden, OffsetCommitV1HasACommitTimestampAndNoRetention) {
   EXPECT_EQ(encode_request(d.header, m), framed(frame));
 }
 
+// OffsetCommit v7 (Kafka's OffsetCommitRequest.json; what librdkafka 2.0.2 sends to a broker
+// that offers it): the static member's instance id after the member id (v7+), and each
+// partition's committed leader epoch between its offset and its metadata (v6+).
+TEST(Golden, OffsetCommitV7HasTheInstanceIdAndEachPartitionsLeaderEpoch) {
+  const std::string frame = cat({hex("00 08 00 07 00 00 00 0b 00 01 63"),  // OffsetCommit v7, id 11, "c"
+                                 hex("00 01 67"),                    // group_id "g"
+                                 hex("00 00 00 03"),                 // generation_id 3
+                                 hex("00 01 6d"),                    // member_id "m"
+                                 hex("00 02 69 31"),                 // group_instance_id "i1"
+                                 hex("00 00 00 01 00 01 74"),        // 1 topic: "t"
+                                 hex("00 00 00 01 00 00 00 02"),     // 1 partition: index 2
+                                 hex("00 00 00 00 00 00 00 2a"),     // committed_offset 42
+                                 hex("00 00 00 05"),                 // committed_leader_epoch 5
+                                 hex("00 01 78")});                  // committed_metadata "x"
+  const DecodedRequest d = decode_request(as_bytes(frame));
+  const auto& m = body_as<OffsetCommitRequest>(d);
+  EXPECT_EQ(m.member_id, "m");
+  EXPECT_EQ(m.group_instance_id, "i1");
+  EXPECT_EQ(m.retention_time_ms, -1);
+  ASSERT_EQ(m.topics.size(), 1u);
+  ASSERT_EQ(m.topics[0].partitions.size(), 1u);
+  EXPECT_EQ(m.topics[0].partitions[0].committed_offset, 42);
+  EXPECT_EQ(m.topics[0].partitions[0].committed_leader_epoch, 5);
+  EXPECT_EQ(m.topics[0].partitions[0].committed_metadata, "x");
+  EXPECT_EQ(encode_request(d.header, m), framed(frame));
+  // The same body as v6 has no instance id, and as v5 no leader epoch either.
+  RequestHeader v6 = d.header;
+  v6.api_version = 6;
+  OffsetCommitRequest without = m;
+  without.group_instance_id.reset();
+  const DecodedRequest d6 = decode_request(as_bytes(encode_request(v6, m).substr(4)));
+  EXPECT_EQ(body_as<OffsetCommitRequest>(d6), without);
+  RequestHeader v5 = d.header;
+  v5.api_version = 5;
+  without.topics[0].partitions[0].committed_leader_epoch = -1;
+  const DecodedRequest d5 = decode_request(as_bytes(encode_request(v5, m).substr(4)));
+  EXPECT_EQ(body_as<OffsetCommitRequest>(d5), without);
+}
+
 TEST(Golden, ProduceV7CarriesTheRecordBatchAsOpaqueBytes) {
   const std::string frame = golden::produce_v7_request();
   const DecodedRequest d = decode_request(as_bytes(frame));

@@ -125,8 +125,10 @@ RequestBody offset_commit_request(std::int16_t v) {
   m.generation_id = 3;
   m.member_id = "member-1";
   if (v >= 2 && v <= 4) m.retention_time_ms = 86400000;
-  m.topics = {{"orders", {{0, 42, -1, "meta"}, {1, 7, -1, std::nullopt}}}, {"empty", {}}};
+  if (v >= 7) m.group_instance_id = "instance-1";
+  m.topics = {{"orders", {{0, 42, -1, -1, "meta"}, {1, 7, -1, -1, std::nullopt}}}, {"empty", {}}};
   if (v == 1) m.topics[0].partitions[0].commit_timestamp = 1700000000000;
+  if (v >= 6) m.topics[0].partitions[1].committed_leader_epoch = 4;
   return m;
 }
 

@@ -9,7 +9,9 @@ timeline crashes and restarts broker-2 (scenarios/live/broker-crash.json):
 - a group of two consumers with manual commits reads every value, both members get
   partitions, and the group's committed offsets end at the log ends;
 - a second group reads the topic again from the beginning;
-- a consumer assigned one partition at an offset (seek) reads exactly what is after it.
+- a consumer assigned one partition at an offset (seek) reads exactly what is after it;
+- a static member (group.instance.id) replaced by a new consumer of the same instance id is
+  fenced: its next commit (OffsetCommit v7, which names the instance) fails FENCED_INSTANCE_ID.
 
 Every wait is bounded. Prints "ok   ..." or "FAIL ..." per check; exits 1 on any failure.
 Usage: client_test.py BOOTSTRAP
@@ -205,6 +207,30 @@ def seek(bootstrap, delivered, ends):
     c.close()
 
 
+def static_member_fenced(bootstrap):
+    def member():
+        c = consumer(bootstrap, "py-static", "py-static", **{"group.instance.id": "py-static-1"})
+        c.subscribe([TOPIC])
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            msg = c.poll(0.5)
+            if msg is not None and not msg.error():
+                return c, msg
+        return c, None
+    old, first = member()
+    new, second = member()  # the same instance id: the coordinator hands it the old member's place
+    check("a static member's replacement reads", first is not None and second is not None)
+    error = None
+    if first is not None:
+        try:
+            old.commit(offsets=[TopicPartition(TOPIC, first.partition(), first.offset() + 1)], asynchronous=False)
+        except KafkaException as e:
+            error = e.args[0].name()
+    check("the replaced static member's commit is fenced (FENCED_INSTANCE_ID)", error == "FENCED_INSTANCE_ID", str(error))
+    new.close()
+    old.close()
+
+
 def list_groups(admin):
     groups = {g.id for g in admin.list_groups(timeout=10)}
     check("list_groups shows the groups", {"py-readers", "py-audit"} <= groups, str(sorted(groups)))
@@ -218,6 +244,7 @@ def main():
     ends = read_in_a_group(bootstrap, delivered)
     read_again(bootstrap, delivered)
     seek(bootstrap, delivered, ends)
+    static_member_fenced(bootstrap)
     list_groups(admin)
     sys.exit(1 if failures else 0)
 
