@@ -125,7 +125,7 @@ void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::OffsetCommi
 }
 
 void GatewayApis::start(Gateway& g, Gateway::Pending& p, const wire::OffsetFetchRequest& req) {
-  OffsetFetchRequest ask{0, req.group_id, std::nullopt};
+  OffsetFetchRequest ask{0, req.group_id, std::nullopt, req.require_stable};
   if (req.topics) {
     ask.partitions.emplace();
     for (const auto& t : *req.topics) {

@@ -34,7 +34,7 @@ constexpr std::array kSupported = {
     ApiRange{ApiKey::LIST_OFFSETS, 1, 3, 6},
     ApiRange{ApiKey::METADATA, 0, 8, 9},
     ApiRange{ApiKey::OFFSET_COMMIT, 1, 7, 8},
-    ApiRange{ApiKey::OFFSET_FETCH, 1, 5, 6},
+    ApiRange{ApiKey::OFFSET_FETCH, 1, 7, 6},
     ApiRange{ApiKey::FIND_COORDINATOR, 0, 2, 3},
     ApiRange{ApiKey::JOIN_GROUP, 0, 5, 6},
     ApiRange{ApiKey::HEARTBEAT, 0, 3, 4},

@@ -50,6 +50,7 @@ void describe(Io& io, Like<OffsetFetchRequest> auto& m) {
   } else {
     io.array(m.topics, topic);
   }
+  if (io.v >= 7) io.boolean(m.require_stable);
 }
 
 template <class Io>

@@ -1,4 +1,4 @@
-// The bodies of the consumer-offset APIs on the wire: OffsetCommit (1-7), OffsetFetch (1-5)
+// The bodies of the consumer-offset APIs on the wire: OffsetCommit (1-7), OffsetFetch (1-7)
 // and OffsetDelete (0). Conventions as in core_messages.h.
 #pragma once
 
@@ -49,7 +49,9 @@ struct OffsetCommitResponse {
   bool operator==(const OffsetCommitResponse&) const = default;
 };
 
-// v2+: null topics asks for every committed offset of the group; v1 cannot send null.
+// v2+: null topics asks for every committed offset of the group; v1 cannot send null. v6 is
+// the first flexible version; v7 adds require_stable (KIP-447: a read_committed consumer asks
+// that a partition whose offsets a transaction still holds be answered UNSTABLE_OFFSET_COMMIT).
 struct OffsetFetchRequest {
   static constexpr ApiKey kApiKey = ApiKey::OFFSET_FETCH;
   struct Topic {
@@ -59,6 +61,7 @@ struct OffsetFetchRequest {
   };
   std::string group_id;
   std::optional<std::vector<Topic>> topics = std::vector<Topic>{};  // nullable v2+
+  bool require_stable = false;  // v7+
   bool operator==(const OffsetFetchRequest&) const = default;
 };
 

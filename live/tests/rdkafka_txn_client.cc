@@ -4,6 +4,10 @@
 // (send_offsets_to_transaction: AddOffsetsToTxn and TxnOffsetCommit v3), aborts a0..a4, and
 // commits c10..c11. A read_committed consumer must read exactly the twelve committed values, a
 // read_uncommitted one all seventeen, and rd-eos's committed offset must be the one sent.
+// Then a fourth transaction sends rd-eos offset 7 and, while it is open, a read_committed
+// consumer's committed() must not see an offset (OffsetFetch v7 require_stable: the group's
+// coordinator answers UNSTABLE_OFFSET_COMMIT until the transaction ends, KIP-447); after the
+// commit it reads 7.
 // Prints "ok NAME" or "FAIL NAME" per check; exits 1 if any failed. Every wait is bounded.
 #include <librdkafka/rdkafka.h>
 
@@ -11,6 +15,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -84,6 +89,49 @@ std::string joined(const std::set<std::string>& values) {
   return out;
 }
 
+// rd-eos's committed offset of partition 0 as a read_committed consumer's committed() finds it
+// within `timeout_ms`: the offset, or -1 and the error.
+std::pair<std::int64_t, rd_kafka_resp_err_t> committed_offset(const char* bootstrap, const char* topic, int timeout_ms) {
+  char err[512];
+  rd_kafka_t* c = rd_kafka_new(RD_KAFKA_CONSUMER, config(bootstrap, {{"group.id", "rd-eos"}, {"isolation.level", "read_committed"}}),
+                               err, sizeof err);
+  rd_kafka_topic_partition_list_t* asked = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(asked, topic, 0);
+  const rd_kafka_resp_err_t e = rd_kafka_committed(c, asked, timeout_ms);
+  const std::int64_t offset = e == RD_KAFKA_RESP_ERR_NO_ERROR ? asked->elems[0].offset : -1;
+  rd_kafka_topic_partition_list_destroy(asked);
+  rd_kafka_destroy(c);
+  return {offset, e};
+}
+
+// A transaction that holds rd-eos's offsets keeps them from a read_committed consumer until it
+// commits (KIP-447).
+void stable_offsets(const char* bootstrap, const char* topic) {
+  char err[512];
+  rd_kafka_t* p = rd_kafka_new(RD_KAFKA_PRODUCER, config(bootstrap, {{"transactional.id", "rd-tx"}, {"client.id", "rd-txn"}}), err, sizeof err);
+  bool ok = fine(rd_kafka_init_transactions(p, 30000), "init_transactions") && fine(rd_kafka_begin_transaction(p), "begin_transaction");
+  if (ok) {
+    rd_kafka_topic_partition_list_t* offsets = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(offsets, topic, 0)->offset = 7;
+    rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata_new("rd-eos");
+    ok = fine(rd_kafka_send_offsets_to_transaction(p, offsets, group, 30000), "send_offsets_to_transaction");
+    rd_kafka_consumer_group_metadata_destroy(group);
+    rd_kafka_topic_partition_list_destroy(offsets);
+  }
+  if (ok) {
+    const auto [pending, why] = committed_offset(bootstrap, topic, 2000);
+    check("while a transaction holds the group's offsets, a read_committed consumer gets none", pending == -1,
+          "committed() gave offset " + std::to_string(pending) + " (" + rd_kafka_err2str(why) + ")");
+    ok = fine(rd_kafka_commit_transaction(p, 30000), "commit_transaction");
+  }
+  if (ok) {
+    const auto [after, why] = committed_offset(bootstrap, topic, 10000);
+    check("after the commit it gets the transaction's offset", after == 7,
+          "offset " + std::to_string(after) + " (" + rd_kafka_err2str(why) + ")");
+  }
+  rd_kafka_destroy(p);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,5 +184,6 @@ int main(int argc, char** argv) {
         std::string(rd_kafka_err2str(e)) + " offset " + std::to_string(offset));
   rd_kafka_topic_partition_list_destroy(asked);
   rd_kafka_destroy(c);
+  stable_offsets(bootstrap, topic);
   return failures == 0 ? 0 : 1;
 }

@@ -22,7 +22,7 @@ h=$tmp/run/history.jsonl
 for op in txn-begin txn-commit-invoke txn-commit txn-abort; do
   if grep "\"op\":\"$op\"" "$h" | grep -q '"process":"rd-tx@'; then ok "the history has rd-tx's $op"; else bad "the history has rd-tx's $op"; fi
 done
-if [ "$(grep -c '"op":"txn-commit"' "$h")" -eq 2 ] && [ "$(grep -c '"op":"txn-abort"' "$h")" -eq 1 ]; then ok "two commits and an abort"; else bad "two commits and an abort"; fi
+if [ "$(grep -c '"op":"txn-commit"' "$h")" -eq 3 ] && [ "$(grep -c '"op":"txn-abort"' "$h")" -eq 1 ]; then ok "three commits and an abort"; else bad "three commits and an abort"; fi
 if grep -q '"read_committed":true' "$h"; then ok "read_committed reads are marked so"; else bad "read_committed reads are marked so"; fi
 "$logsim" check "$h" --json > "$tmp/check.json"
 if grep -q '"anomaly": "aborted-read"\|"anomaly": "precommitted-read"' "$tmp/check.json"; then bad "logsim check finds no aborted or precommitted read"; else ok "logsim check finds no aborted or precommitted read"; fi

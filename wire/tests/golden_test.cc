@@ -192,6 +192,39 @@ TEST(Golden, OffsetCommitV7HasTheInstanceIdAndEachPartitionsLeaderEpoch) {
   EXPECT_EQ(body_as<OffsetCommitRequest>(d5), without);
 }
 
+// OffsetFetch v7 (Kafka's OffsetFetchRequest.json and OffsetFetchResponse.json; what
+// librdkafka 2.0.2 sends to a broker that offers it): flexible from v6, so compact strings and
+// arrays and tagged fields after each struct; require_stable (v7+) after the topics.
+TEST(Golden, OffsetFetchV7IsFlexibleAndAsksForStableOffsets) {
+  const std::string frame = cat({hex("00 09 00 07 00 00 00 0c 00 01 63 00"),  // OffsetFetch v7, id 12, "c", no tags
+                                 hex("02 67"),                                 // group_id "g"
+                                 hex("02 02 74"),                              // 1 topic: "t"
+                                 hex("03 00 00 00 00 00 00 00 02 00"),         //   partitions [0, 2]; no tags
+                                 hex("01 00")});                               // require_stable; no tags
+  const DecodedRequest d = decode_request(as_bytes(frame));
+  const auto& m = body_as<OffsetFetchRequest>(d);
+  EXPECT_EQ(m.group_id, "g");
+  ASSERT_TRUE(m.topics.has_value());
+  ASSERT_EQ(m.topics->size(), 1u);
+  EXPECT_EQ((*m.topics)[0].name, "t");
+  EXPECT_EQ((*m.topics)[0].partition_indexes, (std::vector<std::int32_t>{0, 2}));
+  EXPECT_TRUE(m.require_stable);
+  EXPECT_EQ(encode_request(d.header, m), framed(frame));
+
+  OffsetFetchResponse r;
+  r.throttle_time_ms = 0;
+  r.topics = {{"t", {{0, 42, -1, std::nullopt, 0}, {2, -1, -1, std::nullopt, 88}}}};
+  const std::string expected = cat({hex("00 00 00 0c 00"),              // correlation id 12; no tags
+                                    hex("00 00 00 00"),                 // throttle_time_ms 0
+                                    hex("02 02 74 03"),                 // 1 topic "t", 2 partitions:
+                                    hex("00 00 00 00 00 00 00 00 00 00 00 2a"),  // index 0, offset 42
+                                    hex("ff ff ff ff 00 00 00 00"),     //   epoch -1, metadata null, error 0; no tags
+                                    hex("00 00 00 02 ff ff ff ff ff ff ff ff"),  // index 2, offset -1
+                                    hex("ff ff ff ff 00 00 58 00"),     //   epoch -1, metadata null, error 88; no tags
+                                    hex("00 00 00 00")});               // topic's tags; error_code 0; no tags
+  EXPECT_EQ(encode_response(d.header, r), framed(expected));
+}
+
 TEST(Golden, ProduceV7CarriesTheRecordBatchAsOpaqueBytes) {
   const std::string frame = golden::produce_v7_request();
   const DecodedRequest d = decode_request(as_bytes(frame));

@@ -139,10 +139,11 @@ ResponseBody offset_commit_response(std::int16_t v) {
   return m;
 }
 
-RequestBody offset_fetch_request(std::int16_t) {
+RequestBody offset_fetch_request(std::int16_t v) {
   OffsetFetchRequest m;
   m.group_id = "group-a";
   m.topics = std::vector<OffsetFetchRequest::Topic>{{"orders", {0, 1, 2}}, {"empty", {}}};
+  m.require_stable = v >= 7;
   return m;
 }
 
