@@ -147,6 +147,31 @@ inline std::string txn_offset_commit_v3() {
               hex("ff ff ff ff 00 00 00 00")});            //   epoch -1, metadata null; tags x3
 }
 
+// OffsetCommit v7 (what librdkafka 2.0.2 sends): group "g", generation 3, member "m", instance
+// "i1", topic "t" partition 2 at offset 42, leader epoch 5, metadata "x".
+inline std::string offset_commit_v7() {
+  return cat({hex("00 08 00 07 00 00 00 0b 00 01 63"),  // OffsetCommit v7, id 11, "c"
+              hex("00 01 67"),                          // group_id "g"
+              hex("00 00 00 03"),                       // generation_id 3
+              hex("00 01 6d"),                          // member_id "m"
+              hex("00 02 69 31"),                       // group_instance_id "i1" (v7+)
+              hex("00 00 00 01 00 01 74"),              // 1 topic: "t"
+              hex("00 00 00 01 00 00 00 02"),           // 1 partition: index 2
+              hex("00 00 00 00 00 00 00 2a"),           // committed_offset 42
+              hex("00 00 00 05"),                       // committed_leader_epoch 5 (v6+)
+              hex("00 01 78")});                        // committed_metadata "x"
+}
+
+// OffsetFetch v7 (flexible; what librdkafka 2.0.2 sends): group "g", topic "t" partitions 0 and
+// 2, require_stable.
+inline std::string offset_fetch_v7() {
+  return cat({hex("00 09 00 07 00 00 00 0c 00 01 63 00"),  // OffsetFetch v7, id 12, "c", no tags
+              hex("02 67"),                                // group_id "g"
+              hex("02 02 74"),                             // 1 topic: "t"
+              hex("03 00 00 00 00 00 00 00 02 00"),        //   partitions [0, 2]; no tags
+              hex("01 00")});                              // require_stable (v7+); no tags
+}
+
 // The request frames that seed the fuzzer, with their corpus file names.
 struct NamedFrame {
   std::string name;
@@ -158,7 +183,9 @@ inline std::vector<NamedFrame> corpus_frames() {
           {"api_versions_v2_kafkajs.bin", api_versions_v2_kafkajs()},
           {"metadata_v1_all_topics.bin", metadata_v1_all_topics()},
           {"produce_v7.bin", produce_v7_request()},
-          {"txn_offset_commit_v3.bin", txn_offset_commit_v3()}};
+          {"txn_offset_commit_v3.bin", txn_offset_commit_v3()},
+          {"offset_commit_v7.bin", offset_commit_v7()},
+          {"offset_fetch_v7.bin", offset_fetch_v7()}};
 }
 
 }  // namespace logsim::wire::golden

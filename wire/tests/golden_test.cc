@@ -157,16 +157,7 @@ TEST(Golden, OffsetCommitV1HasACommitTimestampAndNoRetention) {
 // that offers it): the static member's instance id after the member id (v7+), and each
 // partition's committed leader epoch between its offset and its metadata (v6+).
 TEST(Golden, OffsetCommitV7HasTheInstanceIdAndEachPartitionsLeaderEpoch) {
-  const std::string frame = cat({hex("00 08 00 07 00 00 00 0b 00 01 63"),  // OffsetCommit v7, id 11, "c"
-                                 hex("00 01 67"),                    // group_id "g"
-                                 hex("00 00 00 03"),                 // generation_id 3
-                                 hex("00 01 6d"),                    // member_id "m"
-                                 hex("00 02 69 31"),                 // group_instance_id "i1"
-                                 hex("00 00 00 01 00 01 74"),        // 1 topic: "t"
-                                 hex("00 00 00 01 00 00 00 02"),     // 1 partition: index 2
-                                 hex("00 00 00 00 00 00 00 2a"),     // committed_offset 42
-                                 hex("00 00 00 05"),                 // committed_leader_epoch 5
-                                 hex("00 01 78")});                  // committed_metadata "x"
+  const std::string frame = golden::offset_commit_v7();
   const DecodedRequest d = decode_request(as_bytes(frame));
   const auto& m = body_as<OffsetCommitRequest>(d);
   EXPECT_EQ(m.member_id, "m");
@@ -196,11 +187,7 @@ TEST(Golden, OffsetCommitV7HasTheInstanceIdAndEachPartitionsLeaderEpoch) {
 // librdkafka 2.0.2 sends to a broker that offers it): flexible from v6, so compact strings and
 // arrays and tagged fields after each struct; require_stable (v7+) after the topics.
 TEST(Golden, OffsetFetchV7IsFlexibleAndAsksForStableOffsets) {
-  const std::string frame = cat({hex("00 09 00 07 00 00 00 0c 00 01 63 00"),  // OffsetFetch v7, id 12, "c", no tags
-                                 hex("02 67"),                                 // group_id "g"
-                                 hex("02 02 74"),                              // 1 topic: "t"
-                                 hex("03 00 00 00 00 00 00 00 02 00"),         //   partitions [0, 2]; no tags
-                                 hex("01 00")});                               // require_stable; no tags
+  const std::string frame = golden::offset_fetch_v7();
   const DecodedRequest d = decode_request(as_bytes(frame));
   const auto& m = body_as<OffsetFetchRequest>(d);
   EXPECT_EQ(m.group_id, "g");
