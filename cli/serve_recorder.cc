@@ -146,8 +146,8 @@ void ServeRecorder::produce_sent(std::uint64_t token, const std::string& client,
 }
 
 void ServeRecorder::assigned(const std::string& group, std::int32_t generation, const std::string& member_id,
-                             const std::string& /*client*/, const std::string& assignment) {
-  noted_.push_back({now_(), Assigned{group, generation, member_id, assignment}});
+                             const std::string& client, const std::string& assignment) {
+  noted_.push_back({now_(), Assigned{group, generation, member_id, client, assignment}});
 }
 
 void ServeRecorder::leaders_told(const std::string& client, std::vector<Leader> leaders) {
@@ -269,7 +269,29 @@ void ServeRecorder::record(const Assigned& n) {
     for (const std::int32_t p : t.partitions) e.assignment.push_back({t.topic, PartitionId(p)});
   }
   std::sort(e.assignment.begin(), e.assignment.end());
+  Generation& g = generations_[n.group];
+  if (n.generation > g.generation) g = Generation{n.generation, {}};
+  if (n.generation == g.generation) g.members[n.member_id] = {n.client, e.assignment};
   history_.append(std::move(e));
+}
+
+std::string ServeRecorder::served_note(const std::string& reader, const std::string& topic, PartitionId partition) const {
+  const std::string_view client = std::string_view(reader).substr(0, reader.rfind('#'));
+  const TopicPartition tp{topic, partition};
+  const std::string* group = nullptr;
+  const std::string* member = nullptr;
+  std::int32_t generation = -1;
+  for (const auto& [name, g] : generations_) {
+    for (const auto& [id, held] : g.members) {
+      if (held.first != client || !std::binary_search(held.second.begin(), held.second.end(), tp)) continue;
+      if (member != nullptr) return "served";  // two members could be the reader
+      group = &name;
+      member = &id;
+      generation = g.generation;
+    }
+  }
+  if (member == nullptr) return "served";
+  return "served to member " + *member + " of group " + *group + ", generation " + std::to_string(generation);
 }
 
 void ServeRecorder::record(const ProduceAnswered& n) {
@@ -303,6 +325,7 @@ void ServeRecorder::record(const Served& n) {
   const std::string& topic = n.topic;
   const PartitionId partition = n.partition;
   const Acknowledged& stored = acknowledged(topic, partition);
+  const std::string note = records.empty() ? std::string() : served_note(reader, topic, partition);
   for (const auto& r : records) {
     HistoryEvent e = event(OpKind::kProcess, reader);
     e.topic = topic;
@@ -311,7 +334,7 @@ void ServeRecorder::record(const Served& n) {
     e.key = r.key;
     const auto acked = stored.find(r.offset.value());
     e.value_id = acked != stored.end() && acked->second.content == r.content ? acked->second.value_id : value_id(mix(r.content, 0));
-    e.note = "served";
+    e.note = note;
     e.read_committed = n.read_committed;
     history_.append(std::move(e));
     ++served_;

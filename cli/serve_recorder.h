@@ -8,7 +8,12 @@
 //   NOT_ENOUGH_REPLICAS_AFTER_APPEND). A batch the broker never answered (its connection closed)
 //   is a send-info when the run ends.
 // - Records a fetch served are process events of the reader "client.id#connection" (served,
-//   not necessarily processed: the broker cannot see what the application did).
+//   not necessarily processed: the broker cannot see what the application did). A fetch names
+//   its client, not its member; where the client.id and the partition name exactly one member
+//   of its group's newest generation (the member whose SyncGroup answer, sent under that
+//   client.id, handed it the partition), the event's note names that member: "served to member
+//   M of group G, generation N". Where two members share the client.id and the partition (or
+//   none has it), the note stays "served".
 // - Value ids: a record of an idempotent producer is its partition, producer id, epoch and
 //   sequence, which
 //   Kafka promises to store once; any other record is its client, its key and value bytes and
@@ -38,7 +43,8 @@
 //   another broker leads it (librdkafka 2.0.2 does so after a failover: docs/live.md).
 //
 // What a broker-side history can judge is in broker_side_ignored(): the records a fetch served
-// are not attributed to a group member (a fetch names its client, not its member), so the
+// are not attributed to a group member for certain (the note's member is a guess from the
+// client.id), so the
 // group checkers that judge what members read, and the per-reader order checks, are left out
 // of the verdict; stale-commit-accepted, which needs only the assignments and the commits, is
 // judged.
@@ -129,6 +135,7 @@ class ServeRecorder final : public live::GatewayObserver {
     std::string group;
     std::int32_t generation;
     std::string member_id;
+    std::string client;  // the client.id its SyncGroup was sent under
     std::string assignment;
   };
   struct LeadersTold {
@@ -194,6 +201,16 @@ class ServeRecorder final : public live::GatewayObserver {
     OffsetCommitRequest request;
   };
   properties::HistoryEvent event(properties::OpKind kind, const std::string& process) const;
+  // Each group's newest generation that handed out assignments, and its members' by member id
+  // (client.id and partitions), to name the member a fetch served (see the top of this file).
+  struct Generation {
+    std::int32_t generation = -1;
+    std::map<std::string, std::pair<std::string, std::vector<TopicPartition>>> members;
+  };
+  std::map<std::string, Generation> generations_;  // by group
+  // The note of a record served to `reader` from (topic, partition): the one member it names, or
+  // "served".
+  std::string served_note(const std::string& reader, const std::string& topic, PartitionId partition) const;
   // The history's value id of a record's identity: 1, 2, 3, ... in order of first appearance
   // (the checkers keep their tables dense by small ids, as the simulator's).
   std::uint64_t value_id(std::uint64_t identity);

@@ -209,6 +209,31 @@ TEST(ServeRecorder, EachMembersAssignmentIsAnAssignEventOfTheMember) {
   EXPECT_TRUE(r.history.at(1).assignment.empty());
 }
 
+// A record served to "c1#4" from t-0 is attributed to the one member whose SyncGroup, sent as
+// client.id c1, handed it t-0 in its group's newest generation; a partition no member of that
+// client.id holds, a client.id two members share for the partition, and a member of a
+// superseded generation are not attributed.
+TEST(ServeRecorder, ARecordServedIsAttributedToTheOneMemberItCanBe) {
+  Recorded r;
+  auto served = [&r](const std::string& reader, std::int32_t partition) {
+    r.recorder.served(reader, "t", PartitionId(partition), {batch(0, {"v"}), Offset(0), false, {}});
+    r.recorder.drain(~0ULL);
+    return r.history.at(r.history.size() - 1).note;
+  };
+  r.recorder.assigned("g", 1, "c1-aa", "c1", consumer_assignment({{"t", {0, 1}}}));
+  EXPECT_EQ(served("c1#4", 0), "served to member c1-aa of group g, generation 1");
+  EXPECT_EQ(served("c1#4", 2), "served");   // c1-aa does not hold t-2
+  EXPECT_EQ(served("c9#5", 0), "served");   // no member has client.id c9
+  // Generation 2 moves t-1 to c2-bb; c1-aa keeps t-0.
+  r.recorder.assigned("g", 2, "c1-aa", "c1", consumer_assignment({{"t", {0}}}));
+  r.recorder.assigned("g", 2, "c2-bb", "c2", consumer_assignment({{"t", {1}}}));
+  EXPECT_EQ(served("c1#4", 1), "served");   // generation 1's assignment no longer counts
+  EXPECT_EQ(served("c2#6", 1), "served to member c2-bb of group g, generation 2");
+  // Another group's member of client.id c1 that also holds t-0: either could be the reader.
+  r.recorder.assigned("h", 1, "c1-cc", "c1", consumer_assignment({{"t", {0}}}));
+  EXPECT_EQ(served("c1#4", 0), "served");
+}
+
 // A member of generation 1 commits after the group reached generation 2: accepted, that is
 // stale-commit-accepted (the coordinator should have said ILLEGAL_GENERATION); refused, nothing.
 TEST(ServeRecorder, AStaleCommitAcceptedIsJudgedFromTheAssignmentsAndCommits) {

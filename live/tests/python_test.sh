@@ -51,6 +51,13 @@ members=$(grep '"op":"assign"' "$h" | grep '"group":"py-readers"' | grep -o '"pr
 if [ "$members" -ge 2 ]; then
   ok "the history has the group's rebalances (both members' assignments, by member id)"
 else bad "the history has the group's rebalances (both members' assignments, by member id: $members)"; fi
+# Records served to the group's readers (each its own client.id) name the member they were
+# served to, and only the member of the reader's client.id. (Not both members: the first to
+# join may be served everything before the second one's join moves partitions to it.)
+named=$(grep '"op":"process"' "$h" | grep -c '"note":"served to member py-reader-[12]-[^"]* of group py-readers, generation [0-9]*"')
+crossed=$(grep '"op":"process"' "$h" | grep -E '"process":"py-reader-1#[^"]*".*member py-reader-2-|"process":"py-reader-2#[^"]*".*member py-reader-1-|member py-reader-2-.*"process":"py-reader-1#|member py-reader-1-.*"process":"py-reader-2#' | wc -l)
+if [ "$named" -gt 0 ] && [ "$crossed" -eq 0 ]; then ok "records served to the group's members name the member ($named records)"
+else bad "records served to the group's members name the member ($named named, $crossed to another client's member)"; fi
 if "$logsim" check "$h" > "$tmp/check.out" 2>&1; then ok "logsim check of the history passes"; else bad "logsim check of the history passes"; cat "$tmp/check.out"; fi
 [ $fails -eq 0 ] || { echo "--- serve stderr"; tail -30 "$tmp/serve.err"; }
 finish
