@@ -404,6 +404,12 @@ void run_client(const std::string& bootstraps, std::uint64_t records, SideResult
       !set(cconf, "auto.offset.reset", "earliest", r) || !set(cconf, "log_level", "3", r)) {
     return;
   }
+  // LOGSIM_BENCH_CONSUMER_DEBUG=fetch,cgrp (librdkafka's `debug` contexts) logs the consumer's
+  // requests on stderr, to explain a slow side.
+  if (const char* contexts = std::getenv("LOGSIM_BENCH_CONSUMER_DEBUG");
+      contexts != nullptr && (!set(cconf, "debug", contexts, r) || !set(cconf, "log_level", "7", r))) {
+    return;
+  }
   rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, cconf, err, sizeof err);
   if (consumer == nullptr) {
     std::snprintf(r.note, sizeof r.note, "consumer: %.150s", err);

@@ -210,8 +210,8 @@ void Producer::place(PendingSend&& s) {
   // (A partition number out of any real range, which the broker will refuse, is not indexed.)
   constexpr std::int32_t kIndexed = 1 << 16;
   const std::int32_t p = s.partition->value();
-  Partitions::value_type* entry = nullptr;
-  Partitions::value_type** cached = nullptr;
+  PartitionEntry* entry = nullptr;
+  PartitionEntry** cached = nullptr;
   if (p >= 0 && p < kIndexed) {
     const auto i = static_cast<std::size_t>(p);
     if (i >= placed_entries_.size()) placed_entries_.resize(i + 1, nullptr);
@@ -221,9 +221,11 @@ void Producer::place(PendingSend&& s) {
   if (entry == nullptr) {
     const auto [it, added] = batches_.try_emplace(TopicPartition{s.topic, *s.partition});
     if (added) {
-      auto order = std::make_shared<std::vector<Partitions::value_type*>>();
+      auto order = std::make_shared<std::vector<PartitionEntry*>>();
       for (auto& e : batches_) order->push_back(&e);
       partition_order_ = std::move(order);
+      dirtied_.push_back(&*it);  // (born dirty: mark_dirty would not list it)
+      ++marks_;
     }
     entry = &*it;
     if (cached != nullptr) *cached = entry;
@@ -253,7 +255,15 @@ void Producer::place(PendingSend&& s) {
   // A send that joins the open last batch and leaves it open changes nothing a drain pass reads
   // (the batch's deadline is its first send's; it is still the last and still open), so a clean
   // partition stays clean: a send then costs no pass over the partition's batches.
-  if (!joins_open || b.closed) entry->second.clean_generation = 0;
+  if (!joins_open || b.closed) mark_dirty(*entry);
+}
+
+// (A partition dirty already is listed already, or skip_all_ does not hold.)
+void Producer::mark_dirty(PartitionEntry& entry) {
+  if (entry.second.clean_generation == 0) return;
+  entry.second.clean_generation = 0;
+  dirtied_.push_back(&entry);
+  ++marks_;
 }
 
 void Producer::arm_drain(Nanos at) {
@@ -291,15 +301,85 @@ void Producer::drain() {
     if (transactional()) txn_next();  // the transaction's last send may have ended
   }
   if (!ready()) return;
+  const Nanos now = env_.now();  // one handler's clock (live: a moment ago, so at worst a pass more)
+  if (skip_all_holds(now)) {
+    drain_dirtied(now);
+    return;
+  }
   // A partition's pass may complete batches (expiry) and so run callbacks that send again (and
   // add partitions): walk the partitions there were when this drain began. Partitions are never
   // removed, so their entries stay valid.
+  skip_all_.generation = 0;  // (a drain nested in a callback walks everything too)
+  dirtied_.clear();
   const auto order = partition_order_;
-  const Nanos now = env_.now();  // one handler's clock (live: a moment ago, so at worst a pass more)
-  for (Partitions::value_type* entry : *order) {
-    while (!may_skip(entry->second, now) && drain_partition(entry->first, entry->second)) {
+  drain_all(*order, 0, now);
+}
+
+bool Producer::skip_all_holds(Nanos now) const {
+  const SkipAll& s = skip_all_;
+  return s.generation == drain_generation_ && now >= s.at && now < s.wake &&
+         (s.wake == kNever || (drain_timer_ != 0 && drain_at_ <= s.wake));
+}
+
+// Walks order[from..] (the rest of a full walk), then sets skip_all_ if every partition may be
+// skipped now, or clears it.
+void Producer::drain_all(const std::vector<PartitionEntry*>& order, std::size_t from, Nanos now) {
+  ++full_walks_;
+  for (std::size_t i = from; i < order.size(); ++i) {
+    while (!may_skip(order[i]->second, now) && drain_partition(*order[i])) {
     }
   }
+  SkipAll s{drain_generation_, now, kNever};
+  for (PartitionEntry* entry : *partition_order_) {
+    if (!may_skip(entry->second, now)) {
+      skip_all_.generation = 0;
+      return;
+    }
+    s.wake = std::min(s.wake, entry->second.wake);
+    s.at = std::max(s.at, entry->second.walked_at);
+  }
+  skip_all_ = s;
+  dirtied_.clear();
+}
+
+// While skip_all_ holds: walks the partitions marked dirty since, in key order, as a full walk
+// would (it skips the others). Should a pass mark a partition, move to another drain
+// generation, run a drain of its own (from a callback) or leave its partition dirty, the full
+// walk goes on from the next partition in key order.
+void Producer::drain_dirtied(Nanos now) {
+  walking_.swap(dirtied_);
+  dirtied_.clear();
+  const auto by_key = [](const PartitionEntry* a, const PartitionEntry* b) { return a->first < b->first; };
+  if (walking_.size() > 1) {
+    std::sort(walking_.begin(), walking_.end(), by_key);
+    walking_.erase(std::unique(walking_.begin(), walking_.end()), walking_.end());
+  }
+#ifndef NDEBUG  // (a walk over every partition: debug builds only, the asan suite's)
+  LOGSIM_ASSERT(std::all_of(partition_order_->begin(), partition_order_->end(),
+                            [&](PartitionEntry* e) {
+                              return may_skip(e->second, now) ||
+                                     std::binary_search(walking_.begin(), walking_.end(), e, by_key);
+                            }),
+                "a partition that drain() would walk is neither clean nor listed as dirtied");
+#endif
+  if (walking_.empty()) return;
+  const std::uint64_t held = std::exchange(skip_all_.generation, 0);  // (nested drains walk everything)
+  const auto order = partition_order_;
+  for (PartitionEntry* entry : walking_) {
+    const std::uint64_t marks = marks_;
+    const std::uint64_t generation = drain_generation_;
+    const std::uint64_t walks = full_walks_;
+    while (!may_skip(entry->second, now) && drain_partition(*entry)) {
+    }
+    if (marks_ != marks || generation != drain_generation_ || walks != full_walks_ || !may_skip(entry->second, now)) {
+      const auto next = std::upper_bound(order->begin(), order->end(), entry, by_key);
+      walking_.clear();
+      drain_all(*order, static_cast<std::size_t>(next - order->begin()), now);
+      return;
+    }
+  }
+  walking_.clear();
+  skip_all_.generation = held;
 }
 
 // Whether a pass over the partition at `now` would change nothing and arm nothing (see
@@ -310,7 +390,9 @@ bool Producer::may_skip(const Partition& partition, Nanos now) const {
 }
 
 // One pass over a partition (drain_batches), remembering when it may be skipped.
-bool Producer::drain_partition(const TopicPartition& key, Partition& partition) {
+bool Producer::drain_partition(PartitionEntry& entry) {
+  const TopicPartition& key = entry.first;
+  Partition& partition = entry.second;
   const std::uint64_t generation = drain_generation_;
   const std::uint64_t freed = slots_freed_;
   const Nanos outer_wake = std::exchange(walk_wake_, kNever);
@@ -323,6 +405,10 @@ bool Producer::drain_partition(const TopicPartition& key, Partition& partition) 
     partition.walked_at = env_.now();
     partition.wake = walk_wake_;
     partition.slot_broker = walk_slot_broker_;
+    skip_all_.wake = std::min(skip_all_.wake, partition.wake);
+    skip_all_.at = std::max(skip_all_.at, partition.walked_at);
+  } else {
+    dirtied_.push_back(&entry);
   }
   walk_wake_ = std::min(outer_wake, walk_wake_);
   walk_memo_ = outer_memo;
@@ -463,9 +549,9 @@ void Producer::end_attempt(const TopicPartition& key, Batch& batch) {
   ++slots_freed_;
   produce_.end(batch.attempt);
   --in_flight_[target];
-  batches_.at(key).clean_generation = 0;
-  for (auto& [k, partition] : batches_) {
-    if (partition.slot_broker == target) partition.clean_generation = 0;
+  mark_dirty(*batches_.find(key));
+  for (PartitionEntry& entry : batches_) {
+    if (entry.second.slot_broker == target) mark_dirty(entry);
   }
 }
 
@@ -524,7 +610,7 @@ void Producer::on_produce_response(const BatchRef& ref, const ProduceResponse& r
 
 void Producer::retry_or_fail(const TopicPartition& key, std::uint64_t batch_id, ErrorCode error, bool ambiguous) {
   Batch& b = *find_batch(key, batch_id);
-  batches_.at(key).clean_generation = 0;
+  mark_dirty(*batches_.find(key));
   if (ambiguous) b.maybe_written = true;
   const Nanos backoff = millis(config_.retry_backoff_ms);
   bool retriable = is_retriable(error);
@@ -562,8 +648,9 @@ void Producer::retry_or_fail(const TopicPartition& key, std::uint64_t batch_id, 
 }
 
 void Producer::complete(const TopicPartition& key, std::uint64_t batch_id, SendOutcome outcome, Offset base, ErrorCode error) {
-  Partition& partition = batches_.at(key);
-  partition.clean_generation = 0;
+  PartitionEntry& entry = *batches_.find(key);
+  mark_dirty(entry);
+  Partition& partition = entry.second;
   auto& batches = partition.batches;
   auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) { return b.id == batch_id; });
   Batch done = std::move(*it);

@@ -210,7 +210,8 @@ class Producer {
   // for marks every partition (++drain_generation_); a freed in-flight slot marks the partitions
   // whose clean pass stopped at that broker's full slots (slot_broker). A send then costs a
   // pass over its own partition, not over every partition's batches, with the same requests,
-  // timers and callbacks in the same order.
+  // timers and callbacks in the same order. And while every partition is clean (SkipAll),
+  // drain() looks only at the partitions marked dirty since, not at every partition.
   struct Partition {
     std::deque<Batch> batches;
     std::uint64_t clean_generation = 0;  // 0: dirty
@@ -219,6 +220,18 @@ class Producer {
     NodeId slot_broker{-1};              // the broker whose in-flight count the clean pass read
   };
   using Partitions = std::map<TopicPartition, Partition>;
+  using PartitionEntry = Partitions::value_type;
+  // When every partition but the ones listed in `dirtied_` may be skipped, so that drain()
+  // walks those alone (in key order, as the full walk would reach them): while the drain
+  // generation is `generation`, the clock is in [at, wake) and the drain timer is armed no later
+  // than `wake`. A full walk that leaves every partition skippable sets it; a partition marked
+  // dirty, or walked and left dirty, goes on the list; a walk remembered clean lowers `wake` to
+  // its own and raises `at` to its clock. generation 0: it does not hold.
+  struct SkipAll {
+    std::uint64_t generation = 0;
+    Nanos at = 0;
+    Nanos wake = 0;
+  };
   // The run of sequence numbers a partition's batches take, and the id and epoch it counts
   // under. A run under an older epoch than the producer's is stale: it restarts from 0.
   struct SequenceRun {
@@ -294,10 +307,14 @@ class Producer {
   void note_broker_drained(NodeId broker);
   bool broker_unavailable(NodeId broker) const;
   void drain();
-  bool drain_partition(const TopicPartition& key, Partition& partition);
+  void drain_all(const std::vector<PartitionEntry*>& order, std::size_t from, Nanos now);
+  void drain_dirtied(Nanos now);
+  bool skip_all_holds(Nanos now) const;
+  bool drain_partition(PartitionEntry& entry);
   bool drain_batches(const TopicPartition& key, std::deque<Batch>& batches);
   bool may_skip(const Partition& partition, Nanos now) const;
   void mark_all_dirty() { ++drain_generation_; }
+  void mark_dirty(PartitionEntry& entry);
   void send_batch(const TopicPartition& key, Batch& b, NodeId leader);
   void encode(Batch& b);
   void on_produce_response(const BatchRef& ref, const ProduceResponse& resp);
@@ -335,13 +352,18 @@ class Producer {
   Partitions batches_;
   // batches_'s entries in key order; replaced (never changed in place) when a partition is
   // added, so a drain pass can walk the entries that existed when it began, as a snapshot.
-  std::shared_ptr<const std::vector<Partitions::value_type*>> partition_order_ =
-      std::make_shared<const std::vector<Partitions::value_type*>>();
+  std::shared_ptr<const std::vector<PartitionEntry*>> partition_order_ =
+      std::make_shared<const std::vector<PartitionEntry*>>();
   // The entries of the topic sent to last, by partition number (null: none yet), so that keyed
   // sends spread over its partitions find theirs without a lookup by name.
   std::string placed_topic_;
-  std::vector<Partitions::value_type*> placed_entries_;
+  std::vector<PartitionEntry*> placed_entries_;
   std::uint64_t drain_generation_ = 1;
+  SkipAll skip_all_;
+  std::vector<PartitionEntry*> dirtied_;  // dirty since skip_all_ was set (may repeat)
+  std::vector<PartitionEntry*> walking_;  // drain_dirtied's list (kept for its capacity)
+  std::uint64_t marks_ = 0;               // partitions marked dirty so far
+  std::uint64_t full_walks_ = 0;          // drain_all calls so far
   Nanos walk_wake_ = 0;    // the earliest drain time armed by the pass in progress
   bool walk_memo_ = false;  // whether the pass in progress may be remembered as clean
   NodeId walk_slot_broker_{-1};    // the broker whose in-flight count the pass in progress read
