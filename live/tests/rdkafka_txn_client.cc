@@ -104,20 +104,24 @@ std::pair<std::int64_t, rd_kafka_resp_err_t> committed_offset(const char* bootst
   return {offset, e};
 }
 
+// Puts rd-eos's offset of partition 0 into the open transaction (sendOffsetsToTransaction).
+bool send_offset(rd_kafka_t* p, const char* topic, std::int64_t offset) {
+  rd_kafka_topic_partition_list_t* offsets = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(offsets, topic, 0)->offset = offset;
+  rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata_new("rd-eos");
+  const bool ok = fine(rd_kafka_send_offsets_to_transaction(p, offsets, group, 30000), "send_offsets_to_transaction");
+  rd_kafka_consumer_group_metadata_destroy(group);
+  rd_kafka_topic_partition_list_destroy(offsets);
+  return ok;
+}
+
 // A transaction that holds rd-eos's offsets keeps them from a read_committed consumer until it
 // commits (KIP-447).
 void stable_offsets(const char* bootstrap, const char* topic) {
   char err[512];
   rd_kafka_t* p = rd_kafka_new(RD_KAFKA_PRODUCER, config(bootstrap, {{"transactional.id", "rd-tx"}, {"client.id", "rd-txn"}}), err, sizeof err);
   bool ok = fine(rd_kafka_init_transactions(p, 30000), "init_transactions") && fine(rd_kafka_begin_transaction(p), "begin_transaction");
-  if (ok) {
-    rd_kafka_topic_partition_list_t* offsets = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(offsets, topic, 0)->offset = 7;
-    rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata_new("rd-eos");
-    ok = fine(rd_kafka_send_offsets_to_transaction(p, offsets, group, 30000), "send_offsets_to_transaction");
-    rd_kafka_consumer_group_metadata_destroy(group);
-    rd_kafka_topic_partition_list_destroy(offsets);
-  }
+  ok = ok && send_offset(p, topic, 7);
   if (ok) {
     const auto [pending, why] = committed_offset(bootstrap, topic, 2000);
     check("while a transaction holds the group's offsets, a read_committed consumer gets none", pending == -1,
@@ -149,14 +153,7 @@ int main(int argc, char** argv) {
   }
   bool ok = fine(rd_kafka_init_transactions(p, 30000), "init_transactions");
   ok = ok && fine(rd_kafka_begin_transaction(p), "begin_transaction") && produce(p, topic, "c", 0, 10);
-  if (ok) {
-    rd_kafka_topic_partition_list_t* offsets = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(offsets, topic, 0)->offset = 3;
-    rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata_new("rd-eos");
-    ok = fine(rd_kafka_send_offsets_to_transaction(p, offsets, group, 30000), "send_offsets_to_transaction");
-    rd_kafka_consumer_group_metadata_destroy(group);
-    rd_kafka_topic_partition_list_destroy(offsets);
-  }
+  ok = ok && send_offset(p, topic, 3);
   ok = ok && fine(rd_kafka_commit_transaction(p, 30000), "commit_transaction");
   // Flushed before the abort, so that the aborted records are in the log (else librdkafka
   // purges them unsent).
@@ -175,15 +172,9 @@ int main(int argc, char** argv) {
   const std::set<std::string> ru = read_all(bootstrap, topic, "rd-ru", "read_uncommitted", 17);
   check("a read_uncommitted consumer reads the aborted ones too", ru.size() == 17 && ru.count("a0") == 1, joined(ru));
 
-  rd_kafka_t* c = rd_kafka_new(RD_KAFKA_CONSUMER, config(bootstrap, {{"group.id", "rd-eos"}}), err, sizeof err);
-  rd_kafka_topic_partition_list_t* asked = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(asked, topic, 0);
-  const rd_kafka_resp_err_t e = rd_kafka_committed(c, asked, 10000);
-  const std::int64_t offset = asked->elems[0].offset;
+  const auto [offset, e] = committed_offset(bootstrap, topic, 10000);
   check("offsets sent in the committed transaction are the group's", e == RD_KAFKA_RESP_ERR_NO_ERROR && offset == 3,
         std::string(rd_kafka_err2str(e)) + " offset " + std::to_string(offset));
-  rd_kafka_topic_partition_list_destroy(asked);
-  rd_kafka_destroy(c);
   stable_offsets(bootstrap, topic);
   return failures == 0 ? 0 : 1;
 }
