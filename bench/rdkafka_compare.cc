@@ -29,9 +29,8 @@
 //   - the baseline: memcpy of the same record bytes (key + value), record by record.
 //
 // The logsim application keeps at most `window` sends unanswered (default 1,000, as bench_e2e);
-// librdkafka's queues everything (queue.buffering.max.messages = 1,000,000). logsim's
-// Producer::drain walks every queued batch, so a bigger window costs wall time (see
-// docs/performance.md).
+// librdkafka's queues everything (queue.buffering.max.messages = 1,000,000). A bigger window
+// makes bigger batches but hardly changes logsim's wall time (docs/performance.md, 2026-12-07).
 //
 // A third side, "serve": the same librdkafka client workload over TCP against `logsim serve`
 // (the engine on the live runtime, a child process), against the mock's figures (issue 27's
