@@ -2,7 +2,8 @@
 // in-memory disk, live/disks.h), kept in pages as an operating system's page cache keeps them,
 // so that a file of n bytes costs n bytes plus at most one partly filled page, however it grew,
 // and shared: a file may hold slices of other files' pages (a follower's copy of its
-// leader's record batches), and hand out slices of its own, without copying them.
+// leader's record batches) or of other memory (the records a producer sent, which its leader
+// keeps as they came), and hand out slices of its own, without copying them.
 //
 // Layout. The file is a sequence of chunks, each a slice of a page kept alive by a shared
 // owner. A page's bytes, once written, never change while anything may share them: pages only
@@ -18,7 +19,9 @@
 // fresh mapping, its page faults, a copy and an munmap at each step: a quarter of a
 // produce-heavy run.) Shared slices are kept as chunks; one that continues the last chunk in
 // the same page extends it, so a follower that fetched a leader's page in pieces holds one
-// chunk per page.
+// chunk per page. Bytes of its own after a shared slice go on in the open page's free room, as
+// a new chunk; a page opened then doubles up to kGrowWholeAbove rather than being whole, as
+// such bytes are few (the batch headers between a leader's shared records).
 //
 // Whole pages are 2 MiB, aligned to 2 MiB, so that where transparent huge pages are on for
 // every mapping (THP "always") the kernel may back each with one huge page when it has one
@@ -32,7 +35,7 @@
 // 1. No chunk is empty; starts_[i] is the sum of the sizes of chunks before i; size() is the
 //    sum of all.
 // 2. Bytes [0, size) of a page are never changed; only the PagedBytes whose open_ it is writes
-//    past them, and only while its last chunk ends at the page's end.
+//    past them (copies do not take open_).
 #pragma once
 
 #include <sys/mman.h>
@@ -58,6 +61,8 @@ class PagedBytes {
   static constexpr std::uint64_t kPageBytes = std::uint64_t{1} << 21;  // 2 MiB: one huge page
   // A small file's page capacity doubles up to this; past it pages are allocated whole.
   static constexpr std::size_t kGrowWholeAbove = std::size_t{64} << 10;
+  // The first page of our own bytes after a slice of others' bytes.
+  static constexpr std::size_t kFirstBetweenShared = std::size_t{4} << 10;
 
   PagedBytes() = default;
   // A copy shares every chunk, and appends into pages of its own.
@@ -87,7 +92,15 @@ class PagedBytes {
   // Appends a copy of `bytes`.
   void append(std::string_view bytes) {
     while (!bytes.empty()) {
-      if (!writable()) open_page(bytes.size());
+      if (!writable()) {
+        if (open_ && open_->size < open_->capacity && !chunks_.empty()) {
+          // A slice of others' bytes (or a cut) came after our last chunk: the open page's
+          // free room is still ours alone, so our bytes go there as a new chunk.
+          push_chunk(Chunk{open_, open_->bytes + open_->size, 0});
+        } else {
+          open_page(bytes.size());
+        }
+      }
       Page& page = *open_;
       const std::size_t n = std::min(bytes.size(), page.capacity - page.size);
       std::memcpy(page.bytes + page.size, bytes.data(), n);
@@ -243,7 +256,15 @@ class PagedBytes {
   void open_page(std::size_t want) {
     const bool small = chunks_.size() <= 1 && size_ + want <= kGrowWholeAbove;
     if (!small) {
-      open_ = std::make_shared<Page>(static_cast<std::size_t>(kPageBytes));
+      const std::size_t last_capacity = open_ ? open_->capacity : 0;
+      if (!chunks_.empty() && chunks_.back().owner.get() != open_.get()) {
+        // Our bytes between slices of others (a leader's batch headers between the records it
+        // keeps as the producer sent them) are few: their pages double, up to kGrowWholeAbove.
+        const std::size_t capacity = std::min(kGrowWholeAbove, std::max({kFirstBetweenShared, want, 2 * last_capacity}));
+        open_ = std::make_shared<Page>(capacity);
+      } else {
+        open_ = std::make_shared<Page>(static_cast<std::size_t>(kPageBytes));
+      }
       push_chunk(Chunk{open_, open_->bytes, 0});
       return;
     }

@@ -63,6 +63,23 @@ class SharedBytes {
     for (const Slice& s : more.slices_) append(s);
   }
 
+  // Bytes [pos, pos + n) clipped to the end, sharing the slices that hold them.
+  SharedBytes sub(std::uint64_t pos, std::uint64_t n) const {
+    SharedBytes out;
+    for (const Slice& s : slices_) {
+      if (n == 0) break;
+      if (pos >= s.size) {
+        pos -= s.size;
+        continue;
+      }
+      const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(n, s.size - pos));
+      out.append(Slice{s.owner, s.data + pos, take});
+      n -= take;
+      pos = 0;
+    }
+    return out;
+  }
+
   // All the bytes at once: a view of the only slice, or a copy into `scratch` (valid until
   // `scratch` changes).
   std::string_view contiguous(std::string& scratch) const {

@@ -29,6 +29,18 @@ Offset PartitionLog::append(std::span<const Record> records, LeaderEpoch epoch, 
 }
 
 Offset PartitionLog::append_as_leader(std::string_view batch, LeaderEpoch epoch, std::int64_t now_ms) {
+  return leader_append(batch, nullptr, epoch, now_ms);
+}
+
+Offset PartitionLog::append_as_leader(const SharedBytes& batch, LeaderEpoch epoch, std::int64_t now_ms) {
+  std::string scratch;
+  const std::string_view bytes = batch.contiguous(scratch);
+  const bool keep = batch.size() >= kBatchHeaderBytes + kKeepRecordsFrom;
+  return leader_append(bytes, keep ? &batch : nullptr, epoch, now_ms);
+}
+
+// `kept`, when given, holds `batch`'s bytes: its records are appended as its slices.
+Offset PartitionLog::leader_append(std::string_view batch, const SharedBytes* kept, LeaderEpoch epoch, std::int64_t now_ms) {
   std::optional<BatchHeader> parsed = parse_batch_header(batch);
   LOGSIM_ASSERT(parsed && parsed->size_bytes() == batch.size(), "a leader's append of a malformed batch to " + dir_);
   BatchHeader& h = *parsed;
@@ -47,7 +59,14 @@ Offset PartitionLog::append_as_leader(std::string_view batch, LeaderEpoch epoch,
   write_batch_header(h, head);
   epochs_.assign(epoch, h.base_offset);
   append_batches(h.base_offset, h.last_offset(), static_cast<std::uint64_t>(h.record_count), h.size_bytes(), now_ms,
-                 [&](LogSegment& active) { active.append(h, std::string_view(head, sizeof head), records, now_ms); });
+                 [&](LogSegment& active) {
+                   const std::string_view head_bytes(head, sizeof head);
+                   if (kept != nullptr) {
+                     active.append(h, head_bytes, kept->sub(kBatchHeaderBytes, records.size()), now_ms);
+                   } else {
+                     active.append(h, head_bytes, records, now_ms);
+                   }
+                 });
   return h.base_offset;
 }
 

@@ -121,6 +121,11 @@ class PartitionLog {
   // offset and its leader epoch `epoch`, and under LogAppendTime its max timestamp becomes
   // now_ms. The records' bytes are written as they are. Returns the base offset.
   Offset append_as_leader(std::string_view batch, LeaderEpoch epoch, std::int64_t now_ms);
+  // The same; records of kKeepRecordsFrom bytes or more are kept as the slices they came in
+  // (the disk shares them rather than copy them into its pages: no copy, and no page of its
+  // own), smaller ones copied (a page holds them more tightly than their own allocations).
+  Offset append_as_leader(const SharedBytes& batch, LeaderEpoch epoch, std::int64_t now_ms);
+  static constexpr std::uint64_t kKeepRecordsFrom = std::uint64_t{4} << 10;
   // Appends batches fetched from the leader as its log holds them (read_batches), as they
   // are; `headers` describes them (scan_batches). Their offsets must increase from at least
   // the log end offset (gaps are compaction's) and their epochs must not go back.
@@ -186,6 +191,7 @@ class PartitionLog {
   void check_follows(std::span<const BatchHeader> headers) const;
   // Rolls if due, has `write` append batches holding `count` records (offsets first..last,
   // `bytes` of them) to the active segment, and takes note of them.
+  Offset leader_append(std::string_view batch, const SharedBytes* kept, LeaderEpoch epoch, std::int64_t now_ms);
   template <typename Write>
   void append_batches(Offset first, Offset last, std::uint64_t count, std::uint64_t bytes, std::int64_t now_ms,
                       Write&& write);

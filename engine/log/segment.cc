@@ -101,6 +101,14 @@ void LogSegment::append(const BatchHeader& h, std::string_view head, std::string
   if (!tail.empty()) disk_->append(file_, tail);
 }
 
+void LogSegment::append(const BatchHeader& h, std::string_view head, const SharedBytes& tail, std::int64_t now_ms) {
+  LOGSIM_ASSERT(head.size() + tail.size() == h.size_bytes(), "a batch's header disagrees with its bytes in " + file_);
+  if (batches_.empty()) rolling_ms_ = now_ms;
+  push(h.base_offset, h.last_offset(), static_cast<std::uint32_t>(h.record_count), h.max_timestamp_ms, h.size_bytes());
+  disk_->append(file_, head);
+  if (!tail.empty()) disk_->append_shared(file_, tail);
+}
+
 void LogSegment::append_shared(const SharedBytes& batches, std::span<const BatchHeader> headers, std::int64_t now_ms) {
   if (headers.empty()) return;
   if (batches_.empty()) rolling_ms_ = now_ms;

@@ -104,6 +104,8 @@ class LogSegment {
   // Appends one batch, described by `h`, whose bytes are `head` then `tail` (a leader's append:
   // the header it rewrote, then the records as the producer sent them).
   void append(const BatchHeader& h, std::string_view head, std::string_view tail, std::int64_t now_ms);
+  // The same, keeping `tail` as the slices it is (not copied).
+  void append(const BatchHeader& h, std::string_view head, const SharedBytes& tail, std::int64_t now_ms);
   // Appends batches as they are (a follower's copy of its leader's); `headers` describes them.
   void append_shared(const SharedBytes& batches, std::span<const BatchHeader> headers, std::int64_t now_ms);
   // Takes the batches the file holds (recovery). Writes nothing.

@@ -122,6 +122,8 @@ char* put_record(char* p, const Record& r, std::size_t body, std::int64_t timest
 class RecordReader {
  public:
   RecordReader(std::string_view batch, const BatchHeader& h) : b_(batch), h_(h), pos_(kBatchHeaderBytes) {}
+  // Over the records alone, apart from their header `h` (a batch held in two pieces).
+  static RecordReader of_records(std::string_view records, const BatchHeader& h) { return RecordReader(records, h, 0); }
 
   bool done() const { return pos_ == b_.size(); }
   // The next record as views of the batch (headers checked, not kept); false when malformed.
@@ -194,6 +196,7 @@ class RecordReader {
   }
 
  private:
+  RecordReader(std::string_view bytes, const BatchHeader& h, std::size_t pos) : b_(bytes), h_(h), pos_(pos) {}
   bool varint(std::int64_t& v) {
     std::uint64_t u = 0;
     for (int shift = 0; shift < 64; shift += 7) {
@@ -239,10 +242,27 @@ class RecordReader {
   std::int64_t last_delta_ = -1;
 };
 
+constexpr std::size_t kLargeBatchBytes = std::size_t{4} << 10;
+
 BatchHeader header_of(std::string_view batch) {
   const std::optional<BatchHeader> h = parse_batch_header(batch);
   LOGSIM_ASSERT(h && h->size_bytes() == batch.size(), "not one whole record batch");
   return *h;
+}
+
+// The records `reader` reads, of the batch whose header is `h`, from offset `from` on.
+void decode_records(const BatchHeader& h, RecordReader reader, std::vector<StoredRecord>& out, Offset from) {
+  if (h.last_offset() < from || h.control()) return;
+  std::size_t start = 0;
+  std::size_t end = 0;
+  // Room for the batch, growing geometrically: `out` may be a buffer that takes many batches.
+  const std::size_t need = out.size() + static_cast<std::size_t>(h.record_count);
+  if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
+  for (std::int32_t i = 0; i < h.record_count; ++i) {
+    StoredRecord& rec = out.emplace_back();
+    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
+    if (rec.offset < from) out.pop_back();
+  }
 }
 
 }  // namespace
@@ -360,8 +380,11 @@ std::string BatchBuilder::finish(const BatchMeta& meta, std::optional<std::int32
   write_batch_header(h, bytes_.data());
   put_be<std::uint32_t>(bytes_.data() + kCrcAt, batch_crc(bytes_));
   // A batch far smaller than the room reserved for it (one record of a batch.size buffer) gives
-  // the room back: the batch lives on, in flight and in retries.
-  if (bytes_.capacity() > 2 * bytes_.size() + 256) bytes_.shrink_to_fit();
+  // the room back: the batch lives on, in flight and in retries. So does a large one (4 KiB and
+  // up) with more than an eighth to spare: a leader keeps such records as its log
+  // (PartitionLog::kKeepRecordsFrom).
+  const std::size_t spare = bytes_.capacity() - bytes_.size();
+  if (spare > bytes_.size() + 256 || (bytes_.size() >= kLargeBatchBytes && spare > bytes_.size() / 8)) bytes_.shrink_to_fit();
   std::string out = std::move(bytes_);
   bytes_.assign(kBatchHeaderBytes, '\0');
   count_ = 0;
@@ -485,18 +508,7 @@ void for_each_record_view(std::string_view batch, const std::function<void(const
 
 void decode_batch(std::string_view batch, std::vector<StoredRecord>& out, Offset from) {
   const BatchHeader h = header_of(batch);
-  if (h.last_offset() < from || h.control()) return;
-  RecordReader reader(batch, h);
-  std::size_t start = 0;
-  std::size_t end = 0;
-  // Room for the batch, growing geometrically: `out` may be a buffer that takes many batches.
-  const std::size_t need = out.size() + static_cast<std::size_t>(h.record_count);
-  if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
-  for (std::int32_t i = 0; i < h.record_count; ++i) {
-    StoredRecord& rec = out.emplace_back();
-    LOGSIM_ASSERT(reader.next(rec, start, end), "a malformed record in a batch taken for valid");
-    if (rec.offset < from) out.pop_back();
-  }
+  decode_records(h, RecordReader(batch, h), out, from);
 }
 
 std::size_t filter_batch(std::string_view batch, const std::function<bool(const StoredRecord&)>& keep,
@@ -592,8 +604,37 @@ std::vector<StoredRecord> decode_batches(const SharedBytes& bytes, Offset from) 
 }
 
 void decode_batches(const SharedBytes& bytes, Offset from, std::vector<StoredRecord>& out) {
+  if (bytes.slices().size() <= 1) {
+    std::string scratch;
+    return decode_all(bytes.contiguous(scratch), from, out);
+  }
+  // Batches in pieces (a leader keeps a producer's large records apart from the header it
+  // wrote): each header is read on its own and the records where they lie, copied only when
+  // they span slices.
   std::string scratch;
-  decode_all(bytes.contiguous(scratch), from, out);
+  std::uint64_t pos = 0;
+  std::size_t slice = 0;
+  std::uint64_t slice_start = 0;
+  const auto& slices = bytes.slices();
+  while (pos < bytes.size()) {
+    char head[kBatchHeaderBytes];
+    const std::optional<BatchHeader> h =
+        bytes.copy_out(pos, sizeof head, head) ? parse_batch_header(std::string_view(head, sizeof head)) : std::nullopt;
+    LOGSIM_ASSERT(h && h->size_bytes() <= bytes.size() - pos, "malformed record batches taken for valid");
+    const std::uint64_t records_at = pos + kBatchHeaderBytes;
+    const auto records_len = static_cast<std::size_t>(h->size_bytes() - kBatchHeaderBytes);
+    while (slice < slices.size() && slice_start + slices[slice].size <= records_at) slice_start += slices[slice++].size;
+    std::string_view records;
+    if (slice < slices.size() && records_at + records_len <= slice_start + slices[slice].size) {
+      records = std::string_view(slices[slice].data + (records_at - slice_start), records_len);
+    } else if (records_len > 0) {
+      scratch.resize(records_len);
+      bytes.copy_out(records_at, records_len, scratch.data());
+      records = scratch;
+    }
+    decode_records(*h, RecordReader::of_records(records, *h), out, from);
+    pos += h->size_bytes();
+  }
 }
 
 }  // namespace logsim

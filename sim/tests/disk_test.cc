@@ -454,6 +454,27 @@ TEST(PagedBytes, SharedSlicesNeverChangeAndEveryHolderReadsLikeAString) {
   }
   EXPECT_EQ(follower.chunk_count(), 1u);
   EXPECT_EQ(follower.read(0, follower.size()), leader.read(PagedBytes::kGrowWholeAbove + 1, follower.size()));
+
+  // Bytes of its own between slices it keeps (a leader's batch headers between the records a
+  // producer sent) go on in one page, each right after the one before, not a page each; the
+  // slices stay the sender's memory.
+  PagedBytes log;
+  const SharedBytes records(std::string(5000, 'r'));
+  std::vector<std::uint64_t> heads;
+  for (int k = 0; k < 50; ++k) {
+    heads.push_back(log.size());
+    log.append(std::string(61, static_cast<char>('a' + k % 26)));
+    log.append_shared(records);
+  }
+  for (std::size_t k = 2; k < heads.size(); ++k) {
+    const SharedBytes before = log.share(heads[k - 1], 61);
+    const SharedBytes head = log.share(heads[k], 61);
+    ASSERT_EQ(head.slices().size(), 1u);
+    EXPECT_EQ(head.slices().front().data, before.slices().front().data + 61) << "header " << k;
+    EXPECT_EQ(log.share(heads[k] + 61, 5000).slices().front().data, records.slices().front().data);
+    EXPECT_EQ(head.str(), std::string(61, static_cast<char>('a' + k % 26)));
+  }
+  EXPECT_EQ(log.size(), 50u * 5061u);
 }
 
 // A follower's file that shares its leader's pages loses exactly what an appended copy would

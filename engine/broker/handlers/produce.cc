@@ -67,7 +67,10 @@ void handle_produce(BrokerState& b, NodeId from, const ProduceRequest& req) {
     resp.base_offset = idem.duplicate_base;
     required = idem.duplicate_base + h.record_count;
   } else {
-    resp.base_offset = p->log->append_as_leader(batch, p->state.leader_epoch, to_millis(b.env.now()));
+    // The records as the producer sent them, unless the max timestamp had to be fixed.
+    const std::int64_t now_ms = to_millis(b.env.now());
+    resp.base_offset = fixed.empty() ? p->log->append_as_leader(req.records, p->state.leader_epoch, now_ms)
+                                     : p->log->append_as_leader(batch, p->state.leader_epoch, now_ms);
     h.base_offset = resp.base_offset;
     p->producers.record(h);
     required = p->log->log_end_offset();

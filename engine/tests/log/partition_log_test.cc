@@ -516,6 +516,46 @@ TEST(PartitionLogEpochs, AFollowerAppendingItsLeadersBatchesHasTheSameLog) {
   }
 }
 
+// A producer's batch with kKeepRecordsFrom bytes of records or more is kept as it came: the
+// log holds the same bytes as after a copied append, and a fetch hands out the producer's own
+// memory for its records; a smaller batch is copied.
+TEST(PartitionLog, LargeProducerBatchesAreKeptNotCopied) {
+  TestDisk t;
+  PartitionLog kept(t.disk, "kept", LogConfig{});
+  PartitionLog copied(t.disk, "copied", LogConfig{});
+  kept.recover();
+  copied.recover();
+  std::vector<SharedBytes> sent;
+  for (int i = 0; i < 6; ++i) {
+    const std::size_t value_bytes = i % 2 == 0 ? PartitionLog::kKeepRecordsFrom + 100 : 200;
+    const StoredRecord r{Offset(0), rec("k" + std::to_string(i), std::string(value_bytes, static_cast<char>('a' + i)), 10 + i),
+                         LeaderEpoch(-1), ProducerId(-1), ProducerEpoch(-1), Sequence(-1)};
+    sent.push_back(SharedBytes(batch_of(r)));
+    std::string scratch;
+    EXPECT_EQ(kept.append_as_leader(sent.back(), LeaderEpoch(2), 100 + i), Offset(i));
+    EXPECT_EQ(copied.append_as_leader(sent.back().contiguous(scratch), LeaderEpoch(2), 100 + i), Offset(i));
+  }
+  const auto bytes_of = [&](const PartitionLog& log) { return t.disk.read(log.segments().front().file(), 0, 1 << 20); };
+  EXPECT_EQ(bytes_of(kept), bytes_of(copied));
+  const std::vector<StoredRecord> records = read_all(kept);
+  ASSERT_EQ(records.size(), 6u);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].offset, Offset(static_cast<std::int64_t>(i)));
+    EXPECT_EQ(records[i].leader_epoch, LeaderEpoch(2));
+    EXPECT_EQ(records[i].record.value->front(), static_cast<char>('a' + i));
+  }
+  std::size_t count = 0;
+  const SharedBytes fetched = kept.read_batches(Offset(0), 1000, kept.log_end_offset(), count);
+  ASSERT_EQ(count, 6u);
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    const SharedBytes::Slice& mine = sent[i].slices().front();
+    const bool shared = std::any_of(fetched.slices().begin(), fetched.slices().end(), [&](const SharedBytes::Slice& s) {
+      return s.data >= mine.data && s.data < mine.data + mine.size;
+    });
+    EXPECT_EQ(shared, i % 2 == 0) << "batch " << i;
+  }
+}
+
 // read_batches answers with whole batches: from the one holding `from`, each wholly below
 // `upto`, until max_records were taken; decoded from `from` on, they are what read() returns.
 TEST(PartitionLog, ReadBatchesAreWholeBatchesHoldingTheRecordsRead) {
