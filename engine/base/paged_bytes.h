@@ -88,6 +88,8 @@ class PagedBytes {
   std::uint64_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   std::size_t chunk_count() const { return chunks_.size(); }
+  // The capacity of the page our own appends go into (0 before the first).
+  std::size_t open_page_capacity() const { return open_ ? open_->capacity : 0; }
 
   // Appends a copy of `bytes`.
   void append(std::string_view bytes) {
@@ -257,9 +259,13 @@ class PagedBytes {
     const bool small = chunks_.size() <= 1 && size_ + want <= kGrowWholeAbove;
     if (!small) {
       const std::size_t last_capacity = open_ ? open_->capacity : 0;
-      if (!chunks_.empty() && chunks_.back().owner.get() != open_.get()) {
-        // Our bytes between slices of others (a leader's batch headers between the records it
-        // keeps as the producer sent them) are few: their pages double, up to kGrowWholeAbove.
+      // After a slice of others' bytes, or in a page opened so (one that filled in the middle
+      // of a header)...
+      const bool between = !chunks_.empty() && (chunks_.back().owner.get() != open_.get() ||
+                                                (chunks_.size() > 1 && open_->capacity < kPageBytes));
+      if (between) {
+        // ...our bytes are few (a leader's batch headers between the records it keeps as the
+        // producer sent them): their pages double, up to kGrowWholeAbove.
         const std::size_t capacity = std::min(kGrowWholeAbove, std::max({kFirstBetweenShared, want, 2 * last_capacity}));
         open_ = std::make_shared<Page>(capacity);
       } else {

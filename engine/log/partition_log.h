@@ -189,9 +189,11 @@ class PartitionLog {
   bool should_roll(std::uint64_t batch_bytes, std::int64_t now_ms) const;
   // Asserts that offsets increase from the log end and epochs never go back.
   void check_follows(std::span<const BatchHeader> headers) const;
+  // append_as_leader's work: `batch` is the producer's batch; with `kept`, the same bytes as
+  // slices to keep from the header on, not copy.
+  Offset leader_append(std::string_view batch, const SharedBytes* kept, LeaderEpoch epoch, std::int64_t now_ms);
   // Rolls if due, has `write` append batches holding `count` records (offsets first..last,
   // `bytes` of them) to the active segment, and takes note of them.
-  Offset leader_append(std::string_view batch, const SharedBytes* kept, LeaderEpoch epoch, std::int64_t now_ms);
   template <typename Write>
   void append_batches(Offset first, Offset last, std::uint64_t count, std::uint64_t bytes, std::int64_t now_ms,
                       Write&& write);

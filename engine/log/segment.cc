@@ -93,18 +93,20 @@ void LogSegment::push(Offset base, Offset last, std::uint32_t records, std::int6
   bytes_since_index_entry_ += bytes;
 }
 
-void LogSegment::append(const BatchHeader& h, std::string_view head, std::string_view tail, std::int64_t now_ms) {
-  LOGSIM_ASSERT(head.size() + tail.size() == h.size_bytes(), "a batch's header disagrees with its bytes in " + file_);
+void LogSegment::push_one(const BatchHeader& h, std::uint64_t bytes, std::int64_t now_ms) {
+  LOGSIM_ASSERT(bytes == h.size_bytes(), "a batch's header disagrees with its bytes in " + file_);
   if (batches_.empty()) rolling_ms_ = now_ms;
   push(h.base_offset, h.last_offset(), static_cast<std::uint32_t>(h.record_count), h.max_timestamp_ms, h.size_bytes());
+}
+
+void LogSegment::append(const BatchHeader& h, std::string_view head, std::string_view tail, std::int64_t now_ms) {
+  push_one(h, head.size() + tail.size(), now_ms);
   disk_->append(file_, head);
   if (!tail.empty()) disk_->append(file_, tail);
 }
 
 void LogSegment::append(const BatchHeader& h, std::string_view head, const SharedBytes& tail, std::int64_t now_ms) {
-  LOGSIM_ASSERT(head.size() + tail.size() == h.size_bytes(), "a batch's header disagrees with its bytes in " + file_);
-  if (batches_.empty()) rolling_ms_ = now_ms;
-  push(h.base_offset, h.last_offset(), static_cast<std::uint32_t>(h.record_count), h.max_timestamp_ms, h.size_bytes());
+  push_one(h, head.size() + tail.size(), now_ms);
   disk_->append(file_, head);
   if (!tail.empty()) disk_->append_shared(file_, tail);
 }

@@ -132,6 +132,8 @@ class LogSegment {
   // The index past the last batch read_batches(i, end, max) takes, and the records they hold.
   std::size_t read_end(std::size_t i, Offset end, std::uint64_t max, std::uint64_t& records, bool& stopped) const;
   void push(Offset base, Offset last, std::uint32_t records, std::int64_t max_timestamp_ms, std::uint64_t bytes);
+  // Checks that `h` describes `bytes`, notes the first append's time, and pushes the batch.
+  void push_one(const BatchHeader& h, std::uint64_t bytes, std::int64_t now_ms);
 
   Disk* disk_;  // a pointer, so that segments can move within the log's vector
   Offset base_;

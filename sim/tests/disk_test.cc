@@ -475,6 +475,15 @@ TEST(PagedBytes, SharedSlicesNeverChangeAndEveryHolderReadsLikeAString) {
     EXPECT_EQ(head.str(), std::string(61, static_cast<char>('a' + k % 26)));
   }
   EXPECT_EQ(log.size(), 50u * 5061u);
+
+  // Past the first page's 4 KiB, which fills in the middle of the 68th header, the pages still
+  // double from there: none is a whole 2 MiB page for a few headers.
+  for (int k = 50; k < 400; ++k) {
+    log.append(std::string(61, static_cast<char>('a' + k % 26)));
+    log.append_shared(records);
+    ASSERT_LE(log.open_page_capacity(), PagedBytes::kGrowWholeAbove) << "header " << k;
+  }
+  EXPECT_EQ(log.read(399 * 5061, 61), std::string(61, static_cast<char>('a' + 399 % 26)));
 }
 
 // A follower's file that shares its leader's pages loses exactly what an appended copy would
