@@ -123,7 +123,7 @@ std::set<std::string> broker_side_ignored() {
 }
 
 std::uint64_t ServeRecorder::value_id(std::uint64_t identity) {
-  return ids_.try_emplace(identity, ids_.size() + 1).first->second;
+  return *ids_.try_emplace(identity, ids_.size() + 1).first;
 }
 
 HistoryEvent ServeRecorder::event(OpKind kind, const std::string& process) const {
@@ -217,7 +217,7 @@ void ServeRecorder::record(const ProduceSent& n) {
   send.value_ids.reserve(send.records.size());
   // Sequence numbers count per partition: the id names the partition too.
   const std::uint64_t where = mix(text_hash(topic), static_cast<std::uint64_t>(partition.value()));
-  std::unordered_map<std::uint64_t, std::uint64_t>* before = nullptr;
+  FlatMap<std::uint64_t, std::uint64_t>* before = nullptr;
   if (!idempotent) before = &sent_before_[client];
   for (const auto& r : send.records) {
     const std::uint64_t id = value_id(
@@ -324,7 +324,7 @@ void ServeRecorder::record(const Served& n) {
   const std::string& reader = n.reader;
   const std::string& topic = n.topic;
   const PartitionId partition = n.partition;
-  const Acknowledged& stored = acknowledged(topic, partition);
+  Acknowledged& stored = acknowledged(topic, partition);
   const std::string note = records.empty() ? std::string() : served_note(reader, topic, partition);
   for (const auto& r : records) {
     HistoryEvent e = event(OpKind::kProcess, reader);
@@ -332,8 +332,8 @@ void ServeRecorder::record(const Served& n) {
     e.partition = partition;
     e.offset = r.offset;
     e.key = r.key;
-    const auto acked = stored.find(r.offset.value());
-    e.value_id = acked != stored.end() && acked->second.content == r.content ? acked->second.value_id : value_id(mix(r.content, 0));
+    const Stored* acked = stored.find(r.offset.value());
+    e.value_id = acked != nullptr && acked->content == r.content ? acked->value_id : value_id(mix(r.content, 0));
     e.note = note;
     e.read_committed = n.read_committed;
     history_.append(std::move(e));

@@ -64,11 +64,11 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "engine/base/flat_map.h"
 #include "live/gateway.h"
 #include "properties/history.h"
 
@@ -241,12 +241,12 @@ class ServeRecorder final : public live::GatewayObserver {
   std::map<std::uint64_t, Commit> commits_;  // likewise
   // Per record looked up, so hashed (never iterated: nothing depends on their order); the
   // strings are looked up once per batch.
-  using Acknowledged = std::unordered_map<std::int64_t, Stored>;  // offset -> what was stored there
+  using Acknowledged = FlatMap<std::int64_t, Stored>;  // offset -> what was stored there
   Acknowledged& acknowledged(const std::string& topic, PartitionId partition);
-  std::map<std::string, std::unordered_map<std::uint64_t, std::uint64_t>, std::less<>> sent_before_;  // client -> content -> sends so far
+  std::map<std::string, FlatMap<std::uint64_t, std::uint64_t>, std::less<>> sent_before_;  // client -> content -> sends so far
   std::map<std::pair<std::string, std::int32_t>, Acknowledged> acknowledged_;  // by (topic, partition)
   std::int64_t served_ = 0;
-  std::unordered_map<std::uint64_t, std::uint64_t> ids_;  // identity -> value id
+  FlatMap<std::uint64_t, std::uint64_t> ids_;  // identity -> value id
   // Client findings: the leader each client was last told per partition, and when; the sends
   // answered NOT_LEADER_OR_FOLLOWER by another broker since, by (client, topic, partition, broker).
   using ClientPartition = std::tuple<std::string, std::string, std::int32_t>;

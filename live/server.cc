@@ -1,7 +1,9 @@
 // The TCP listeners and connections of `logsim serve` (see server.h).
 #include "live/server.h"
 
-#include <array>
+#include <algorithm>
+#include <cstring>
+#include <memory>
 #include <deque>
 #include <stdexcept>
 
@@ -61,20 +63,30 @@ class Server::Connection : public std::enable_shared_from_this<Connection> {
 
  private:
   void read() {
-    socket_.async_read_some(asio::buffer(buf_), [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
-      if (self->closed_) return;
-      if (ec) return self->close(ec == asio::error::eof ? "" : ec.message());
-      self->in_.append(self->buf_.data(), n);
-      self->frames();
-      if (!self->closed_) self->read();
-    });
+    // Reads straight into the buffer's free room (at least kReadBytes of it).
+    if (in_capacity_ - have_ < kReadBytes) {
+      const std::size_t capacity = std::max(2 * in_capacity_, have_ + kReadBytes);
+      auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
+      if (have_ > 0) std::memcpy(bigger.get(), in_.get(), have_);
+      in_ = std::move(bigger);
+      in_capacity_ = capacity;
+    }
+    socket_.async_read_some(asio::buffer(in_.get() + have_, in_capacity_ - have_),
+                            [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+                              if (self->closed_) return;
+                              if (ec) return self->close(ec == asio::error::eof ? "" : ec.message());
+                              self->have_ += n;
+                              self->frames();
+                              if (!self->closed_) self->read();
+                            });
   }
 
-  // Hands every whole frame received to the gateway.
+  // Hands every whole frame received to the gateway, and moves what is left of the next to
+  // the buffer's start.
   void frames() {
     std::size_t at = 0;
     while (!closed_) {
-      const std::string_view rest = std::string_view(in_).substr(at);
+      const std::string_view rest(in_.get() + at, have_ - at);
       const auto bytes = std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(rest.data()), rest.size());
       const wire::FrameCheck f = wire::check_frame(bytes, server_.config_->max_request_bytes);
       if (f.status == wire::FrameStatus::kNegativeSize) return close("a frame with a negative size");
@@ -88,7 +100,8 @@ class Server::Connection : public std::enable_shared_from_this<Connection> {
       gateway->on_frame(rest.substr(f.bytes - static_cast<std::size_t>(f.size), static_cast<std::size_t>(f.size)));
       at += f.bytes;
     }
-    in_.erase(0, at);
+    if (at > 0) std::memmove(in_.get(), in_.get() + at, have_ - at);
+    have_ -= at;
   }
 
   void write_next() {
@@ -109,8 +122,10 @@ class Server::Connection : public std::enable_shared_from_this<Connection> {
   tcp::socket socket_;
   NodeId broker_;
   NodeId node_{-1};
-  std::string in_;
-  std::array<char, 64 * 1024> buf_{};
+  static constexpr std::size_t kReadBytes = 64 * 1024;
+  std::unique_ptr<char[]> in_;  // bytes received, [0, have_), not yet handed on as frames
+  std::size_t have_ = 0;
+  std::size_t in_capacity_ = 0;
   std::deque<std::string> out_;
   bool writing_ = false;
   bool closed_ = false;
