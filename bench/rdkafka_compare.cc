@@ -36,10 +36,12 @@
 // (the engine on the live runtime, a child process), against the mock's figures (issue 27's
 // goal: at least as fast as the mock, which does not replicate).
 //
-// Usage: bench_vs_rdkafka [records] [window] [sides]   (the smoke test passes a small count)
+// Usage: bench_vs_rdkafka [records] [window] [sides] [rounds]   (the smoke test passes a small count)
+// `rounds` (default 1) runs the sides in turn that many times and takes each figure's median,
+// for ratios that one slow run on a noisy machine does not move.
 // `sides` (default "mock,logsim,serve") picks the sides to run, e.g. "mock,serve" when only
 // serve's ratios are wanted, or "serve" to profile it; a side left out prints nothing and its
-// ratios read 0.
+// ratios read "not run".
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <sys/resource.h>
@@ -49,6 +51,7 @@
 #include <csignal>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
@@ -553,6 +556,34 @@ void print_side(const char* name, const Measured& m, std::uint64_t records) {
   if (r.per_record[0] != 0) std::printf("%-10s %s\n", name, r.per_record);
 }
 
+// Each figure's median over the rounds (a side's runs), so that one slow run on a noisy machine
+// moves no ratio; the result stands for a clean, complete run only if every run was one.
+Measured median_of(const std::vector<Measured>& runs) {
+  Measured m;
+  if (runs.empty()) return m;
+  const auto median = [&runs](auto field) {
+    std::vector<double> v;
+    for (const Measured& r : runs) v.push_back(field(r));
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  m = runs[0];
+  m.r.produce_secs = median([](const Measured& r) { return r.r.produce_secs; });
+  m.r.consume_secs = median([](const Measured& r) { return r.r.consume_secs; });
+  m.r.steady_consume_secs = median([](const Measured& r) { return r.r.steady_consume_secs; });
+  m.r.produce_sim_secs = median([](const Measured& r) { return r.r.produce_sim_secs; });
+  m.r.consume_sim_secs = median([](const Measured& r) { return r.r.consume_sim_secs; });
+  m.max_rss_mib = median([](const Measured& r) { return r.max_rss_mib; });
+  m.cpu_secs = median([](const Measured& r) { return r.cpu_secs; });
+  for (const Measured& r : runs) {
+    m.exited_cleanly = m.exited_cleanly && r.exited_cleanly;
+    m.r.ok = m.r.ok && r.r.ok;
+    m.r.acknowledged = std::min(m.r.acknowledged, r.r.acknowledged);
+    m.r.consumed = std::min(m.r.consumed, r.r.consumed);
+  }
+  return m;
+}
+
 }  // namespace
 }  // namespace logsim::bench
 
@@ -562,58 +593,83 @@ int main(int argc, char** argv) {
   const std::uint64_t records = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 200'000;
   const std::uint64_t window = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000;
   const std::string sides = argc > 3 ? argv[3] : "mock,logsim,serve";
+  const long rounds = argc > 4 ? std::strtol(argv[4], nullptr, 10) : 1;
   const auto runs = [&sides](const char* side) { return ("," + sides + ",").find("," + std::string(side) + ",") != std::string::npos; };
-  if (records == 0 || window == 0 || (!runs("mock") && !runs("logsim") && !runs("serve"))) {
-    std::fprintf(stderr, "usage: bench_vs_rdkafka [records > 0] [logsim send window > 0] [sides: mock,logsim,serve]\n");
+  if (records == 0 || window == 0 || (!runs("mock") && !runs("logsim") && !runs("serve")) || rounds < 1 || rounds > 99) {
+    std::fprintf(stderr,
+                 "usage: bench_vs_rdkafka [records > 0] [logsim send window > 0] [sides: mock,logsim,serve] [rounds: 1-99]\n"
+                 "  with several rounds the sides run in turn, round after round, and the ratios are of medians\n");
     return 2;
   }
   keys();  // made before any side forks or starts its clock
-  std::printf("bench_vs_rdkafka %" PRIu64 " %" PRIu64 "   (records, logsim send window; librdkafka %s)\n", records, window,
-              rd_kafka_version_str());
+  std::printf("bench_vs_rdkafka %" PRIu64 " %" PRIu64 " %s %ld   (records, logsim send window, sides, rounds; librdkafka %s)\n",
+              records, window, sides.c_str(), rounds, rd_kafka_version_str());
   std::printf("workload: 3 brokers, 1 topic x %d partitions, replication factor 3, %" PRIu64
               " records (key %zu B + value %zu B), acks=all, idempotent; then 1 group of 1 member from earliest\n\n",
               kPartitions, records, kKeyBytes, kValueBytes);
 
-  Measured lib, sim, served;
-  if (runs("mock")) {
-    lib = in_child([records] { return run_rdkafka(records); });
-    print_side("librdkafka", lib, records);
-    std::printf("\n");
+  std::vector<Measured> libs, sims, serveds;
+  for (long round = 1; round <= rounds; ++round) {
+    if (rounds > 1) std::printf("---- round %ld of %ld\n\n", round, rounds);
+    if (runs("mock")) {
+      libs.push_back(in_child([records] { return run_rdkafka(records); }));
+      print_side("librdkafka", libs.back(), records);
+      std::printf("\n");
+    }
+    if (runs("logsim")) {
+      sims.push_back(in_child([records, window] { return run_logsim(records, window); }));
+      print_side("logsim", sims.back(), records);
+      std::printf("\n");
+    }
+    if (runs("serve")) {
+      serveds.push_back(in_child([records] { return run_served(records); }));
+      print_side("serve", serveds.back(), records);
+      std::printf("\n");
+    }
   }
-  if (runs("logsim")) {
-    sim = in_child([records, window] { return run_logsim(records, window); });
-    print_side("logsim", sim, records);
-    std::printf("\n");
-  }
-  if (runs("serve")) {
-    served = in_child([records] { return run_served(records); });
-    print_side("serve", served, records);
+  const Measured lib = median_of(libs), sim = median_of(sims), served = median_of(serveds);
+  if (rounds > 1) {
+    std::printf("---- medians over %ld rounds\n\n", rounds);
+    if (runs("mock")) print_side("librdkafka", lib, records);
+    if (runs("logsim")) print_side("logsim", sim, records);
+    if (runs("serve")) print_side("serve", served, records);
   }
 
   const MemcpyResult base = memcpy_baseline(records);
 
+  // A ratio of two sides that both ran; "not run" otherwise (the sides argument left one out).
   const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+  const auto show = [](bool both, double value, int decimals = 3) {
+    char text[32];
+    if (both) std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    else std::snprintf(text, sizeof text, "not run");
+    return std::string(text);
+  };
   const double sim_total = sim.r.produce_secs + sim.r.consume_secs;
   const double lib_total = lib.r.produce_secs + lib.r.consume_secs;
+  const bool lib_sim = runs("mock") && runs("logsim");
   std::printf("\nratios logsim / librdkafka (above 1: logsim is faster or, for memory, bigger)\n");
-  std::printf("  produce records/s  %.3f   (goal >= 10)\n", ratio(lib.r.produce_secs, sim.r.produce_secs));
-  std::printf("  consume records/s  %.3f   (steady: %.3f)\n", ratio(lib.r.consume_secs, sim.r.consume_secs),
-              ratio(lib.r.steady_consume_secs, sim.r.steady_consume_secs));
-  std::printf("  end to end         %.3f   (goal >= 40)\n", ratio(lib_total, sim_total));
-  std::printf("  peak RSS           %.3f\n", ratio(sim.max_rss_mib, lib.max_rss_mib));
-  std::printf("  CPU seconds        %.3f\n", ratio(sim.cpu_secs, lib.cpu_secs));
+  std::printf("  produce records/s  %s   (goal >= 10)\n", show(lib_sim, ratio(lib.r.produce_secs, sim.r.produce_secs)).c_str());
+  std::printf("  consume records/s  %s   (steady: %s)\n", show(lib_sim, ratio(lib.r.consume_secs, sim.r.consume_secs)).c_str(),
+              show(lib_sim, ratio(lib.r.steady_consume_secs, sim.r.steady_consume_secs)).c_str());
+  std::printf("  end to end         %s   (goal >= 40)\n", show(lib_sim, ratio(lib_total, sim_total)).c_str());
+  std::printf("  peak RSS           %s\n", show(lib_sim, ratio(sim.max_rss_mib, lib.max_rss_mib)).c_str());
+  std::printf("  CPU seconds        %s\n", show(lib_sim, ratio(sim.cpu_secs, lib.cpu_secs)).c_str());
   const double served_total = served.r.produce_secs + served.r.consume_secs;
+  const bool lib_served = runs("mock") && runs("serve");
   std::printf("\nratios logsim serve (the same librdkafka client over TCP) / librdkafka's mock (goal: at least 1)\n");
-  std::printf("  produce records/s  %.3f\n", ratio(lib.r.produce_secs, served.r.produce_secs));
-  std::printf("  consume records/s  %.3f   (steady: %.3f)\n", ratio(lib.r.consume_secs, served.r.consume_secs),
-              ratio(lib.r.steady_consume_secs, served.r.steady_consume_secs));
-  std::printf("  end to end         %.3f\n", ratio(lib_total, served_total));
-  std::printf("  CPU seconds        %.3f   (serve's server and client processes together)\n", ratio(served.cpu_secs, lib.cpu_secs));
+  std::printf("  produce records/s  %s\n", show(lib_served, ratio(lib.r.produce_secs, served.r.produce_secs)).c_str());
+  std::printf("  consume records/s  %s   (steady: %s)\n", show(lib_served, ratio(lib.r.consume_secs, served.r.consume_secs)).c_str(),
+              show(lib_served, ratio(lib.r.steady_consume_secs, served.r.steady_consume_secs)).c_str());
+  std::printf("  end to end         %s\n", show(lib_served, ratio(lib_total, served_total)).c_str());
+  std::printf("  CPU seconds        %s   (serve's server and client processes together)\n",
+              show(lib_served, ratio(served.cpu_secs, lib.cpu_secs)).c_str());
 
   std::printf("\nphysical limit: memcpy of the same %zu-byte records, record by record: %.3g GB/s = %.4g records/s\n",
               kKeyBytes + kValueBytes, base.bytes_per_sec / 1e9, base.records_per_sec);
-  std::printf("  logsim end to end is %.5f of it; librdkafka's %.5f\n", ratio(rate(records, sim_total), base.records_per_sec),
-              ratio(rate(records, lib_total), base.records_per_sec));
+  std::printf("  logsim end to end is %s of it; librdkafka's %s\n",
+              show(runs("logsim"), ratio(rate(records, sim_total), base.records_per_sec), 5).c_str(),
+              show(runs("mock"), ratio(rate(records, lib_total), base.records_per_sec), 5).c_str());
 
   std::printf("\nnotes: librdkafka 2.0.2's mock cluster keeps each partition's log in memory, at most ~5 MiB or\n"
               "  100,000 message sets per partition (older sets are dropped; these records fit), and does not\n"
