@@ -4,8 +4,8 @@
 //   log memory   bytes of memory per record retained by one PartitionLog on a SimDisk: the
 //                process's resident memory before and after appending (measured first, before
 //                anything was freed), against the goal of issue #8: 1.5 x payload + 32 bytes
-//                (payload = key + value bytes); and its live heap (glibc's count, read
-//                before and after), which also counts address space reserved but never touched.
+//                (payload = key + value bytes); and its live heap (the allocator's count, read
+//                before and after; glibc's also counts address space reserved but never touched).
 //   end to end   records per second of wall time through produce -> replicate -> fetch, all in
 //                one sim::World: three brokers and a controller, one topic of one partition
 //                with replication factor 3 and min.insync.replicas 2, an idempotent producer
@@ -25,6 +25,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/broker/broker.h"
@@ -66,7 +67,7 @@ double memcpy_records_per_sec(std::uint64_t records) {
 
 struct LogMemory {
   double bytes_per_record = 0;           // resident memory
-  double heap_bytes_per_record = 0;      // glibc's heap blocks
+  double heap_bytes_per_record = 0;      // the allocator's count (heap_counter.h)
   double payload_bytes = 0;
 };
 
@@ -276,9 +277,11 @@ int main(int argc, char** argv) {
   std::printf("log       resident memory per retained record: %.1f bytes (payload %.0f; goal <= %.1f = 1.5 x payload"
               " + 32; %.2f x payload)\n",
               mem.bytes_per_record, mem.payload_bytes, goal, mem.bytes_per_record / mem.payload_bytes);
-  std::printf("log       heap per retained record: %.1f bytes (glibc's heap blocks, which count the address"
-              " space glibc reserves, untouched, to align each 2 MiB page)\n",
-              mem.heap_bytes_per_record);
+  std::printf("log       heap per retained record: %.1f bytes (%s's count%s)\n", mem.heap_bytes_per_record,
+              allocator_name(),
+              std::string_view(allocator_name()) == "glibc malloc"
+                  ? ": heap blocks, which count the address space glibc reserves, untouched, to align each 2 MiB page"
+                  : "");
 
   const double memcpy_rate = memcpy_records_per_sec(records);
   std::printf("baseline  memcpy of %zu-byte values: %.3g records/s\n", kValueBytes, memcpy_rate);

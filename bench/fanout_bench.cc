@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/heap_counter.h"
 #include "sim/event_queue.h"
 #include "engine/env/rng.h"
 #include "properties/checker.h"
@@ -177,8 +178,8 @@ int main(int argc, char** argv) {
   if (!faults) doc["timeline"] = nlohmann::json::array();
   const scenarios::Scenario s = scenarios::parse_scenario(doc.dump(), "bench_fanout");
 
-  std::printf("bench_fanout %lld   (order fan-out, %.0f records/s for %lld simulated s, 3 groups, %s)\n", duration_s,
-              kRatePerSec, duration_s, faults ? "the story's crash, restart and stop" : "no faults");
+  std::printf("bench_fanout %lld   (order fan-out, %.0f records/s for %lld simulated s, 3 groups, %s; %s)\n", duration_s,
+              kRatePerSec, duration_s, faults ? "the story's crash, restart and stop" : "no faults", bench::allocator_name());
   const auto start = std::chrono::steady_clock::now();
   scenarios::RunOptions options;
   options.seed = s.seed;

@@ -63,6 +63,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/heap_counter.h"
 #include "bench/per_record_cost.h"
 #include "engine/broker/broker.h"
 #include "engine/client/consumer.h"
@@ -602,8 +603,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   keys();  // made before any side forks or starts its clock
-  std::printf("bench_vs_rdkafka %" PRIu64 " %" PRIu64 " %s %ld   (records, logsim send window, sides, rounds; librdkafka %s)\n",
-              records, window, sides.c_str(), rounds, rd_kafka_version_str());
+  std::printf("bench_vs_rdkafka %" PRIu64 " %" PRIu64 " %s %ld   (records, logsim send window, sides, rounds; librdkafka %s;"
+              " %s on every side)\n",
+              records, window, sides.c_str(), rounds, rd_kafka_version_str(), allocator_name());
   std::printf("workload: 3 brokers, 1 topic x %d partitions, replication factor 3, %" PRIu64
               " records (key %zu B + value %zu B), acks=all, idempotent; then 1 group of 1 member from earliest\n\n",
               kPartitions, records, kKeyBytes, kValueBytes);

@@ -454,7 +454,8 @@ int serve_command(const ServeArgs& args) {
   // Each produce request's records are a fresh buffer of up to a megabyte, freed once the
   // broker has them. glibc would map such buffers afresh, or give the heap's top back to the
   // kernel, and every first touch of the pages again is a page fault (a fifth of serve's CPU
-  // under bench_vs_rdkafka): keep freed memory for reuse instead.
+  // under bench_vs_rdkafka): keep freed memory for reuse instead. (Under tcmalloc, which
+  // logsim's executable links where it is found, these calls are ignored.)
   mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
   mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
 #endif

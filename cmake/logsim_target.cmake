@@ -36,3 +36,14 @@ function(logsim_test name)
   endif()
   set_tests_properties(${name} PROPERTIES LABELS "${labels}")
 endfunction()
+
+# logsim_fast_malloc(TARGET): an executable allocates through tcmalloc_minimal where the top
+# CMakeLists.txt found it (LOGSIM_TCMALLOC). Linked in even though nothing names its symbols
+# (--no-as-needed), since it works by replacing malloc; LOGSIM_TCMALLOC=1 tells the code.
+function(logsim_fast_malloc target)
+  if(TARGET PkgConfig::TCMALLOC)
+    target_link_libraries(${target} PRIVATE PkgConfig::TCMALLOC)
+    target_link_options(${target} PRIVATE "LINKER:--no-as-needed")
+    target_compile_definitions(${target} PRIVATE LOGSIM_TCMALLOC=1)
+  endif()
+endfunction()
