@@ -15,6 +15,7 @@
 #include <cctype>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <set>
 #include <cstdio>
 #include <iostream>
@@ -419,10 +420,10 @@ int finish(const ServeArgs& args, const Scenario& s, scenarios::RunOutput& out, 
   for (const auto& a : properties::anomaly_names()) {
     if (s.ignored.contains(a) || broker_side_ignored().contains(a)) r.ignored.push_back(a);
   }
-  for (const auto& e : out.history.events()) {
-    const std::string k(properties::op_kind_name(e.kind));
-    ++r.stats["history." + k];
-  }
+  // Counted by kind from the packed entries (decoding each event would copy its strings).
+  std::map<properties::OpKind, std::int64_t> kinds;
+  for (std::size_t i = 0; i < out.history.size(); ++i) ++kinds[out.history.entry(i).kind];
+  for (const auto& [kind, n] : kinds) r.stats["history." + std::string(properties::op_kind_name(kind))] += n;
   if (!args.history.empty()) {
     const std::string err = reports::write_file_atomically(args.history, reports::history_jsonl(out.history));
     if (!err.empty()) std::fprintf(stderr, "logsim serve: %s\n", err.c_str());
@@ -465,11 +466,12 @@ int serve_command(const ServeArgs& args) {
   asio::io_context io;
   live::LiveWorld world(io, live::LiveOptions{scenario.seed});
   scenarios::RunOutput out;
-  properties::CheckerSet checkers;
-  std::set<std::string> ignored = broker_side_ignored();
-  ignored.insert(scenario.ignored.begin(), scenario.ignored.end());
-  checkers.ignore(ignored);
-  for (auto& c : scenarios::scenario_checkers(scenario)) checkers.add(std::move(c));
+  // Only the checkers of anomalies a broker-side history can show are made: the others would
+  // keep their state for every record served and judge nothing.
+  properties::CheckerOptions checker_options = scenarios::checker_options(scenario);
+  const std::set<std::string> broker_side = broker_side_ignored();
+  checker_options.ignored.insert(broker_side.begin(), broker_side.end());
+  properties::CheckerSet checkers = properties::default_checkers(checker_options);
   checkers.attach(out.history);
   auto recorder = std::make_shared<ServeRecorder>(out.history, [&world] { return world.now(); });
 

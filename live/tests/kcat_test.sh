@@ -10,7 +10,7 @@ root=$2
 source "$(dirname "$0")/serve_lib.sh"
 command -v kcat >/dev/null || { echo "kcat is not installed (scripts/install-deps installs it)"; exit 1; }
 
-serve_start main --brokers 3 --num-partitions 4 --duration 90s || finish
+serve_start main --brokers 3 --num-partitions 4 --duration 90s --out "$tmp/main-run" || finish
 check "serve prints the bootstrap line" grep -qx "bootstrap $bs" "$tmp/main.out"
 check "the brokers listen on loopback" grep -qE '^127\.0\.0\.1:[0-9]+,127\.0\.0\.1:[0-9]+,127\.0\.0\.1:[0-9]+$' "$tmp/main.bootstrap"
 
@@ -60,6 +60,12 @@ check "serve stops on SIGTERM" bash -c "! kill -0 $pid 2>/dev/null"
 serve_stop
 check "serve exits 0 after SIGTERM (the verdict: a pass)" test $serve_rc -eq 0
 check "kcat, which follows its leaders, is no client finding" bash -c "! grep -q FINDING '$tmp/main.err'"
+# summary.json counts the history's events by kind: each record acknowledged once, served at
+# least once (the second consumer read partition 0 again from offset 5).
+check "summary.json counts 200 send-ok and at least 200 process events" python3 -c '
+import json, sys
+stats = json.load(open(sys.argv[1]))["stats"]
+sys.exit(0 if stats.get("history.send-ok") == 200 and stats.get("history.process", 0) >= 200 else 1)' "$tmp/main-run/summary.json"
 # --data: the logs outlive the process. Write, stop, serve again on the same directory, read back.
 data="$tmp/data"
 serve_start data1 --brokers 1 --data "$data" --duration 60s || finish
