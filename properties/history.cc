@@ -61,15 +61,14 @@ std::uint64_t History::append(HistoryEvent event) {
                     !event.assignment.empty();
   const bool commit_in_slot = is_commit(event.kind) && event.value_id == 0 && !rare;
   e.value_id = event.kind == OpKind::kPoll ? event.records : commit_in_slot ? event.commit_id : event.value_id;
-  const auto id = [this](std::string_view s) { return s.empty() ? Id{0} : text_.intern(s); };
   TextIds ids;
-  ids.process = id(event.process);
-  ids.group = id(event.group);
-  ids.topic = id(event.topic);
-  if (event.key) e.key = ids.key = id(*event.key);
+  ids.process = text_id(last_process_, event.process);
+  ids.group = text_id(last_group_, event.group);
+  ids.topic = text_id(last_topic_, event.topic);
+  if (event.key) e.key = ids.key = event.key->empty() ? Id{0} : text_.intern(*event.key);
   e.context = contexts_.intern(Context{ids.process, ids.group, packed(event.generation)});
   e.where = wheres_.intern(Where{ids.topic, packed(event.partition)});
-  e.texts = texts_.intern(Texts{id(event.error), id(event.note)});
+  e.texts = texts_.intern(Texts{text_id(last_error_, event.error), text_id(last_note_, event.note)});
   e.kind = event.kind;
   e.idempotent = event.idempotent;
   e.tombstone = event.tombstone;
@@ -80,6 +79,15 @@ std::uint64_t History::append(HistoryEvent event) {
   }
   for (const auto& o : observers_) o(event, ids);
   return event.index;
+}
+
+Id History::text_id(LastText& last, std::string_view s) {
+  if (s.empty()) return 0;  // text id 0
+  if (s != last.text) {
+    last.id = text_.intern(s);
+    last.text.assign(s);
+  }
+  return last.id;
 }
 
 HistoryEvent History::at(std::size_t i) const {

@@ -272,6 +272,14 @@ class History {
     std::uint64_t hash() const { return std::uint64_t{error} << 32 | note; }
   };
   static_assert(sizeof(Entry) == 48, "an hour's history holds tens of millions of entries");
+  // The last string one field of an event interned, and its id: most events name the process,
+  // group, topic, error and note the event before named (a batch's records, a member's polls),
+  // and those then cost one comparison rather than a hash and a probe. (Not keys: they vary.)
+  struct LastText {
+    std::string text;
+    Id id = 0;
+  };
+  Id text_id(LastText& last, std::string_view s);
 
   std::deque<Entry> entries_;  // a deque: growing never copies what is kept
   std::deque<Extra> extras_;  // a deque too: a vector's doubling held both copies at its peak
@@ -279,6 +287,7 @@ class History {
   Table<Context> contexts_;
   Table<Where> wheres_;
   Table<Texts> texts_;
+  LastText last_process_, last_group_, last_topic_, last_error_, last_note_;
   std::vector<PackedObserver> observers_;
 };
 

@@ -375,6 +375,45 @@ TEST(History, EveryFieldComesBackAsAppended) {
   EXPECT_EQ(h.text(h.note(h.entry(2))), a.note);
 }
 
+// Each field remembers the last string it interned: runs of one string, strings that come back
+// after others, a string that is a prefix of the last, and the same string in two fields all
+// keep their ids and come back as appended.
+TEST(History, RepeatedAndAlternatingStringsKeepTheirIds) {
+  History h;
+  const std::vector<std::string> names = {"p", "p", "q", "p", "pq", "p", "", "q", "q", "a-name-longer-than-sixteen-bytes",
+                                          "a-name-longer-than-sixteen-byteS", "q"};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
+    HistoryEvent e;
+    e.process = n;
+    e.group = n;
+    e.topic = names[(i + 1) % names.size()];  // another string than the process
+    e.error = n;
+    e.note = n;
+    e.key = n;
+    h.append(e);
+  }
+  ASSERT_EQ(h.size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const HistoryEvent e = h.at(i);
+    EXPECT_EQ(e.process, names[i]) << i;
+    EXPECT_EQ(e.group, names[i]) << i;
+    EXPECT_EQ(e.topic, names[(i + 1) % names.size()]) << i;
+    EXPECT_EQ(e.error, names[i]) << i;
+    EXPECT_EQ(e.note, names[i]) << i;
+    EXPECT_EQ(e.key, names[i]) << i;
+    // One string, one id, whichever field interned it first.
+    const Id id = h.process(h.entry(i));
+    EXPECT_EQ(h.group(h.entry(i)), id) << i;
+    EXPECT_EQ(h.error(h.entry(i)), id) << i;
+    EXPECT_EQ(h.note(h.entry(i)), id) << i;
+    EXPECT_EQ(h.entry(i).key, id) << i;  // (the empty string is text id 0 in every field)
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      EXPECT_EQ(h.process(h.entry(j)) == id, names[j] == names[i]) << i << " " << j;
+    }
+  }
+}
+
 TEST(History, ViolationIsFoundOnlineWhenTheEventIsAppended) {
   History h;
   auto owned = std::make_unique<OrderChecker>();
