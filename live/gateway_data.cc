@@ -1,5 +1,7 @@
 // The gateway's data-plane APIs (see gateway.h): Produce, Fetch, ListOffsets and Metadata.
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 #include "engine/protocol/record_batch.h"
 #include "live/gateway_apis.h"
@@ -8,22 +10,42 @@ namespace logsim::live {
 
 namespace {
 
-// A record's content: a 64-bit FNV-1a hash of its key and value bytes (a null key or value
-// hashes apart from an empty one).
+// A record's content: a 64-bit hash of its key and value bytes (a null key or value hashes
+// apart from an empty one, and each field's length is mixed in), eight bytes a step: serve
+// hashes every record it is sent and every record it serves, and a byte-at-a-time FNV-1a of
+// a 100-byte record was a tenth of its CPU.
 std::uint64_t content_of(const RecordView& r) {
+  constexpr std::uint64_t kMul = 0x9e3779b97f4a7c15ULL;
   std::uint64_t h = 0xcbf29ce484222325ULL;
-  const auto add = [&h](const std::optional<std::string_view>& bytes) {
-    h ^= bytes ? 1U : 2U;
-    h *= 0x100000001b3ULL;
-    if (!bytes) return;
-    for (const char c : *bytes) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 0x100000001b3ULL;
+  const auto mix = [&h](std::uint64_t w) {
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+  };
+  const auto add = [&mix](const std::optional<std::string_view>& bytes) {
+    if (!bytes) {
+      mix(1);
+      return;
+    }
+    const std::size_t n = bytes->size();
+    mix(2 + (std::uint64_t{n} << 2));
+    const char* d = bytes->data();
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, d + i, 8);
+      mix(w);
+    }
+    if (i < n) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, d + i, n - i);
+      mix(w);
     }
   };
   add(r.key);
   add(r.value);
-  return h;
+  h ^= h >> 32;
+  h *= 0xff51afd7ed558ccdULL;
+  return h ^ (h >> 29);
 }
 
 }  // namespace
