@@ -466,8 +466,8 @@ int serve_command(const ServeArgs& args) {
   asio::io_context io;
   live::LiveWorld world(io, live::LiveOptions{scenario.seed});
   scenarios::RunOutput out;
-  // Only the checkers of anomalies a broker-side history can show are made: the others would
-  // keep their state for every record served and judge nothing.
+  // The checkers whose every anomaly serve ignores (broker_side_ignored) are not made: they
+  // would keep their state for every record served and judge nothing.
   properties::CheckerOptions checker_options = scenarios::checker_options(scenario);
   const std::set<std::string> broker_side = broker_side_ignored();
   checker_options.ignored.insert(broker_side.begin(), broker_side.end());

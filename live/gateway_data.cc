@@ -17,9 +17,14 @@ namespace {
 std::uint64_t content_of(const RecordView& r) {
   constexpr std::uint64_t kMul = 0x9e3779b97f4a7c15ULL;
   std::uint64_t h = 0xcbf29ce484222325ULL;
+  // Each word is mixed on its own before it joins the state (MurmurHash64A's step): joined
+  // raw, a change in a word's top bit passed through the multiply unchanged and the next word
+  // could cancel it (three flipped bits made two 22-byte values collide).
   const auto mix = [&h](std::uint64_t w) {
+    w *= kMul;
+    w ^= w >> 47;
+    w *= kMul;
     h = (h ^ w) * kMul;
-    h ^= h >> 29;
   };
   const auto add = [&mix](const std::optional<std::string_view>& bytes) {
     if (!bytes) {

@@ -42,6 +42,29 @@ TEST(SeenRecords, ContentsAreEqualExactlyWhenKeyAndValueAre) {
     sent.emplace_back(std::string("k"), f);  // one key, the values
     sent.emplace_back(f, f);
   }
+  // Values of 16 to 32 bytes with bits flipped in two or three bytes, top bits included (a
+  // hash that joined its words raw let such flips cancel), and one such pair found by hand.
+  const std::string base = "value-0123456789abcdef-0123456789";
+  for (const std::size_t n : {std::size_t{16}, std::size_t{22}, std::size_t{24}, std::size_t{32}}) {
+    const std::string v = base.substr(0, n);
+    for (std::size_t i = 0; i + 8 < n; ++i) {
+      for (const int bit : {0x80, 0x04, 0x01}) {
+        std::string two = v;
+        two[i] = static_cast<char>(two[i] ^ 0x80);
+        two[i + 8] = static_cast<char>(two[i + 8] ^ bit);
+        sent.emplace_back(std::string("k"), two);
+        std::string three = two;
+        three[(i + 5) % n] = static_cast<char>(three[(i + 5) % n] ^ 0x04);
+        sent.emplace_back(std::string("k"), three);
+      }
+    }
+  }
+  std::string flipped = "value-0123456789abcdef";
+  for (const auto& f : {std::pair<std::size_t, int>{7, 0x80}, {12, 0x04}, {15, 0x80}}) {
+    flipped[f.first] = static_cast<char>(flipped[f.first] ^ f.second);
+  }
+  sent.emplace_back(std::string("k"), std::string("value-0123456789abcdef"));
+  sent.emplace_back(std::string("k"), flipped);
   const std::size_t distinct = std::set<std::pair<Field, Field>>(sent.begin(), sent.end()).size();
   for (std::size_t i = 0; i < 50; ++i) sent.push_back(sent[i * 7]);  // some sent twice
   BatchBuilder b;

@@ -380,7 +380,7 @@ TEST(History, EveryFieldComesBackAsAppended) {
 // keep their ids and come back as appended.
 TEST(History, RepeatedAndAlternatingStringsKeepTheirIds) {
   History h;
-  const std::vector<std::string> names = {"p", "p", "q", "p", "pq", "p", "", "q", "q", "a-name-longer-than-sixteen-bytes",
+  const std::vector<std::string> names = {"p", "p", "q", "p", "pq", "p", "", "p", "", "q", "q", "a-name-longer-than-sixteen-bytes",
                                           "a-name-longer-than-sixteen-byteS", "q"};
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string& n = names[i];
